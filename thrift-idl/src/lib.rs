@@ -1,0 +1,28 @@
+//! HiveServer2's TCLIService protocol for Kumiho: generated types, async transports, dispatch, client.
+//!
+//! The `thrift` crate and the code generated for it are synchronous, so they only ever
+//! touch memory: tokio reads whole frames (SASL, HTTP bodies) or accumulates bytes until a
+//! message is complete (NOSASL), generated structs decode from a byte slice and encode into
+//! a buffer, and every socket stays async.
+//!
+//! - [`cli`]: the structs and enums generated from `TCLIService.thrift` (checked in).
+//! - [`service`]: [`service::CliService`], one async method per RPC; engines and the gateway
+//!   implement it and write only their logic.
+//! - [`handle`]: session and operation handles as values that can be hashed and printed.
+//! - [`status`]: building `TStatus` values.
+//! - [`binary`]: a TBinaryProtocol writer on `BytesMut` for hand-encoded hot paths (row sets).
+#![forbid(unsafe_code)]
+
+#[allow(clippy::all, clippy::pedantic, dead_code, unused)]
+#[rustfmt::skip]
+mod generated {
+    pub mod tcli_service;
+}
+
+/// The generated TCLIService types.
+pub use generated::tcli_service as cli;
+
+pub mod binary;
+pub mod handle;
+pub mod service;
+pub mod status;

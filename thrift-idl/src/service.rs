@@ -1,0 +1,255 @@
+//! The HiveServer2 service as an async trait: one method per RPC of TCLIService.
+//!
+//! Engines and the gateway implement [`CliService`]; the transports decode each call, invoke
+//! the method, and encode what it returns. RPCs declare no exceptions: failures travel in
+//! each response's `TStatus`. A method may answer with a typed response or, on the gateway's
+//! forwarding path, with a reply another server already encoded ([`Reply::Encoded`]).
+
+use std::future::Future;
+use std::net::SocketAddr;
+
+use bytes::Bytes;
+
+use crate::cli::*;
+use crate::status;
+
+/// How a client reached the server.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Transport {
+    /// Binary TCP after a SASL PLAIN handshake, messages in length-prefixed frames.
+    Sasl,
+    /// Binary TCP with no SASL: raw TBinaryProtocol on the socket.
+    NoSasl,
+    /// One message per HTTP POST body.
+    Http,
+}
+
+/// What the server knows about the caller of an RPC.
+///
+/// For binary transports this is one per TCP connection; for HTTP one per request, since
+/// an HTTP client's session outlives its TCP connections.
+#[derive(Clone, Debug)]
+pub struct CallContext {
+    /// Identifies the binary connection (for closing its sessions when it drops); HTTP
+    /// requests get a fresh id each.
+    pub connection_id: u64,
+    pub peer: SocketAddr,
+    pub transport: Transport,
+    /// The user the transport authenticated (SASL PLAIN authcid, HTTP Basic user or cookie);
+    /// `None` for NOSASL, where the user arrives only in `TOpenSessionReq.username`.
+    pub user: Option<String>,
+}
+
+/// A response: typed, to be encoded by the transport, or already encoded by another server.
+#[derive(Debug)]
+pub enum Reply<T> {
+    Typed(T),
+    /// The bytes of the RPC's `_result` struct (field 0 = the response), exactly as they
+    /// follow the message header in a reply; the transport writes its own header with the
+    /// caller's seqid in front. Lets a proxy forward a reply without decoding it.
+    Encoded(Bytes),
+}
+
+impl<T> From<T> for Reply<T> {
+    fn from(value: T) -> Self {
+        Reply::Typed(value)
+    }
+}
+
+/// The TCLIService RPCs, one async method each.
+///
+/// Methods without a default must be implemented; the defaults answer that the RPC is not
+/// supported (delegation tokens, key metadata) or accept it (SetClientInfo).
+/// [`CliService::connection_closed`] runs when a binary connection ends, however it ends.
+pub trait CliService: Send + Sync + 'static {
+    /// `OpenSession`.
+    fn open_session(
+        &self,
+        ctx: &CallContext,
+        req: TOpenSessionReq,
+    ) -> impl Future<Output = Reply<TOpenSessionResp>> + Send;
+
+    /// `CloseSession`.
+    fn close_session(
+        &self,
+        ctx: &CallContext,
+        req: TCloseSessionReq,
+    ) -> impl Future<Output = Reply<TCloseSessionResp>> + Send;
+
+    /// `GetInfo`.
+    fn get_info(
+        &self,
+        ctx: &CallContext,
+        req: TGetInfoReq,
+    ) -> impl Future<Output = Reply<TGetInfoResp>> + Send;
+
+    /// `ExecuteStatement`.
+    fn execute_statement(
+        &self,
+        ctx: &CallContext,
+        req: TExecuteStatementReq,
+    ) -> impl Future<Output = Reply<TExecuteStatementResp>> + Send;
+
+    /// `GetTypeInfo`.
+    fn get_type_info(
+        &self,
+        ctx: &CallContext,
+        req: TGetTypeInfoReq,
+    ) -> impl Future<Output = Reply<TGetTypeInfoResp>> + Send;
+
+    /// `GetCatalogs`.
+    fn get_catalogs(
+        &self,
+        ctx: &CallContext,
+        req: TGetCatalogsReq,
+    ) -> impl Future<Output = Reply<TGetCatalogsResp>> + Send;
+
+    /// `GetSchemas`.
+    fn get_schemas(
+        &self,
+        ctx: &CallContext,
+        req: TGetSchemasReq,
+    ) -> impl Future<Output = Reply<TGetSchemasResp>> + Send;
+
+    /// `GetTables`.
+    fn get_tables(
+        &self,
+        ctx: &CallContext,
+        req: TGetTablesReq,
+    ) -> impl Future<Output = Reply<TGetTablesResp>> + Send;
+
+    /// `GetTableTypes`.
+    fn get_table_types(
+        &self,
+        ctx: &CallContext,
+        req: TGetTableTypesReq,
+    ) -> impl Future<Output = Reply<TGetTableTypesResp>> + Send;
+
+    /// `GetColumns`.
+    fn get_columns(
+        &self,
+        ctx: &CallContext,
+        req: TGetColumnsReq,
+    ) -> impl Future<Output = Reply<TGetColumnsResp>> + Send;
+
+    /// `GetFunctions`.
+    fn get_functions(
+        &self,
+        ctx: &CallContext,
+        req: TGetFunctionsReq,
+    ) -> impl Future<Output = Reply<TGetFunctionsResp>> + Send;
+
+    /// `GetPrimaryKeys`.
+    fn get_primary_keys(
+        &self,
+        ctx: &CallContext,
+        req: TGetPrimaryKeysReq,
+    ) -> impl Future<Output = Reply<TGetPrimaryKeysResp>> + Send {
+        let _ = (ctx, req);
+        async move { Reply::Typed(TGetPrimaryKeysResp { status: status::not_supported("GetPrimaryKeys"), operation_handle: None }) }
+    }
+
+    /// `GetCrossReference`.
+    fn get_cross_reference(
+        &self,
+        ctx: &CallContext,
+        req: TGetCrossReferenceReq,
+    ) -> impl Future<Output = Reply<TGetCrossReferenceResp>> + Send {
+        let _ = (ctx, req);
+        async move { Reply::Typed(TGetCrossReferenceResp { status: status::not_supported("GetCrossReference"), operation_handle: None }) }
+    }
+
+    /// `GetOperationStatus`.
+    fn get_operation_status(
+        &self,
+        ctx: &CallContext,
+        req: TGetOperationStatusReq,
+    ) -> impl Future<Output = Reply<TGetOperationStatusResp>> + Send;
+
+    /// `CancelOperation`.
+    fn cancel_operation(
+        &self,
+        ctx: &CallContext,
+        req: TCancelOperationReq,
+    ) -> impl Future<Output = Reply<TCancelOperationResp>> + Send;
+
+    /// `CloseOperation`.
+    fn close_operation(
+        &self,
+        ctx: &CallContext,
+        req: TCloseOperationReq,
+    ) -> impl Future<Output = Reply<TCloseOperationResp>> + Send;
+
+    /// `GetResultSetMetadata`.
+    fn get_result_set_metadata(
+        &self,
+        ctx: &CallContext,
+        req: TGetResultSetMetadataReq,
+    ) -> impl Future<Output = Reply<TGetResultSetMetadataResp>> + Send;
+
+    /// `FetchResults`.
+    fn fetch_results(
+        &self,
+        ctx: &CallContext,
+        req: TFetchResultsReq,
+    ) -> impl Future<Output = Reply<TFetchResultsResp>> + Send;
+
+    /// `GetDelegationToken`.
+    fn get_delegation_token(
+        &self,
+        ctx: &CallContext,
+        req: TGetDelegationTokenReq,
+    ) -> impl Future<Output = Reply<TGetDelegationTokenResp>> + Send {
+        let _ = (ctx, req);
+        async move { Reply::Typed(TGetDelegationTokenResp { status: status::not_supported("GetDelegationToken"), delegation_token: None }) }
+    }
+
+    /// `CancelDelegationToken`.
+    fn cancel_delegation_token(
+        &self,
+        ctx: &CallContext,
+        req: TCancelDelegationTokenReq,
+    ) -> impl Future<Output = Reply<TCancelDelegationTokenResp>> + Send {
+        let _ = (ctx, req);
+        async move { Reply::Typed(TCancelDelegationTokenResp { status: status::not_supported("CancelDelegationToken") }) }
+    }
+
+    /// `RenewDelegationToken`.
+    fn renew_delegation_token(
+        &self,
+        ctx: &CallContext,
+        req: TRenewDelegationTokenReq,
+    ) -> impl Future<Output = Reply<TRenewDelegationTokenResp>> + Send {
+        let _ = (ctx, req);
+        async move { Reply::Typed(TRenewDelegationTokenResp { status: status::not_supported("RenewDelegationToken") }) }
+    }
+
+    /// `GetQueryId`.
+    fn get_query_id(
+        &self,
+        ctx: &CallContext,
+        req: TGetQueryIdReq,
+    ) -> impl Future<Output = Reply<TGetQueryIdResp>> + Send {
+        let _ = (ctx, req);
+        async move { Reply::Typed(TGetQueryIdResp { query_id: String::new() }) }
+    }
+
+    /// `SetClientInfo`.
+    fn set_client_info(
+        &self,
+        ctx: &CallContext,
+        req: TSetClientInfoReq,
+    ) -> impl Future<Output = Reply<TSetClientInfoResp>> + Send {
+        let _ = (ctx, req);
+        async move { Reply::Typed(TSetClientInfoResp { status: status::ok() }) }
+    }
+
+    /// Called once when a binary connection closes, cleanly or not; HTTP has no such event.
+    fn connection_closed(&self, ctx: &CallContext) -> impl Future<Output = ()> + Send {
+        let _ = ctx;
+        async {}
+    }
+}
+
+/// Every RPC of the service: its wire name, in the IDL's order.
+pub const RPC_NAMES: [&str; 23] = ["OpenSession", "CloseSession", "GetInfo", "ExecuteStatement", "GetTypeInfo", "GetCatalogs", "GetSchemas", "GetTables", "GetTableTypes", "GetColumns", "GetFunctions", "GetPrimaryKeys", "GetCrossReference", "GetOperationStatus", "CancelOperation", "CloseOperation", "GetResultSetMetadata", "FetchResults", "GetDelegationToken", "CancelDelegationToken", "RenewDelegationToken", "GetQueryId", "SetClientInfo"];
