@@ -15,7 +15,7 @@ version=$(thrift --version | awk '{print $3}')
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 # The one warning (list<byte> could be binary) is the protocol's choice, not ours to change.
-thrift -out "$out" --gen rs "$idl" 2>/dev/null
+thrift -out "$out" --gen rs "$idl" >/dev/null 2>&1
 fresh="$out/t_c_l_i_service.rs"
 
 if [ "${1:-}" = "--check" ]; then
