@@ -1,0 +1,93 @@
+"""Runs pyspark's beeline (Hive JDBC 2.3) and splits what it prints into result sets."""
+
+import csv
+import io
+import os
+import re
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyspark
+
+SPARK_HOME = Path(pyspark.__file__).resolve().parent
+BEELINE = SPARK_HOME / "bin" / "beeline"
+# Two JVMs start (Spark's launcher, then beeline): a few seconds; a hang is a failure.
+BEELINE_TIMEOUT_S = 180
+# With -f, beeline prints its prompt before each statement it runs, e.g.
+# "0: jdbc:hive2://127.0.0.1:10009/default> "; the URL never contains "> ".
+PROMPT = re.compile(r"^\d+: jdbc:hive2://.*?> ", re.MULTILINE)
+
+
+def binary_url(port: int, database: str = "default", options: str = "") -> str:
+    """JDBC URL for the binary transport; `options` such as ";auth=noSasl"."""
+    return f"jdbc:hive2://127.0.0.1:{port}/{database}{options}"
+
+
+def http_url(port: int, database: str = "default") -> str:
+    return f"jdbc:hive2://127.0.0.1:{port}/{database};transportMode=http;httpPath=cliservice"
+
+
+@dataclass
+class BeelineRun:
+    """What one beeline invocation printed."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+    statement_count: int
+
+    def result_sets(self) -> list[list[list[str]]]:
+        """One entry per statement that ran, in order: [header, row, row, ...] ([] for a
+        statement without a result set). Beeline stops at the first failing statement.
+
+        Beeline's csv2 output does not quote: a value that holds the separator is
+        surrounded by NUL characters, which is what `quotechar` says here.
+        """
+        # Beeline prints a prompt or two more after the last statement: not results.
+        chunks = PROMPT.split(self.stdout)[1 : 1 + self.statement_count]
+        return [
+            list(csv.reader(io.StringIO(chunk), quotechar="\0"))
+            for chunk in chunks
+        ]
+
+    def describe(self) -> str:
+        return f"beeline exited {self.returncode}\n--- stdout\n{self.stdout}\n--- stderr\n{self.stderr}"
+
+
+def run_beeline(
+    url: str,
+    statements: list[str],
+    user: str = "alice",
+    password: str = "x",
+    timeout: float = BEELINE_TIMEOUT_S,
+) -> BeelineRun:
+    """Runs the statements (one per line, no trailing ';') as one beeline script.
+
+    One JVM serves all statements of a call: batch what a test needs.
+    """
+    for statement in statements:
+        assert "\n" not in statement, "one line per statement keeps the prompts aligned"
+    with tempfile.NamedTemporaryFile("w", suffix=".sql", delete=False) as script:
+        script.write("".join(f"{statement};\n" for statement in statements))
+    try:
+        completed = subprocess.run(
+            [
+                str(BEELINE),
+                "-u", url,
+                "-n", user,
+                "-p", password,
+                "--silent=false",
+                "--outputformat=csv2",
+                "-f", script.name,
+            ],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env={**os.environ, "SPARK_HOME": str(SPARK_HOME)},
+        )
+    finally:
+        os.unlink(script.name)
+    return BeelineRun(completed.returncode, completed.stdout, completed.stderr, len(statements))

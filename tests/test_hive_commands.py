@@ -1,0 +1,57 @@
+"""The Hive commands beeline users type first: USE, SHOW DATABASES, SHOW TABLES, DESCRIBE."""
+
+import re
+
+import pytest
+
+from harness import tpch
+from harness.beeline import binary_url, run_beeline
+
+HIVE_TYPE = re.compile(
+    r"^(boolean|tinyint|smallint|int|bigint|float|double|decimal\(\d+,\d+\)|string"
+    r"|varchar\(\d+\)|char\(\d+\)|binary|date|timestamp)$"
+)
+STATEMENTS = [
+    "SHOW DATABASES",
+    "USE tpch",
+    "SHOW TABLES",
+    "DESCRIBE tpch.nation",
+    # Unqualified: resolved in the database chosen by USE.
+    "SELECT count(*) AS nations FROM nation",
+]
+
+
+@pytest.fixture(scope="module")
+def results(engine):
+    run = run_beeline(binary_url(engine.port), STATEMENTS)
+    assert run.returncode == 0, run.describe()
+    sets = run.result_sets()
+    assert len(sets) == len(STATEMENTS), run.describe()
+    return dict(zip(STATEMENTS, sets))
+
+
+def test_show_databases_lists_default_and_tpch(results):
+    header, *rows = results["SHOW DATABASES"]
+    assert header == ["database_name"]
+    assert {"default", "tpch"} <= {row[0] for row in rows}
+
+
+def test_use_then_show_tables_lists_the_tpch_tables(results):
+    header, *rows = results["SHOW TABLES"]
+    assert header == ["tab_name"]
+    assert sorted(row[0] for row in rows) == tpch.TABLES
+
+
+def test_describe_prints_columns_with_hive_types(results):
+    header, *rows = results["DESCRIBE tpch.nation"]
+    assert header == ["col_name", "data_type", "comment"]
+    assert [row[0] for row in rows] == ["n_nationkey", "n_name", "n_regionkey", "n_comment"]
+    for name, data_type, _comment in rows:
+        assert HIVE_TYPE.match(data_type), f"{name}: {data_type!r} is not a Hive type name"
+    types = {row[0]: row[1] for row in rows}
+    assert types["n_nationkey"] in ("int", "bigint")
+    assert types["n_name"].startswith(("string", "varchar", "char"))
+
+
+def test_use_sets_the_database_for_unqualified_names(results):
+    assert results["SELECT count(*) AS nations FROM nation"] == [["nations"], [str(tpch.NATION_ROWS)]]
