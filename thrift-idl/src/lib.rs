@@ -11,6 +11,8 @@
 //! - [`handle`]: session and operation handles as values that can be hashed and printed.
 //! - [`status`]: building `TStatus` values.
 //! - [`binary`]: a TBinaryProtocol writer on `BytesMut` for hand-encoded hot paths (row sets).
+//! - [`error`]: [`error::WireError`], what went wrong on a connection and whose fault.
+//! - [`codec`]: finding, reading and building whole messages in memory, with length checks.
 #![forbid(unsafe_code)]
 
 #[allow(clippy::all, clippy::pedantic, dead_code, unused)]
@@ -23,6 +25,8 @@ mod generated {
 pub use generated::tcli_service as cli;
 
 pub mod binary;
+pub mod error;
+pub mod codec;
 pub mod handle;
 pub mod service;
 pub mod status;
