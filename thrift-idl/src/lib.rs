@@ -10,6 +10,7 @@
 //!   implement it and write only their logic.
 //! - [`handle`]: session and operation handles as values that can be hashed and printed.
 //! - [`status`]: building `TStatus` values.
+//! - [`session_conf`]: normalising `OpenSession` configuration keys (`set:hiveconf:k` -> `k`).
 //! - [`binary`]: a TBinaryProtocol writer on `BytesMut` for hand-encoded hot paths (row sets).
 //! - [`error`]: [`error::WireError`], what went wrong on a connection and whose fault.
 //! - [`codec`]: finding, reading and building whole messages in memory, with length checks.
@@ -29,4 +30,5 @@ pub mod error;
 pub mod codec;
 pub mod handle;
 pub mod service;
+pub mod session_conf;
 pub mod status;
