@@ -1,2 +1,46 @@
 //! Engine references, registries, launch locks and launchers: how Kumiho finds or starts an engine.
+//!
+//! A tour, in the order a gateway uses it for one session:
+//!
+//! - [`engine_ref`]: from the session's user, share level, subdomain and pool, the
+//!   [`EngineRef`] naming the engine it shares, its engine space and its launch lock.
+//! - [`registry`]: the [`Registry`] trait (engine registrations, launch lock, POLLING counter)
+//!   and its backends: [`EmbeddedRegistry`] (files and `flock` under the work directory).
+//!   [`registry::suite`] is the test suite every backend passes.
+//! - [`launcher`]: [`get_or_create`] (look up, else lock, look again, launch), the
+//!   [`Launcher`] that starts engines detached and waits for them to register, and one
+//!   [`EngineBuilder`] per engine type ([`DataFusionBuilder`]).
+//! - [`launch_log`]: the [`LaunchLog`] a client follows while its engine starts.
+//! - [`self_registration`]: the registry flags a launched engine receives and the
+//!   registration it holds for its lifetime ([`EngineSelfRegistration`]).
+//! - [`process`]: stopping engines and checking that they live.
+//! - [`error`]: [`LaunchError`], worded for the user waiting on the launch.
+//!
+//! The crate knows nothing of Thrift or sessions beyond what an engine reference needs.
 #![forbid(unsafe_code)]
+
+pub mod engine_ref;
+pub mod error;
+pub mod launch_log;
+pub mod launcher;
+pub mod process;
+pub mod registry;
+pub mod self_registration;
+
+pub use engine_ref::{
+    EngineRef, EngineRefError, EngineRefRequest, EngineType, GroupProvider, HostGroupProvider,
+    PoolRequest, PoolSelectPolicy, ShareLevel, UnknownValue,
+};
+pub use error::LaunchError;
+pub use launch_log::LaunchLog;
+pub use launcher::{
+    get_or_create, DataFusionBuilder, DataFusionSettings, EngineBuilder, EngineCommand,
+    EngineLaunchSpec, EngineSecret, EngineSettings, Launcher,
+};
+pub use process::{is_alive, stop_engine, Stopped};
+pub use registry::embedded::EmbeddedRegistry;
+pub use registry::{
+    EngineEndpoint, EngineRegistration, LockGuard, RegistrationGuard, Registry, RegistryError,
+    RegistryLocation,
+};
+pub use self_registration::{EngineRegistrationArgs, EngineSelfRegistration};

@@ -1,0 +1,126 @@
+use std::time::Duration;
+
+use super::*;
+use crate::engine_ref::{EngineRef, ShareLevel};
+use crate::launcher::EngineSecret;
+use crate::registry::RegistryLocation;
+
+fn spec(work_dir: &Path, settings: DataFusionSettings) -> EngineLaunchSpec {
+    let engine_ref = EngineRef {
+        namespace: "kumiho".to_owned(),
+        version: "0.1.0".to_owned(),
+        share_level: ShareLevel::User,
+        engine_type: EngineType::DataFusion,
+        routing_user: "alice".to_owned(),
+        subdomain: "default".to_owned(),
+        session_user: "alice".to_owned(),
+    };
+    EngineLaunchSpec {
+        log_path: EngineLaunchSpec::default_log_path(work_dir, &engine_ref),
+        engine_ref,
+        cluster: "prod-a".to_owned(),
+        bind_host: "127.0.0.1".to_owned(),
+        secret: EngineSecret::new("s3cr3t-value"),
+        env: BTreeMap::from([("HADOOP_CONF_DIR".to_owned(), "/etc/hadoop".to_owned())]),
+        settings: EngineSettings::DataFusion(settings),
+        idle_timeout: Duration::from_secs(1800),
+        initialize_timeout: Duration::from_secs(180),
+    }
+}
+
+fn registration(work_dir: &Path) -> EngineRegistrationArgs {
+    EngineRegistrationArgs {
+        registry: RegistryLocation::Embedded {
+            work_dir: work_dir.to_owned(),
+        },
+        engine_space: "/kumiho_0.1.0_USER_DATAFUSION/alice/default".to_owned(),
+        ref_id: "r-1".to_owned(),
+        idle_timeout: Duration::from_secs(1800),
+    }
+}
+
+#[test]
+fn the_command_carries_host_registry_flags_and_the_secret_only_in_the_environment() {
+    let dir = tempfile::tempdir().unwrap();
+    let builder = DataFusionBuilder::new("/opt/kumiho/bin/kumiho-engine");
+    let command = builder
+        .build(
+            &spec(dir.path(), DataFusionSettings::default()),
+            &registration(dir.path()),
+        )
+        .unwrap();
+    let mut expected = vec!["--host", "127.0.0.1", "--port", "0"]
+        .into_iter()
+        .map(str::to_owned)
+        .collect::<Vec<_>>();
+    expected.extend(registration(dir.path()).to_args());
+    assert_eq!(command.args, expected);
+    assert_eq!(
+        command.env.get(SECRET_ENV).map(String::as_str),
+        Some("s3cr3t-value")
+    );
+    assert_eq!(
+        command.env.get("HADOOP_CONF_DIR").map(String::as_str),
+        Some("/etc/hadoop")
+    );
+    let shown = format!("{command} {command:?}");
+    assert!(!shown.contains("s3cr3t-value"), "{shown}");
+    assert!(shown.contains("KUMIHO_ENGINE_SECRET"), "{shown}");
+}
+
+#[test]
+fn declared_tables_are_written_to_a_yaml_config() {
+    let dir = tempfile::tempdir().unwrap();
+    let table: serde_yaml_ng::Value =
+        serde_yaml_ng::from_str("{format: parquet, location: /data/trips/}").unwrap();
+    let settings = DataFusionSettings {
+        tables: BTreeMap::from([("trips".to_owned(), table.clone())]),
+        log_level: Some("debug".to_owned()),
+        ..DataFusionSettings::default()
+    };
+    let launch = spec(dir.path(), settings);
+    let command = DataFusionBuilder::new("kumiho-engine")
+        .build(&launch, &registration(dir.path()))
+        .unwrap();
+    let config_at = command.args.iter().position(|a| a == "--config").unwrap();
+    let config_path = PathBuf::from(&command.args[config_at + 1]);
+    assert_eq!(config_path, launch.log_path.with_extension("yaml"));
+    let written: serde_yaml_ng::Value =
+        serde_yaml_ng::from_str(&std::fs::read_to_string(&config_path).unwrap()).unwrap();
+    assert_eq!(written["tables"]["trips"], table);
+    let level_at = command
+        .args
+        .iter()
+        .position(|a| a == "--log-level")
+        .unwrap();
+    assert_eq!(command.args[level_at + 1], "debug");
+}
+
+#[test]
+fn a_config_file_and_tables_together_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let settings = DataFusionSettings {
+        config_file: Some(PathBuf::from("/etc/kumiho/engine.yaml")),
+        tables: BTreeMap::from([("t".to_owned(), serde_yaml_ng::Value::Null)]),
+        log_level: None,
+    };
+    let error = DataFusionBuilder::new("kumiho-engine")
+        .build(&spec(dir.path(), settings), &registration(dir.path()))
+        .unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("both `config-file` and `tables`"),
+        "{error}"
+    );
+}
+
+#[test]
+fn a_missing_engine_program_is_reported_with_its_path() {
+    let error =
+        DataFusionBuilder::locate(Some(Path::new("/nonexistent/kumiho-engine"))).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "engine program /nonexistent/kumiho-engine not found; install it next to the gateway or configure its path"
+    );
+}

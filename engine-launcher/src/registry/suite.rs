@@ -1,0 +1,190 @@
+//! The conformance suite every [`Registry`] backend must pass; backends' tests call [`run_all`].
+//!
+//! Each check works in its own fresh namespace, so the suite can run against a shared
+//! registry (a ZooKeeper ensemble) and checks can run concurrently. Failures panic with a
+//! message saying what a gateway would have seen go wrong.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::{EngineEndpoint, Registry, RegistryError};
+
+/// Upper bound for things that must happen "soon" (a waiter getting a released lock, a watch
+/// firing); it only keeps a broken backend from hanging the test run.
+const EVENTUALLY: Duration = Duration::from_secs(30);
+
+/// Runs every check against `registry`.
+pub async fn run_all(registry: Arc<dyn Registry>) {
+    register_list_deregister(registry.clone()).await;
+    registrations_are_ephemeral(registry.clone()).await;
+    sequences_increase(registry.clone()).await;
+    lock_excludes_second_holder(registry.clone()).await;
+    lock_passes_to_waiter_on_release(registry.clone()).await;
+    watch_fires_when_engine_leaves(registry.clone()).await;
+    polling_counter_cycles(registry.clone()).await;
+    bad_paths_are_refused(registry).await;
+}
+
+/// A path prefix no other check (or earlier run) uses.
+fn fresh_root() -> String {
+    format!("/suite_{}", uuid::Uuid::new_v4().simple())
+}
+
+fn endpoint(port: u16, ref_id: &str) -> EngineEndpoint {
+    EngineEndpoint {
+        host: "127.0.0.1".to_owned(),
+        port,
+        version: "0.1.0".to_owned(),
+        ref_id: ref_id.to_owned(),
+    }
+}
+
+/// A registered engine is listed with what it registered; deregistered, it is not.
+pub async fn register_list_deregister(registry: Arc<dyn Registry>) {
+    let space = format!("{}/alice/default", fresh_root());
+    assert!(registry.get_engines(&space).await.unwrap().is_empty());
+
+    let guard = registry
+        .register_engine(&space, endpoint(10001, "ref-a"))
+        .await
+        .unwrap();
+    let listed = registry.get_engines(&space).await.unwrap();
+    assert_eq!(listed.len(), 1, "one registration expected: {listed:?}");
+    let found = &listed[0];
+    assert_eq!(
+        (
+            found.host.as_str(),
+            found.port,
+            found.version.as_str(),
+            found.ref_id.as_str()
+        ),
+        ("127.0.0.1", 10001, "0.1.0", "ref-a")
+    );
+    assert_eq!(found.space, space);
+    assert_eq!(found.sequence, guard.registration().sequence);
+    assert!(found
+        .node_name()
+        .starts_with("serviceUri=127.0.0.1:10001;version=0.1.0;refId=ref-a;sequence="));
+
+    guard.deregister().unwrap();
+    assert!(registry.get_engines(&space).await.unwrap().is_empty());
+}
+
+/// Dropping the guard (as a dying holder does) removes the registration; others stay.
+pub async fn registrations_are_ephemeral(registry: Arc<dyn Registry>) {
+    let space = format!("{}/bob/default", fresh_root());
+    let kept = registry
+        .register_engine(&space, endpoint(10002, "kept"))
+        .await
+        .unwrap();
+    let dropped = registry
+        .register_engine(&space, endpoint(10003, "dropped"))
+        .await
+        .unwrap();
+    assert_eq!(registry.get_engines(&space).await.unwrap().len(), 2);
+
+    drop(dropped);
+    let listed = registry.get_engines(&space).await.unwrap();
+    let refs: Vec<&str> = listed.iter().map(|r| r.ref_id.as_str()).collect();
+    assert_eq!(refs, ["kept"]);
+    drop(kept);
+}
+
+/// Later registrations get larger sequence numbers, and listings are in that order.
+pub async fn sequences_increase(registry: Arc<dyn Registry>) {
+    let space = format!("{}/carol/default", fresh_root());
+    let mut guards = Vec::new();
+    for (port, ref_id) in [(10004, "first"), (10005, "second"), (10006, "third")] {
+        guards.push(
+            registry
+                .register_engine(&space, endpoint(port, ref_id))
+                .await
+                .unwrap(),
+        );
+    }
+    let listed = registry.get_engines(&space).await.unwrap();
+    let refs: Vec<&str> = listed.iter().map(|r| r.ref_id.as_str()).collect();
+    assert_eq!(refs, ["first", "second", "third"]);
+    assert!(listed.windows(2).all(|w| w[0].sequence < w[1].sequence));
+}
+
+/// While one guard holds a lock, a second taker times out with `LockTimeout`; once the guard
+/// is dropped, the lock can be taken again.
+pub async fn lock_excludes_second_holder(registry: Arc<dyn Registry>) {
+    let path = format!("{}_lock/dave/default", fresh_root());
+    let held = registry.lock(&path, EVENTUALLY).await.unwrap();
+    let second = registry.lock(&path, Duration::from_millis(300)).await;
+    assert!(
+        matches!(second, Err(RegistryError::LockTimeout { .. })),
+        "a held lock was taken twice: {second:?}"
+    );
+    drop(held);
+    let again = registry.lock(&path, EVENTUALLY).await;
+    assert!(
+        again.is_ok(),
+        "a released lock could not be taken: {again:?}"
+    );
+}
+
+/// A waiter blocked on a lock gets it when the holder releases it.
+pub async fn lock_passes_to_waiter_on_release(registry: Arc<dyn Registry>) {
+    let path = format!("{}_lock/erin/default", fresh_root());
+    let held = registry.lock(&path, EVENTUALLY).await.unwrap();
+    let waiter = {
+        let registry = registry.clone();
+        let path = path.clone();
+        tokio::spawn(async move { registry.lock(&path, EVENTUALLY).await.map(drop) })
+    };
+    // The waiter cannot finish while the lock is held; a registry round trip gives it the
+    // chance to get it wrongly.
+    registry.get_engines("/suite_any/x/y").await.unwrap();
+    assert!(!waiter.is_finished(), "the waiter took a held lock");
+    drop(held);
+    waiter
+        .await
+        .unwrap()
+        .expect("the waiter should get the released lock");
+}
+
+/// `watch_engine` stays pending while the engine is registered and resolves when it leaves.
+pub async fn watch_fires_when_engine_leaves(registry: Arc<dyn Registry>) {
+    let space = format!("{}/frank/default", fresh_root());
+    let guard = registry
+        .register_engine(&space, endpoint(10007, "watched"))
+        .await
+        .unwrap();
+    let registration = registry.get_engines(&space).await.unwrap().remove(0);
+    let watch = {
+        let registry = registry.clone();
+        tokio::spawn(async move { registry.watch_engine(&registration).await })
+    };
+    registry.get_engines(&space).await.unwrap();
+    assert!(!watch.is_finished(), "the watch fired for a live engine");
+    drop(guard);
+    tokio::time::timeout(EVENTUALLY, watch)
+        .await
+        .expect("the watch did not fire after the engine left")
+        .unwrap()
+        .unwrap();
+}
+
+/// The POLLING counter hands out 0, 1, …, size-1, 0, … and is shared by all callers.
+pub async fn polling_counter_cycles(registry: Arc<dyn Registry>) {
+    let path = format!("{}_pool/grace/engine-pool", fresh_root());
+    let mut seen = Vec::new();
+    for _ in 0..7 {
+        seen.push(registry.next_polling_index(&path, 3).await.unwrap());
+    }
+    assert_eq!(seen, [0, 1, 2, 0, 1, 2, 0]);
+}
+
+/// Paths that could escape the registry or collide with its bookkeeping are refused.
+pub async fn bad_paths_are_refused(registry: Arc<dyn Registry>) {
+    for bad in ["relative/path", "/a/../b", "/a//b", "/a/.hidden"] {
+        let result = registry.get_engines(bad).await;
+        assert!(
+            matches!(result, Err(RegistryError::BadPath { .. })),
+            "`{bad}` was accepted: {result:?}"
+        );
+    }
+}
