@@ -238,6 +238,7 @@ impl Launcher {
             })?;
         // A spawned child always has an id until it is waited for.
         let pid = child.id().unwrap_or_default();
+        let mut starting = KillUnlessStarted { pid: Some(pid) };
         tracing::info!(engine = %spec.engine_ref.id(), cluster = %spec.cluster, pid, "engine starting");
 
         let mut tail = LogTail::new(spec.log_path.clone(), log_start);
@@ -254,6 +255,7 @@ impl Launcher {
         tail.copy_into(log, u64::MAX);
         match outcome {
             Ok(Wait::Registered(mut registration)) => {
+                starting.disarm();
                 registration.pid = Some(pid);
                 log.push(format!(
                     "engine registered at {} (pid {pid})",
@@ -262,6 +264,8 @@ impl Launcher {
                 Ok(registration)
             }
             Ok(Wait::Exited(status)) => {
+                // Reaped already: its pid may be reused, so it must not be signalled.
+                starting.disarm();
                 log.push(format!("engine exited with {status} during launch"));
                 Err(LaunchError::Exited {
                     status,
@@ -274,7 +278,7 @@ impl Launcher {
                     "engine did not register within {}; killing it",
                     humanize(spec.initialize_timeout)
                 ));
-                let _ = signal_engine(pid, Signal::SIGKILL);
+                starting.kill();
                 // Reap it, so no zombie is left behind.
                 let _ = child.wait().await;
                 Err(LaunchError::Timeout {
@@ -284,7 +288,7 @@ impl Launcher {
                 })
             }
             Ok(Wait::Unwaitable(source)) => {
-                let _ = signal_engine(pid, Signal::SIGKILL);
+                starting.kill();
                 Err(LaunchError::Spawn {
                     program: command.program.clone(),
                     source,
@@ -292,11 +296,41 @@ impl Launcher {
             }
             Err(error) => {
                 // The registry failed: the engine may be fine, but nobody would find it.
-                let _ = signal_engine(pid, Signal::SIGKILL);
+                starting.kill();
                 let _ = child.wait().await;
                 Err(error)
             }
         }
+    }
+}
+
+/// Kills a starting engine's process group unless the launch saw it register (or exit). A
+/// launch whose future is dropped half-way (the session closed, the gateway is shutting
+/// down) thereby leaves no engine behind that nobody waits for.
+struct KillUnlessStarted {
+    pid: Option<u32>,
+}
+
+impl KillUnlessStarted {
+    /// The engine is up (or gone): leave it alone.
+    fn disarm(&mut self) {
+        self.pid = None;
+    }
+
+    /// Kills the engine now.
+    fn kill(&mut self) {
+        if let Some(pid) = self.pid.take() {
+            let _ = signal_engine(pid, Signal::SIGKILL);
+        }
+    }
+}
+
+impl Drop for KillUnlessStarted {
+    fn drop(&mut self) {
+        if let Some(pid) = self.pid {
+            tracing::info!(pid, "launch abandoned; killing the starting engine");
+        }
+        self.kill();
     }
 }
 

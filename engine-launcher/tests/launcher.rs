@@ -318,3 +318,46 @@ async fn twenty_concurrent_sessions_launch_one_engine() {
         Stopped::Terminated
     );
 }
+
+#[tokio::test]
+async fn an_abandoned_launch_kills_its_engine() {
+    let dir = tempfile::tempdir().unwrap();
+    let registry = Arc::new(registry(dir.path()));
+    let script = "echo \"engine pid $$\"; exec sleep 600";
+    let launcher = Arc::new(Launcher::new().with_builder(Arc::new(ScriptBuilder(script))));
+    let spec = Arc::new(spec(dir.path(), "abandoned", Duration::from_secs(3600)));
+    let log = Arc::new(LaunchLog::new());
+    let launch = {
+        let (registry, launcher, spec, log) = (
+            registry.clone(),
+            launcher.clone(),
+            spec.clone(),
+            log.clone(),
+        );
+        tokio::spawn(async move { get_or_create(registry.as_ref(), &launcher, &spec, &log).await })
+    };
+
+    // Wait until the engine has said its pid, then give the launch up.
+    let mut read = 0;
+    let pid: u32 = loop {
+        log.wait_beyond(read).await;
+        let lines = log.lines_since(read);
+        read += lines.len();
+        if let Some(pid) = lines
+            .iter()
+            .find_map(|line| line.strip_prefix("engine pid "))
+        {
+            break pid.parse().unwrap();
+        }
+    };
+    launch.abort();
+    assert!(launch.await.unwrap_err().is_cancelled());
+
+    // The kill is immediate; the kernel and tokio then reap the process.
+    let mut checks = 0;
+    while is_alive(pid) {
+        checks += 1;
+        assert!(checks < 600, "the abandoned engine {pid} is still running");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}

@@ -20,7 +20,7 @@ use tokio::time::Instant;
 
 use super::{
     path_components, EngineEndpoint, EngineRegistration, Hold, LockGuard, RegistrationGuard,
-    Registry, RegistryError, RegistryLocation,
+    Registry, RegistryError, RegistryLocation, SEQUENCE_DIGITS,
 };
 
 /// How often a watch checks that a registration is still alive. A registration dies when its
@@ -189,6 +189,11 @@ fn list_live(dir: &Path, space: &str) -> io::Result<Vec<EngineRegistration>> {
         let entry = entry?;
         let name = entry.file_name();
         let Some(name) = name.to_str() else { continue };
+        if name.starts_with(NEW_FILE_PREFIX) {
+            // A draft whose writer died before renaming it: removed like a dead registration.
+            probe(&entry.path())?;
+            continue;
+        }
         if name.starts_with('.') {
             continue;
         }
@@ -234,7 +239,8 @@ fn register(
     endpoint: EngineEndpoint,
 ) -> io::Result<(EngineRegistration, RegistrationFileHold)> {
     fs::create_dir_all(dir)?;
-    let sequence = increment(&dir.join(SEQUENCE_FILE))?;
+    // Wraps where the name's digits end, as ZooKeeper's counter wraps at its limit.
+    let sequence = increment(&dir.join(SEQUENCE_FILE))? % 10u64.pow(SEQUENCE_DIGITS as u32);
     let registration = EngineRegistration {
         space: space.to_owned(),
         host: endpoint.host,
