@@ -31,8 +31,10 @@ pub struct EngineRegistration {
     pub ref_id: String,
     /// The registry's sequence number for this registration; later registrations have larger ones.
     pub sequence: u64,
-    /// The engine's process id when this gateway launched it on this host; `None` for an
-    /// engine found in the registry, whose process may be on another host.
+    /// The process holding the registration, where known: set in the engine this gateway
+    /// launched (its process group leader, for [`stop_engine`](crate::stop_engine)) and in the
+    /// guard of the registering process; `None` in listings, whose processes may be on other
+    /// hosts.
     pub pid: Option<u32>,
 }
 
