@@ -9,8 +9,8 @@
 
 use bytes::{BufMut, Bytes, BytesMut};
 use thrift::protocol::{
-    TBinaryInputProtocol, TBinaryOutputProtocol, TFieldIdentifier, TInputProtocol,
-    TSerializable, TType,
+    TBinaryInputProtocol, TBinaryOutputProtocol, TFieldIdentifier, TInputProtocol, TSerializable,
+    TType,
 };
 
 use crate::binary::{message_type, ttype, BinaryWriter, VERSION_1};
@@ -60,7 +60,10 @@ pub fn message_len(buf: &[u8], max: usize) -> Result<Option<usize>, WireError> {
 
 /// Reads the header of a message (the body need not be complete).
 pub fn read_header(message: &[u8]) -> Result<MessageHeader, WireError> {
-    let mut cursor = Cursor { buf: message, pos: 0 };
+    let mut cursor = Cursor {
+        buf: message,
+        pos: 0,
+    };
     let word = cursor.i32()?;
     let (message_type, name) = if word < 0 {
         let word = word as u32;
@@ -117,7 +120,11 @@ pub fn encode_result_body<T: TSerializable>(resp: &T) -> Bytes {
 
 /// Decodes the request (field 1) from a call's `_args` struct, the bytes after the header.
 pub fn decode_args<T: TSerializable>(body: &[u8]) -> Result<T, WireError> {
-    decode_wrapped(body, 1, "the call carries no request (field 1 of its arguments)")
+    decode_wrapped(
+        body,
+        1,
+        "the call carries no request (field 1 of its arguments)",
+    )
 }
 
 /// Decodes the response (field 0) from a reply's `_result` struct, the bytes after the header.
@@ -206,7 +213,9 @@ fn check_struct(body: &[u8]) -> Result<(), WireError> {
     let mut scanner = MessageScanner::for_struct();
     match scanner.scan(body, body.len())? {
         Some(_) => Ok(()),
-        None => Err(WireError::Malformed("the message ends in the middle of a value".into())),
+        None => Err(WireError::Malformed(
+            "the message ends in the middle of a value".into(),
+        )),
     }
 }
 
@@ -222,8 +231,13 @@ fn bad_version(word: u32) -> WireError {
 
 fn check_message_type(t: u8) -> Result<(), WireError> {
     match t {
-        message_type::CALL | message_type::REPLY | message_type::EXCEPTION | message_type::ONEWAY => Ok(()),
-        other => Err(WireError::Malformed(format!("unknown message type {other}"))),
+        message_type::CALL
+        | message_type::REPLY
+        | message_type::EXCEPTION
+        | message_type::ONEWAY => Ok(()),
+        other => Err(WireError::Malformed(format!(
+            "unknown message type {other}"
+        ))),
     }
 }
 
@@ -468,7 +482,11 @@ impl MessageScanner {
                 let value = check_type(buf[at + 1])?;
                 let count = read_i32(buf, at + 2).expect("checked above");
                 let count = check_len(count, "map")?;
-                need(buf, at64 + 6 + count * (min_size(key) + min_size(value)), max)?;
+                need(
+                    buf,
+                    at64 + 6 + count * (min_size(key) + min_size(value)),
+                    max,
+                )?;
                 let frame = Frame::Map {
                     key,
                     value,
@@ -594,7 +612,11 @@ mod tests {
     fn every_prefix_is_incomplete_and_trailing_bytes_are_not_counted() {
         let bytes = encode_call("ExecuteStatement", 1, &request());
         for cut in 0..bytes.len() {
-            assert_eq!(message_len(&bytes[..cut], MAX).unwrap(), None, "cut at {cut}");
+            assert_eq!(
+                message_len(&bytes[..cut], MAX).unwrap(),
+                None,
+                "cut at {cut}"
+            );
         }
         let mut two = bytes.to_vec();
         two.extend_from_slice(&bytes);
@@ -798,6 +820,9 @@ mod tests {
         reply.extend_from_slice(&body);
         assert_eq!(message_len(&reply, MAX).unwrap(), Some(reply.len()));
         let header = read_header(&reply).unwrap();
-        assert_eq!((header.message_type, header.seqid), (message_type::REPLY, 77));
+        assert_eq!(
+            (header.message_type, header.seqid),
+            (message_type::REPLY, 77)
+        );
     }
 }

@@ -12,8 +12,14 @@
 //! - [`status`]: building `TStatus` values.
 //! - [`session_conf`]: normalising `OpenSession` configuration keys (`set:hiveconf:k` -> `k`).
 //! - [`binary`]: a TBinaryProtocol writer on `BytesMut` for hand-encoded hot paths (row sets).
-//! - [`error`]: [`error::WireError`], what went wrong on a connection and whose fault.
 //! - [`codec`]: finding, reading and building whole messages in memory, with length checks.
+//! - [`error`]: [`error::WireError`], what went wrong on a connection and whose fault.
+//! - [`connection`]: a binary connection that reads and writes whole messages, raw or framed.
+//! - [`sasl`]: SASL PLAIN negotiation, server and client side.
+//! - [`auth`]: [`auth::Authenticator`], checking PLAIN and HTTP Basic credentials.
+//! - [`dispatch`]: from a call message to its reply through a [`service::CliService`].
+//! - [`server`]: the binary port (SASL and NOSASL) and the HTTP port.
+//! - [`client`]: an async client over one binary connection.
 #![forbid(unsafe_code)]
 
 #[allow(clippy::all, clippy::pedantic, dead_code, unused)]
@@ -25,10 +31,16 @@ mod generated {
 /// The generated TCLIService types.
 pub use generated::tcli_service as cli;
 
+pub mod auth;
 pub mod binary;
-pub mod error;
+pub mod client;
 pub mod codec;
+pub mod connection;
+pub mod dispatch;
+pub mod error;
 pub mod handle;
+pub mod sasl;
+pub mod server;
 pub mod service;
 pub mod session_conf;
 pub mod status;

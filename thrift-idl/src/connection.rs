@@ -1,0 +1,187 @@
+//! A binary TCLIService connection: reads whole messages from a socket and writes them back,
+//! raw (NOSASL) or in SASL data frames, never buffering more than the size limit.
+//!
+//! Both the server and the client use it: one owns a read buffer, asks the codec whether a
+//! whole message has arrived, and only then hands the bytes on.
+
+use bytes::{Buf, Bytes, BytesMut};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+
+use crate::codec::MessageScanner;
+use crate::error::WireError;
+
+/// How messages are laid on the socket once any negotiation is over.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Framing {
+    /// Raw TBinaryProtocol: a message ends where its last field ends.
+    Raw,
+    /// After SASL: `[length u32 BE][bytes]` frames; a message may span frames.
+    SaslFrames,
+}
+
+/// Bytes asked of the socket per read, before any length says more is coming.
+const READ_CHUNK: usize = 16 * 1024;
+
+/// One binary connection, generic over the socket so tests and TLS can wrap it.
+#[derive(Debug)]
+pub struct Connection<S> {
+    stream: S,
+    framing: Framing,
+    /// Largest message, frame or negotiation payload accepted, and the most bytes buffered.
+    max: usize,
+    /// Bytes read from the socket and not yet consumed (frames not yet unwrapped).
+    incoming: BytesMut,
+    /// With SASL framing: the payloads of frames received so far, where messages are found.
+    payload: BytesMut,
+    /// Progress through the message at the start of the buffered message bytes.
+    scanner: MessageScanner,
+}
+
+impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
+    pub fn new(stream: S, framing: Framing, max: usize) -> Self {
+        Self::with_buffered(stream, framing, max, BytesMut::new())
+    }
+
+    /// A connection whose first bytes were already read (to detect the transport).
+    pub fn with_buffered(stream: S, framing: Framing, max: usize, read: BytesMut) -> Self {
+        Self {
+            stream,
+            framing,
+            max,
+            incoming: read,
+            payload: BytesMut::new(),
+            scanner: MessageScanner::new(),
+        }
+    }
+
+    /// Switches framing (after a SASL negotiation).
+    pub fn set_framing(&mut self, framing: Framing) {
+        self.framing = framing;
+    }
+
+    pub fn max_message_size(&self) -> usize {
+        self.max
+    }
+
+    /// The next whole message, or `None` if the peer closed the connection between messages.
+    pub async fn read_message(&mut self) -> Result<Option<Bytes>, WireError> {
+        loop {
+            if self.framing == Framing::SaslFrames {
+                self.unwrap_frames()?;
+            }
+            let messages = match self.framing {
+                Framing::Raw => &mut self.incoming,
+                Framing::SaslFrames => &mut self.payload,
+            };
+            if let Some(len) = self.scanner.scan(messages, self.max)? {
+                self.scanner = MessageScanner::new();
+                return Ok(Some(messages.split_to(len).freeze()));
+            }
+            if self.incoming.len() + self.payload.len() >= self.max {
+                return Err(WireError::TooLarge {
+                    len: (self.incoming.len() + self.payload.len()) as u64,
+                    max: self.max,
+                });
+            }
+            if !self.read_more().await? {
+                return if self.incoming.is_empty() && self.payload.is_empty() {
+                    Ok(None)
+                } else {
+                    Err(WireError::Closed)
+                };
+            }
+        }
+    }
+
+    /// Writes one message (a header and a body written separately, so a forwarded body is
+    /// never copied), in one frame under SASL, and flushes.
+    pub async fn write_message(&mut self, header: &[u8], body: &[u8]) -> Result<(), WireError> {
+        let total = header.len() + body.len();
+        let frame_len;
+        let prefix: &[u8] = match self.framing {
+            Framing::Raw => &[],
+            Framing::SaslFrames => {
+                frame_len = u32::try_from(total)
+                    .map_err(|_| WireError::TooLarge {
+                        len: total as u64,
+                        max: u32::MAX as usize,
+                    })?
+                    .to_be_bytes();
+                &frame_len
+            }
+        };
+        // One vectored write where the socket supports it; the body is not copied.
+        let mut out = Buf::chain(Buf::chain(prefix, header), body);
+        self.stream.write_all_buf(&mut out).await?;
+        self.stream.flush().await?;
+        Ok(())
+    }
+
+    /// Reads exactly `n` bytes (a negotiation frame's pieces), `None` on a clean close before
+    /// the first of them.
+    pub async fn read_exact_buffered(&mut self, n: usize) -> Result<Option<Bytes>, WireError> {
+        if n > self.max {
+            return Err(WireError::TooLarge {
+                len: n as u64,
+                max: self.max,
+            });
+        }
+        while self.incoming.len() < n {
+            if !self.read_more().await? {
+                return if self.incoming.is_empty() {
+                    Ok(None)
+                } else {
+                    Err(WireError::Closed)
+                };
+            }
+        }
+        Ok(Some(self.incoming.split_to(n).freeze()))
+    }
+
+    /// Writes raw bytes (negotiation frames) and flushes.
+    pub async fn write_raw(&mut self, bytes: &[u8]) -> Result<(), WireError> {
+        self.stream.write_all(bytes).await?;
+        self.stream.flush().await?;
+        Ok(())
+    }
+
+    /// Moves every complete data frame from `incoming` to `payload`.
+    fn unwrap_frames(&mut self) -> Result<(), WireError> {
+        while self.incoming.len() >= 4 {
+            let len = u32::from_be_bytes([
+                self.incoming[0],
+                self.incoming[1],
+                self.incoming[2],
+                self.incoming[3],
+            ]) as usize;
+            if len > self.max || self.payload.len() + len > self.max {
+                return Err(WireError::TooLarge {
+                    len: (self.payload.len() + len) as u64,
+                    max: self.max,
+                });
+            }
+            if self.incoming.len() < 4 + len {
+                return Ok(());
+            }
+            self.incoming.advance(4);
+            let frame = self.incoming.split_to(len);
+            if self.payload.is_empty() {
+                self.payload = frame;
+            } else {
+                self.payload.unsplit(frame);
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads what the socket has; false at end of stream.
+    async fn read_more(&mut self) -> Result<bool, WireError> {
+        self.incoming.reserve(READ_CHUNK);
+        Ok(self.stream.read_buf(&mut self.incoming).await? > 0)
+    }
+
+    /// The socket, for shutting it down.
+    pub fn get_mut(&mut self) -> &mut S {
+        &mut self.stream
+    }
+}

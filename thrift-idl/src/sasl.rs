@@ -1,0 +1,243 @@
+//! SASL PLAIN negotiation as Thrift's `TSaslTransport` does it, server side and client side.
+//!
+//! Every negotiation frame is `[status u8][length u32 BE][payload]`. The client sends START
+//! with the mechanism name, then the PLAIN response `authzid \0 authcid \0 password` with
+//! status OK or COMPLETE (Hive JDBC and PyHive differ); the server answers COMPLETE with an
+//! empty payload, or BAD/ERROR with a message, and closes. Data frames follow.
+
+use std::fmt;
+
+use tokio::io::{AsyncRead, AsyncWrite};
+
+use crate::auth::Authenticator;
+use crate::connection::{Connection, Framing};
+use crate::error::WireError;
+
+/// Negotiation frame statuses.
+pub mod status {
+    pub const START: u8 = 1;
+    pub const OK: u8 = 2;
+    pub const BAD: u8 = 3;
+    pub const ERROR: u8 = 4;
+    pub const COMPLETE: u8 = 5;
+}
+
+/// The only mechanism HiveServer2 clients use without Kerberos.
+pub const PLAIN: &str = "PLAIN";
+
+/// Credentials of a PLAIN response.
+#[derive(Clone, PartialEq, Eq)]
+pub struct PlainCredentials {
+    /// The identity to act as; empty or equal to `user` (impersonation goes through
+    /// `hive.server2.proxy.user` instead).
+    pub authzid: String,
+    /// The authentication identity: the user.
+    pub user: String,
+    pub password: String,
+}
+
+/// Never prints the password.
+impl fmt::Debug for PlainCredentials {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PlainCredentials")
+            .field("authzid", &self.authzid)
+            .field("user", &self.user)
+            .field("password", &"<redacted>")
+            .finish()
+    }
+}
+
+impl PlainCredentials {
+    /// Parses `authzid \0 authcid \0 password`; the error is meant for the client.
+    pub fn parse(payload: &[u8]) -> Result<Self, String> {
+        let mut parts = payload.split(|&b| b == 0);
+        let (Some(authzid), Some(user), Some(password), None) =
+            (parts.next(), parts.next(), parts.next(), parts.next())
+        else {
+            return Err(
+                "malformed PLAIN response: expected authzid, user and password separated by NUL bytes"
+                    .into(),
+            );
+        };
+        let text = |bytes: &[u8], what: &str| {
+            String::from_utf8(bytes.to_vec()).map_err(|_| format!("the PLAIN {what} is not UTF-8"))
+        };
+        let credentials = Self {
+            authzid: text(authzid, "authorization id")?,
+            user: text(user, "user")?,
+            password: text(password, "password")?,
+        };
+        if credentials.user.is_empty() {
+            return Err("the PLAIN response names no user".into());
+        }
+        if !credentials.authzid.is_empty() && credentials.authzid != credentials.user {
+            return Err(format!(
+                "user '{}' may not authenticate as '{}' through SASL; use hive.server2.proxy.user",
+                credentials.user, credentials.authzid
+            ));
+        }
+        Ok(credentials)
+    }
+
+    /// `\0 user \0 password`, as clients send it.
+    pub fn encode(user: &str, password: &str) -> Vec<u8> {
+        let mut out = Vec::with_capacity(user.len() + password.len() + 2);
+        out.push(0);
+        out.extend_from_slice(user.as_bytes());
+        out.push(0);
+        out.extend_from_slice(password.as_bytes());
+        out
+    }
+}
+
+/// Encodes one negotiation frame.
+pub fn encode_frame(status: u8, payload: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(5 + payload.len());
+    out.push(status);
+    out.extend_from_slice(&(payload.len() as u32).to_be_bytes());
+    out.extend_from_slice(payload);
+    out
+}
+
+/// Reads one negotiation frame: status and payload (checked against the size limit before
+/// it is read). `None` if the peer closed the connection before it.
+pub async fn read_frame<S: AsyncRead + AsyncWrite + Unpin>(
+    conn: &mut Connection<S>,
+) -> Result<Option<(u8, Vec<u8>)>, WireError> {
+    let Some(head) = conn.read_exact_buffered(5).await? else {
+        return Ok(None);
+    };
+    let len = u32::from_be_bytes([head[1], head[2], head[3], head[4]]) as usize;
+    let payload = conn
+        .read_exact_buffered(len)
+        .await?
+        .ok_or(WireError::Closed)?;
+    Ok(Some((head[0], payload.to_vec())))
+}
+
+/// Server side: negotiates PLAIN and returns the authenticated user, having answered
+/// COMPLETE; on failure it has answered BAD or ERROR with the reason.
+pub async fn accept_plain<S: AsyncRead + AsyncWrite + Unpin>(
+    conn: &mut Connection<S>,
+    authenticator: &dyn Authenticator,
+) -> Result<String, WireError> {
+    let result = negotiate(conn, authenticator).await;
+    match &result {
+        Ok(_) => conn.write_raw(&encode_frame(status::COMPLETE, &[])).await?,
+        Err(Refusal::Bad(message)) => {
+            conn.write_raw(&encode_frame(status::BAD, message.as_bytes()))
+                .await?
+        }
+        Err(Refusal::Error(message)) => {
+            conn.write_raw(&encode_frame(status::ERROR, message.as_bytes()))
+                .await?
+        }
+        Err(Refusal::Wire(_)) => {}
+    }
+    match result {
+        Ok(user) => {
+            conn.set_framing(Framing::SaslFrames);
+            Ok(user)
+        }
+        Err(Refusal::Bad(message) | Refusal::Error(message)) => Err(WireError::Sasl(message)),
+        Err(Refusal::Wire(e)) => Err(e),
+    }
+}
+
+/// Why a negotiation failed, and so which frame (if any) tells the client.
+enum Refusal {
+    /// The credentials were refused.
+    Bad(String),
+    /// The client broke the protocol.
+    Error(String),
+    /// The connection failed; nothing can be sent.
+    Wire(WireError),
+}
+
+async fn negotiate<S: AsyncRead + AsyncWrite + Unpin>(
+    conn: &mut Connection<S>,
+    authenticator: &dyn Authenticator,
+) -> Result<String, Refusal> {
+    let (status, mechanism) = read_frame(conn)
+        .await
+        .map_err(Refusal::Wire)?
+        .ok_or(Refusal::Wire(WireError::Closed))?;
+    if status != status::START {
+        return Err(Refusal::Error(format!(
+            "expected a SASL START frame, got status {status}"
+        )));
+    }
+    if mechanism != PLAIN.as_bytes() {
+        return Err(Refusal::Bad(format!(
+            "unsupported SASL mechanism '{}': this server offers PLAIN only",
+            String::from_utf8_lossy(&mechanism)
+        )));
+    }
+    let (status, response) = read_frame(conn)
+        .await
+        .map_err(Refusal::Wire)?
+        .ok_or(Refusal::Wire(WireError::Closed))?;
+    if status != status::OK && status != status::COMPLETE {
+        return Err(Refusal::Error(format!(
+            "expected the PLAIN response with status OK or COMPLETE, got status {status}"
+        )));
+    }
+    let credentials = PlainCredentials::parse(&response).map_err(Refusal::Error)?;
+    authenticator
+        .authenticate(&credentials.user, &credentials.password)
+        .map_err(Refusal::Bad)?;
+    Ok(credentials.user)
+}
+
+/// Client side: negotiates PLAIN; on success the connection speaks SASL data frames.
+pub async fn start_plain<S: AsyncRead + AsyncWrite + Unpin>(
+    conn: &mut Connection<S>,
+    user: &str,
+    password: &str,
+) -> Result<(), WireError> {
+    let mut hello = encode_frame(status::START, PLAIN.as_bytes());
+    hello.extend_from_slice(&encode_frame(
+        status::COMPLETE,
+        &PlainCredentials::encode(user, password),
+    ));
+    conn.write_raw(&hello).await?;
+    let (status, payload) = read_frame(conn).await?.ok_or(WireError::Closed)?;
+    match status {
+        status::COMPLETE => {
+            conn.set_framing(Framing::SaslFrames);
+            Ok(())
+        }
+        status::BAD | status::ERROR => Err(WireError::Sasl(
+            String::from_utf8_lossy(&payload).into_owned(),
+        )),
+        other => Err(WireError::Sasl(format!(
+            "the server answered the PLAIN response with unexpected status {other}"
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_plain_responses() {
+        let c = PlainCredentials::parse(b"\0alice\0pw").unwrap();
+        assert_eq!(
+            (c.authzid.as_str(), c.user.as_str(), c.password.as_str()),
+            ("", "alice", "pw")
+        );
+        assert!(PlainCredentials::parse(b"alice\0alice\0pw").is_ok());
+        assert!(PlainCredentials::parse(b"bob\0alice\0pw").is_err());
+        assert!(PlainCredentials::parse(b"\0alice").is_err());
+        assert!(PlainCredentials::parse(b"\0\0pw").is_err());
+        assert!(PlainCredentials::parse(b"\0a\0b\0c").is_err());
+        assert_eq!(PlainCredentials::encode("alice", "pw"), b"\0alice\0pw");
+    }
+
+    #[test]
+    fn debug_hides_the_password() {
+        let c = PlainCredentials::parse(b"\0alice\0hunter2").unwrap();
+        assert!(!format!("{c:?}").contains("hunter2"));
+    }
+}

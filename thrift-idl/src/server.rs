@@ -1,0 +1,97 @@
+//! Serving [`CliService`] to clients: the binary port (SASL PLAIN and NOSASL on one port)
+//! and the HTTP port, with the options they share.
+//!
+//! Both servers stop accepting when their shutdown token is cancelled, let calls in flight
+//! finish and connections close, and return once every connection has ended.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::net::{TcpListener, TcpStream};
+use tokio_util::sync::CancellationToken;
+
+use crate::auth::{AnyPassword, Authenticator};
+use crate::codec::DEFAULT_MAX_MESSAGE_SIZE;
+
+mod binary;
+mod cookie;
+mod http;
+
+pub use binary::serve_binary;
+pub use http::serve_http;
+
+/// What a server accepts, shared by its connections.
+#[derive(Clone)]
+pub struct ServerOptions {
+    /// Checks SASL PLAIN and HTTP Basic credentials.
+    pub authenticator: Arc<dyn Authenticator>,
+    /// The binary port accepts SASL PLAIN clients.
+    pub allow_sasl: bool,
+    /// The binary port accepts raw TBinaryProtocol clients (no SASL, so no credentials).
+    pub allow_nosasl: bool,
+    /// Largest message, frame or HTTP body accepted, and the most bytes one connection
+    /// buffers.
+    pub max_message_size: usize,
+    /// The HTTP endpoint, e.g. `cliservice` (a leading slash is optional).
+    pub http_path: String,
+}
+
+impl Default for ServerOptions {
+    fn default() -> Self {
+        Self {
+            authenticator: Arc::new(AnyPassword),
+            allow_sasl: true,
+            allow_nosasl: true,
+            max_message_size: DEFAULT_MAX_MESSAGE_SIZE,
+            http_path: "cliservice".into(),
+        }
+    }
+}
+
+impl std::fmt::Debug for ServerOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServerOptions")
+            .field("allow_sasl", &self.allow_sasl)
+            .field("allow_nosasl", &self.allow_nosasl)
+            .field("max_message_size", &self.max_message_size)
+            .field("http_path", &self.http_path)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A fresh connection id, unique in this process (CallContext::connection_id).
+fn next_connection_id() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}
+
+/// Accepts the next connection, or `None` once `shutdown` is cancelled. Accept errors
+/// (out of file descriptors, say) are logged and retried after a pause that doubles up to a
+/// second, since retrying at once would spin.
+async fn accept(
+    listener: &TcpListener,
+    shutdown: &CancellationToken,
+) -> Option<(TcpStream, std::net::SocketAddr)> {
+    let mut backoff = Duration::from_millis(10);
+    loop {
+        tokio::select! {
+            _ = shutdown.cancelled() => return None,
+            accepted = listener.accept() => match accepted {
+                Ok((stream, peer)) => {
+                    // Replies are written whole; do not let Nagle hold their tails back.
+                    let _ = stream.set_nodelay(true);
+                    return Some((stream, peer));
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "accepting a connection failed; retrying");
+                    tokio::select! {
+                        _ = shutdown.cancelled() => return None,
+                        _ = tokio::time::sleep(backoff) => {}
+                    }
+                    backoff = (backoff * 2).min(Duration::from_secs(1));
+                }
+            },
+        }
+    }
+}

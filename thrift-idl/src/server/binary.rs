@@ -1,0 +1,185 @@
+//! The binary port: SASL PLAIN and NOSASL clients on one listener, told apart by the first
+//! byte of each connection.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use bytes::BytesMut;
+use tokio::io::AsyncReadExt;
+use tokio::net::{TcpListener, TcpStream};
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+use tracing::Instrument;
+
+use super::{accept, next_connection_id, ServerOptions};
+use crate::codec::{self, exception_kind};
+use crate::connection::{Connection, Framing};
+use crate::dispatch::{dispatch, Outgoing};
+use crate::error::WireError;
+use crate::sasl;
+use crate::service::{CallContext, CliService, Transport};
+
+/// Serves the binary protocol until `shutdown` is cancelled, then waits for open
+/// connections to finish the call they are serving and close.
+///
+/// The transport is detected from the first byte of each connection: SASL START (`0x01`),
+/// or a TBinaryProtocol message (`0x80` strict, `0x00` old non-strict). A kind refused by
+/// `options` gets a clear error (a SASL ERROR frame, or a Thrift exception) and is closed.
+pub async fn serve_binary<S: CliService>(
+    listener: TcpListener,
+    service: Arc<S>,
+    options: Arc<ServerOptions>,
+    shutdown: CancellationToken,
+) -> std::io::Result<()> {
+    let tracker = TaskTracker::new();
+    while let Some((stream, peer)) = accept(&listener, &shutdown).await {
+        let id = next_connection_id();
+        let span = tracing::info_span!("connection", %peer, id);
+        let handler = handle(
+            stream,
+            peer,
+            id,
+            service.clone(),
+            options.clone(),
+            shutdown.clone(),
+        );
+        tracker.spawn(handler.instrument(span));
+    }
+    tracker.close();
+    tracker.wait().await;
+    Ok(())
+}
+
+/// Runs one connection to its end and tells the service it ended.
+async fn handle<S: CliService>(
+    mut stream: TcpStream,
+    peer: SocketAddr,
+    id: u64,
+    service: Arc<S>,
+    options: Arc<ServerOptions>,
+    shutdown: CancellationToken,
+) {
+    let mut first = BytesMut::with_capacity(1024);
+    let read = tokio::select! {
+        _ = shutdown.cancelled() => return,
+        read = stream.read_buf(&mut first) => read,
+    };
+    match read {
+        Ok(0) => return,
+        Ok(_) => {}
+        Err(e) => {
+            tracing::debug!(error = %e, "connection failed before its first byte");
+            return;
+        }
+    }
+    let max = options.max_message_size;
+    let mut ctx = CallContext {
+        connection_id: id,
+        peer,
+        transport: Transport::NoSasl,
+        user: None,
+    };
+    let result = match first[0] {
+        sasl::status::START => {
+            let mut conn = Connection::with_buffered(stream, Framing::Raw, max, first);
+            if options.allow_sasl {
+                match sasl::accept_plain(&mut conn, options.authenticator.as_ref()).await {
+                    Ok(user) => {
+                        tracing::debug!(%user, "SASL PLAIN authenticated");
+                        ctx.transport = Transport::Sasl;
+                        ctx.user = Some(user);
+                        let result = serve(&mut conn, &*service, &ctx, &shutdown).await;
+                        service.connection_closed(&ctx).await;
+                        result
+                    }
+                    Err(e) => Err(e),
+                }
+            } else {
+                refuse_sasl(&mut conn).await
+            }
+        }
+        0x80 | 0x00 => {
+            let mut conn = Connection::with_buffered(stream, Framing::Raw, max, first);
+            if options.allow_nosasl {
+                let result = serve(&mut conn, &*service, &ctx, &shutdown).await;
+                service.connection_closed(&ctx).await;
+                result
+            } else {
+                refuse_nosasl(&mut conn).await
+            }
+        }
+        other => Err(WireError::Malformed(format!(
+            "the connection starts with byte {other:#04x}, neither SASL (0x01) nor \
+             TBinaryProtocol (0x80); is this an HTTP or TLS client on the binary port?"
+        ))),
+    };
+    match result {
+        Ok(()) => tracing::debug!("connection closed"),
+        Err(e) if e.is_hang_up() => tracing::debug!("client hung up"),
+        Err(WireError::Sasl(message)) => tracing::info!(%message, "SASL authentication refused"),
+        Err(e) => tracing::info!(error = %e, "connection closed on bad input"),
+    }
+}
+
+/// Serves calls until the client closes, the input breaks, or shutdown (between calls).
+async fn serve<S: CliService, T>(
+    conn: &mut Connection<T>,
+    service: &S,
+    ctx: &CallContext,
+    shutdown: &CancellationToken,
+) -> Result<(), WireError>
+where
+    T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
+{
+    loop {
+        let message = tokio::select! {
+            _ = shutdown.cancelled() => return Ok(()),
+            message = conn.read_message() => message,
+        };
+        let message = match message {
+            Ok(Some(message)) => message,
+            Ok(None) => return Ok(()),
+            Err(e) => {
+                // The stream is out of step; tell the client why if it can still hear it.
+                if matches!(e, WireError::TooLarge { .. } | WireError::Malformed(_)) {
+                    let reply =
+                        Outgoing::exception("", 0, exception_kind::PROTOCOL_ERROR, &e.to_string());
+                    let _ = conn.write_message(&reply.header, &reply.body).await;
+                }
+                return Err(e);
+            }
+        };
+        let reply = dispatch(service, ctx, &message).await;
+        conn.write_message(&reply.header, &reply.body).await?;
+    }
+}
+
+/// Answers a SASL client on a port configured for NOSASL only.
+async fn refuse_sasl<T>(conn: &mut Connection<T>) -> Result<(), WireError>
+where
+    T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
+{
+    let message = "this server does not accept SASL: connect without authentication \
+                   (JDBC: ;auth=noSasl, PyHive: auth='NOSASL')";
+    conn.write_raw(&sasl::encode_frame(sasl::status::ERROR, message.as_bytes()))
+        .await?;
+    Err(WireError::Sasl(message.into()))
+}
+
+/// Answers a NOSASL client on a port that requires SASL, addressed to its first call.
+async fn refuse_nosasl<T>(conn: &mut Connection<T>) -> Result<(), WireError>
+where
+    T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
+{
+    let message = "this server requires SASL PLAIN authentication: connect with a user and \
+                   password (JDBC: drop ;auth=noSasl, PyHive: auth='NONE' or 'LDAP')";
+    let (name, seqid) = match conn.read_message().await? {
+        Some(call) => codec::read_header(&call)
+            .map(|h| (h.name, h.seqid))
+            .unwrap_or_default(),
+        None => return Ok(()),
+    };
+    let reply = Outgoing::exception(&name, seqid, exception_kind::PROTOCOL_ERROR, message);
+    conn.write_message(&reply.header, &reply.body).await?;
+    Err(WireError::Sasl(message.into()))
+}

@@ -1,0 +1,229 @@
+//! The HTTP port: one TBinaryProtocol message per POST body and per reply, authenticated by
+//! HTTP Basic or by the auth cookie set on an earlier reply.
+
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine;
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
+use hyper::body::Incoming;
+use hyper::header::{self, HeaderValue};
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper::{Method, Request, Response, StatusCode};
+use hyper_util::rt::TokioIo;
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+use tracing::Instrument;
+
+use super::cookie::CookieSigner;
+use super::{accept, next_connection_id, ServerOptions};
+use crate::codec;
+use crate::dispatch::dispatch;
+use crate::service::{CallContext, CliService, Transport};
+
+/// The content type of Thrift over HTTP.
+const THRIFT_CONTENT_TYPE: &str = "application/x-thrift";
+
+/// Serves Thrift over HTTP/1.1 on `options.http_path` until `shutdown` is cancelled, then
+/// lets requests in flight finish and waits for the connections to close.
+pub async fn serve_http<S: CliService>(
+    listener: TcpListener,
+    service: Arc<S>,
+    options: Arc<ServerOptions>,
+    shutdown: CancellationToken,
+) -> std::io::Result<()> {
+    let endpoint = Arc::new(Endpoint {
+        path: format!("/{}", options.http_path.trim_start_matches('/')),
+        service,
+        options,
+        cookies: CookieSigner::new(),
+    });
+    let tracker = TaskTracker::new();
+    while let Some((stream, peer)) = accept(&listener, &shutdown).await {
+        let endpoint = endpoint.clone();
+        let shutdown = shutdown.clone();
+        let span = tracing::info_span!("http_connection", %peer);
+        tracker.spawn(
+            async move {
+                let handler = service_fn(move |req| {
+                    let endpoint = endpoint.clone();
+                    async move { Ok::<_, Infallible>(endpoint.handle(req, peer).await) }
+                });
+                let conn = http1::Builder::new().serve_connection(TokioIo::new(stream), handler);
+                let mut conn = std::pin::pin!(conn);
+                let result = tokio::select! {
+                    result = conn.as_mut() => result,
+                    _ = shutdown.cancelled() => {
+                        conn.as_mut().graceful_shutdown();
+                        conn.await
+                    }
+                };
+                match result {
+                    Ok(()) => tracing::debug!("connection closed"),
+                    Err(e) if e.is_incomplete_message() => tracing::debug!("client hung up"),
+                    Err(e) => tracing::debug!(error = %e, "connection failed"),
+                }
+            }
+            .instrument(span),
+        );
+    }
+    tracker.close();
+    tracker.wait().await;
+    Ok(())
+}
+
+/// The state every request of an HTTP server shares.
+struct Endpoint<S> {
+    /// `options.http_path` with one leading slash.
+    path: String,
+    service: Arc<S>,
+    options: Arc<ServerOptions>,
+    cookies: CookieSigner,
+}
+
+impl<S: CliService> Endpoint<S> {
+    async fn handle(&self, req: Request<Incoming>, peer: SocketAddr) -> Response<Full<Bytes>> {
+        if req.uri().path() != self.path {
+            return text(
+                StatusCode::NOT_FOUND,
+                format!(
+                    "no such endpoint; Thrift over HTTP is served at {}",
+                    self.path
+                ),
+            );
+        }
+        if req.method() != Method::POST {
+            let mut response = text(
+                StatusCode::METHOD_NOT_ALLOWED,
+                "Thrift over HTTP takes POST requests".into(),
+            );
+            response
+                .headers_mut()
+                .insert(header::ALLOW, HeaderValue::from_static("POST"));
+            return response;
+        }
+        let (user, set_cookie) = match self.authenticate(&req) {
+            Ok(authenticated) => authenticated,
+            Err(message) => {
+                let mut response = text(StatusCode::UNAUTHORIZED, message);
+                response.headers_mut().insert(
+                    header::WWW_AUTHENTICATE,
+                    HeaderValue::from_static("Basic realm=\"kumiho\""),
+                );
+                return response;
+            }
+        };
+        let max = self.options.max_message_size;
+        let declared = req
+            .headers()
+            .get(header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+        if declared.is_some_and(|len| len > max as u64) {
+            return too_large(max);
+        }
+        let body = match Limited::new(req.into_body(), max).collect().await {
+            Ok(body) => body.to_bytes(),
+            Err(e) if e.downcast_ref::<LengthLimitError>().is_some() => return too_large(max),
+            Err(e) => {
+                tracing::debug!(error = %e, "reading a request body failed");
+                return text(
+                    StatusCode::BAD_REQUEST,
+                    format!("cannot read the request body: {e}"),
+                );
+            }
+        };
+        match codec::message_len(&body, max) {
+            Ok(Some(len)) if len == body.len() => {}
+            Ok(Some(_)) => {
+                return bad_body("the body holds more than one message; send one call per POST")
+            }
+            Ok(None) => return bad_body("the body ends in the middle of a Thrift message"),
+            Err(e) => return bad_body(&e.to_string()),
+        }
+        let ctx = CallContext {
+            connection_id: next_connection_id(),
+            peer,
+            transport: Transport::Http,
+            user: Some(user),
+        };
+        let reply = dispatch(&*self.service, &ctx, &body).await;
+        let mut response = Response::new(Full::new(reply.to_bytes()));
+        response.headers_mut().insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static(THRIFT_CONTENT_TYPE),
+        );
+        if let Some(cookie) = set_cookie.and_then(|c| HeaderValue::from_str(&c).ok()) {
+            response.headers_mut().insert(header::SET_COOKIE, cookie);
+        }
+        response
+    }
+
+    /// The user, from a valid cookie or else from Basic credentials (then with a fresh
+    /// cookie to set); `Err` with a message for the client.
+    fn authenticate(&self, req: &Request<Incoming>) -> Result<(String, Option<String>), String> {
+        let cookies = req
+            .headers()
+            .get_all(header::COOKIE)
+            .iter()
+            .map(HeaderValue::as_bytes);
+        if let Some(user) = self.cookies.user(cookies) {
+            return Ok((user, None));
+        }
+        let Some(authorization) = req.headers().get(header::AUTHORIZATION) else {
+            return Err("authentication required: send HTTP Basic credentials".into());
+        };
+        let (user, password) = basic_credentials(authorization)?;
+        self.options.authenticator.authenticate(&user, &password)?;
+        let cookie = self.cookies.set_cookie(&user);
+        Ok((user, Some(cookie)))
+    }
+}
+
+/// Decodes `Basic base64(user:password)`.
+fn basic_credentials(value: &HeaderValue) -> Result<(String, String), String> {
+    let malformed =
+        || "malformed Authorization header: expected Basic base64(user:password)".to_owned();
+    let value = value.to_str().map_err(|_| malformed())?;
+    let (scheme, encoded) = value.trim().split_once(' ').ok_or_else(malformed)?;
+    if !scheme.eq_ignore_ascii_case("basic") {
+        return Err(format!(
+            "unsupported authentication scheme '{scheme}': this server takes Basic"
+        ));
+    }
+    let decoded = STANDARD.decode(encoded.trim()).map_err(|_| malformed())?;
+    let decoded = String::from_utf8(decoded).map_err(|_| malformed())?;
+    let (user, password) = decoded.split_once(':').ok_or_else(malformed)?;
+    if user.is_empty() {
+        return Err("the Basic credentials name no user".into());
+    }
+    Ok((user.to_owned(), password.to_owned()))
+}
+
+fn text(status: StatusCode, message: String) -> Response<Full<Bytes>> {
+    let mut response = Response::new(Full::new(Bytes::from(message)));
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    response
+}
+
+fn too_large(max: usize) -> Response<Full<Bytes>> {
+    text(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        format!("the request body is over the server's limit of {max} bytes (max_message_size)"),
+    )
+}
+
+fn bad_body(reason: &str) -> Response<Full<Bytes>> {
+    text(
+        StatusCode::BAD_REQUEST,
+        format!("the request body is not one TBinaryProtocol message: {reason}"),
+    )
+}
