@@ -46,6 +46,9 @@ const ERROR_TAIL_LINES: usize = 20;
 /// Most bytes of the engine's log copied into the launch log per poll.
 const TAIL_CHUNK: u64 = 64 * 1024;
 
+/// Most bytes copied when the launch ends; the rest stays in the engine's log file.
+const FINAL_TAIL_CHUNK: u64 = 1024 * 1024;
+
 /// The internal secret engines accept the gateway with. Its `Debug` hides it.
 #[derive(Clone, PartialEq, Eq)]
 pub struct EngineSecret(String);
@@ -252,7 +255,7 @@ impl Launcher {
             log,
         )
         .await;
-        tail.copy_into(log, u64::MAX);
+        tail.copy_into(log, FINAL_TAIL_CHUNK);
         match outcome {
             Ok(Wait::Registered(mut registration)) => {
                 starting.disarm();

@@ -43,15 +43,19 @@ pub fn signal_engine(pid: u32, signal: Signal) -> Result<(), Errno> {
 /// `grace`. An engine that is not our child is only seen to exit once its parent reaps it,
 /// which init does promptly for engines that outlived the gateway that launched them.
 pub async fn stop_engine(pid: u32, grace: Duration) -> Stopped {
-    if signal_engine(pid, Signal::SIGTERM).is_err() || !is_alive(pid) {
+    // Delivered means it was running; whatever happens next, it was stopped by us.
+    if signal_engine(pid, Signal::SIGTERM).is_err() {
         return Stopped::NotRunning;
     }
     let deadline = tokio::time::Instant::now() + grace;
-    while tokio::time::Instant::now() < deadline {
-        tokio::time::sleep(EXIT_POLL).await;
+    loop {
         if !is_alive(pid) {
             return Stopped::Terminated;
         }
+        if tokio::time::Instant::now() >= deadline {
+            break;
+        }
+        tokio::time::sleep(EXIT_POLL).await;
     }
     let _ = signal_engine(pid, Signal::SIGKILL);
     Stopped::Killed
