@@ -34,6 +34,8 @@ const LOCK_RETRY_MAX: Duration = Duration::from_millis(200);
 
 /// Prefix of registration files still being written; listings skip them.
 const NEW_FILE_PREFIX: &str = ".new-";
+/// Age past which an unlocked draft is certainly abandoned.
+const DRAFT_MAX_AGE: Duration = Duration::from_secs(60);
 /// The counter of registration sequence numbers in each engine space.
 const SEQUENCE_FILE: &str = ".sequence";
 /// The POLLING counter's file in its directory.
@@ -190,8 +192,13 @@ fn list_live(dir: &Path, space: &str) -> io::Result<Vec<EngineRegistration>> {
         let name = entry.file_name();
         let Some(name) = name.to_str() else { continue };
         if name.starts_with(NEW_FILE_PREFIX) {
-            // A draft whose writer died before renaming it: removed like a dead registration.
-            probe(&entry.path())?;
+            // A draft whose writer died before renaming it is removed like a dead registration;
+            // a young one may be unlocked only because its writer is between create and lock.
+            // (It may have been renamed into place meanwhile: then it has no age, and is kept.)
+            let age = entry.metadata().and_then(|m| m.modified()).ok();
+            if age.and_then(|modified| modified.elapsed().ok()) > Some(DRAFT_MAX_AGE) {
+                probe(&entry.path())?;
+            }
             continue;
         }
         if name.starts_with('.') {
