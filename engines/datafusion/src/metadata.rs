@@ -1,0 +1,572 @@
+//! JDBC metadata results (GetCatalogs, GetSchemas, GetTables, GetTableTypes, GetColumns,
+//! GetTypeInfo, GetFunctions) as Arrow batches, with exactly the columns, names and types
+//! HiveServer2 returns, so that JDBC's `DatabaseMetaData` and BI tools read them as they
+//! read Hive's.
+//!
+//! Everything is read from the session's `SessionContext`, whose catalog list all sessions
+//! share. Listings use catalog, schema and table names and `TableProvider::schema()`, never
+//! a scan, so a lazily generated table stays ungenerated.
+//!
+//! Name arguments are JDBC search patterns: `%` matches any run of characters, `_` any one,
+//! `\` makes the next character literal; `None` or an empty pattern matches everything.
+//! Matching ignores case, as Hive's metastore does (DataFusion folds unquoted names to
+//! lower case, so a user typing `Orders` means `orders`). The catalog argument is a pattern
+//! too. Functions belong to the session, not to a schema, so GetFunctions ignores the
+//! catalog and schema arguments, as Hive does.
+
+use std::sync::Arc;
+
+use datafusion::arrow::array::{
+    new_null_array, ArrayRef, BooleanArray, Int16Array, Int32Array, RecordBatch, Scalar,
+    StringArray,
+};
+use datafusion::arrow::compute::kernels::comparison::ilike;
+use datafusion::arrow::datatypes::DataType;
+use datafusion::catalog::{SchemaProvider, TableProvider};
+use datafusion::datasource::TableType;
+use datafusion::error::Result;
+use datafusion::prelude::SessionContext;
+use kumiho_thrift::cli::TTypeId;
+
+use crate::types;
+
+#[cfg(test)]
+mod tests;
+
+/// GetCatalogs: `TABLE_CAT`, one row per DataFusion catalog.
+pub fn catalogs(ctx: &SessionContext) -> Result<RecordBatch> {
+    let mut names = ctx.catalog_names();
+    names.sort();
+    batch(vec![(
+        "TABLE_CAT",
+        strings(names.iter().map(|n| Some(n.as_str()))),
+    )])
+}
+
+/// GetSchemas: `TABLE_SCHEM`, `TABLE_CATALOG`, ordered by catalog then schema.
+pub fn schemas(
+    ctx: &SessionContext,
+    catalog: Option<&str>,
+    schema_pattern: Option<&str>,
+) -> Result<RecordBatch> {
+    let found = matching_schemas(ctx, catalog, schema_pattern)?;
+    batch(vec![
+        (
+            "TABLE_SCHEM",
+            strings(found.iter().map(|s| Some(s.schema.as_str()))),
+        ),
+        (
+            "TABLE_CATALOG",
+            strings(found.iter().map(|s| Some(s.catalog.as_str()))),
+        ),
+    ])
+}
+
+/// GetTables: the ten JDBC `getTables` columns, ordered by type, catalog, schema, name.
+/// `table_types` (`TABLE`, `VIEW`, `LOCAL TEMPORARY`; any case) narrows the listing;
+/// `None` or an empty list means every type.
+pub fn tables(
+    ctx: &SessionContext,
+    catalog: Option<&str>,
+    schema_pattern: Option<&str>,
+    table_pattern: Option<&str>,
+    table_types: Option<&[String]>,
+) -> Result<RecordBatch> {
+    let wanted = |kind: &str| match table_types {
+        None | Some([]) => true,
+        Some(types) => types.iter().any(|t| t.eq_ignore_ascii_case(kind)),
+    };
+    let mut found: Vec<(&'static str, FoundTable)> =
+        matching_tables(ctx, catalog, schema_pattern, table_pattern)?
+            .into_iter()
+            .map(|table| (jdbc_table_type(table.provider.table_type()), table))
+            .filter(|(kind, _)| wanted(kind))
+            .collect();
+    found.sort_by(|(a_kind, a), (b_kind, b)| (a_kind, a.key()).cmp(&(b_kind, b.key())));
+    let rows = found.len();
+    batch(vec![
+        (
+            "TABLE_CAT",
+            strings(found.iter().map(|(_, t)| Some(t.catalog.as_str()))),
+        ),
+        (
+            "TABLE_SCHEM",
+            strings(found.iter().map(|(_, t)| Some(t.schema.as_str()))),
+        ),
+        (
+            "TABLE_NAME",
+            strings(found.iter().map(|(_, t)| Some(t.name.as_str()))),
+        ),
+        (
+            "TABLE_TYPE",
+            strings(found.iter().map(|(kind, _)| Some(*kind))),
+        ),
+        ("REMARKS", null_strings(rows)),
+        ("TYPE_CAT", null_strings(rows)),
+        ("TYPE_SCHEM", null_strings(rows)),
+        ("TYPE_NAME", null_strings(rows)),
+        ("SELF_REFERENCING_COL_NAME", null_strings(rows)),
+        ("REF_GENERATION", null_strings(rows)),
+    ])
+}
+
+/// The table types JDBC clients see, sorted as `getTableTypes` orders them.
+const TABLE_TYPES: [&str; 3] = ["LOCAL TEMPORARY", "TABLE", "VIEW"];
+
+/// GetTableTypes: `TABLE_TYPE`.
+pub fn table_types() -> Result<RecordBatch> {
+    batch(vec![("TABLE_TYPE", strings(TABLE_TYPES.map(Some)))])
+}
+
+fn jdbc_table_type(kind: TableType) -> &'static str {
+    match kind {
+        TableType::Base => "TABLE",
+        TableType::View => "VIEW",
+        TableType::Temporary => "LOCAL TEMPORARY",
+    }
+}
+
+/// GetColumns: the 23 JDBC `getColumns` columns, ordered by catalog, schema, table and
+/// position, with `DATA_TYPE` as `java.sql.Types` codes and Hive's type names and sizes.
+pub fn columns(
+    ctx: &SessionContext,
+    catalog: Option<&str>,
+    schema_pattern: Option<&str>,
+    table_pattern: Option<&str>,
+    column_pattern: Option<&str>,
+) -> Result<RecordBatch> {
+    let column_pattern = NamePattern::new(column_pattern);
+    let mut found = Vec::new();
+    for table in matching_tables(ctx, catalog, schema_pattern, table_pattern)? {
+        let schema = table.provider.schema();
+        let names = schema.fields().iter().map(|f| f.name().clone()).collect();
+        let wanted = column_pattern.matches(names)?;
+        for ((field, position), wanted) in schema.fields().iter().zip(1..).zip(wanted) {
+            if wanted {
+                found.push((table.clone(), Arc::clone(field), position));
+            }
+        }
+    }
+    found.sort_by(|(a, _, a_pos), (b, _, b_pos)| (a.key(), a_pos).cmp(&(b.key(), b_pos)));
+
+    let rows = found.len();
+    let data_types: Vec<&DataType> = found.iter().map(|(_, f, _)| f.data_type()).collect();
+    let type_names: Vec<String> = data_types.iter().map(|dt| types::type_name(dt)).collect();
+    let text = |value: fn(&(FoundTable, Arc<_>, i32)) -> &str| {
+        strings(found.iter().map(|row| Some(value(row))))
+    };
+    batch(vec![
+        ("TABLE_CAT", text(|(t, _, _)| &t.catalog)),
+        ("TABLE_SCHEM", text(|(t, _, _)| &t.schema)),
+        ("TABLE_NAME", text(|(t, _, _)| &t.name)),
+        ("COLUMN_NAME", text(|(_, f, _)| f.name())),
+        (
+            "DATA_TYPE",
+            ints(
+                data_types
+                    .iter()
+                    .map(|dt| Some(types::jdbc_type(types::type_id(dt)))),
+            ),
+        ),
+        (
+            "TYPE_NAME",
+            strings(type_names.iter().map(|n| Some(n.as_str()))),
+        ),
+        (
+            "COLUMN_SIZE",
+            ints(data_types.iter().map(|dt| types::column_size(dt))),
+        ),
+        ("BUFFER_LENGTH", new_null_array(&DataType::Int8, rows)),
+        (
+            "DECIMAL_DIGITS",
+            ints(data_types.iter().map(|dt| types::decimal_digits(dt))),
+        ),
+        (
+            "NUM_PREC_RADIX",
+            ints(
+                data_types
+                    .iter()
+                    .map(|dt| types::num_prec_radix(types::type_id(dt))),
+            ),
+        ),
+        (
+            "NULLABLE",
+            ints(found.iter().map(|(_, f, _)| {
+                Some(if f.is_nullable() {
+                    COLUMN_NULLABLE
+                } else {
+                    COLUMN_NO_NULLS
+                })
+            })),
+        ),
+        (
+            "REMARKS",
+            strings(
+                found
+                    .iter()
+                    .map(|(_, f, _)| f.metadata().get("comment").map(String::as_str)),
+            ),
+        ),
+        ("COLUMN_DEF", null_strings(rows)),
+        ("SQL_DATA_TYPE", new_null_array(&DataType::Int32, rows)),
+        ("SQL_DATETIME_SUB", new_null_array(&DataType::Int32, rows)),
+        ("CHAR_OCTET_LENGTH", new_null_array(&DataType::Int32, rows)),
+        (
+            "ORDINAL_POSITION",
+            ints(found.iter().map(|(_, _, position)| Some(*position))),
+        ),
+        (
+            "IS_NULLABLE",
+            strings(
+                found
+                    .iter()
+                    .map(|(_, f, _)| Some(if f.is_nullable() { "YES" } else { "NO" })),
+            ),
+        ),
+        ("SCOPE_CATALOG", null_strings(rows)),
+        ("SCOPE_SCHEMA", null_strings(rows)),
+        ("SCOPE_TABLE", null_strings(rows)),
+        ("SOURCE_DATA_TYPE", new_null_array(&DataType::Int16, rows)),
+        (
+            "IS_AUTO_INCREMENT",
+            strings(std::iter::repeat_n(Some("NO"), rows)),
+        ),
+    ])
+}
+
+/// `DatabaseMetaData.columnNoNulls` / `columnNullable`.
+const COLUMN_NO_NULLS: i32 = 0;
+const COLUMN_NULLABLE: i32 = 1;
+
+/// The Hive types this engine presents, in Hive's `Type` order.
+const TYPE_INFO_TYPES: [TTypeId; 19] = [
+    TTypeId::NULL_TYPE,
+    TTypeId::BOOLEAN_TYPE,
+    TTypeId::TINYINT_TYPE,
+    TTypeId::SMALLINT_TYPE,
+    TTypeId::INT_TYPE,
+    TTypeId::BIGINT_TYPE,
+    TTypeId::FLOAT_TYPE,
+    TTypeId::DOUBLE_TYPE,
+    TTypeId::STRING_TYPE,
+    TTypeId::DATE_TYPE,
+    TTypeId::TIMESTAMP_TYPE,
+    TTypeId::INTERVAL_YEAR_MONTH_TYPE,
+    TTypeId::INTERVAL_DAY_TIME_TYPE,
+    TTypeId::BINARY_TYPE,
+    TTypeId::DECIMAL_TYPE,
+    TTypeId::ARRAY_TYPE,
+    TTypeId::MAP_TYPE,
+    TTypeId::STRUCT_TYPE,
+    TTypeId::UNION_TYPE,
+];
+
+/// `DatabaseMetaData.typeNullable`, `typeSearchable`, `typePredNone`.
+const TYPE_NULLABLE: i16 = 1;
+const TYPE_SEARCHABLE: i16 = 3;
+const TYPE_PRED_NONE: i16 = 0;
+
+/// GetTypeInfo: the 18 JDBC `getTypeInfo` columns, one row per type this engine
+/// presents, with the values Hive's `Type` gives them.
+pub fn type_info() -> Result<RecordBatch> {
+    let ids = TYPE_INFO_TYPES;
+    let rows = ids.len();
+    let is_complex = |id: &TTypeId| {
+        matches!(
+            *id,
+            TTypeId::ARRAY_TYPE | TTypeId::MAP_TYPE | TTypeId::STRUCT_TYPE | TTypeId::UNION_TYPE
+        )
+    };
+    batch(vec![
+        (
+            "TYPE_NAME",
+            strings(ids.iter().map(|id| Some(types::primitive_name(*id)))),
+        ),
+        (
+            "DATA_TYPE",
+            ints(ids.iter().map(|id| Some(types::jdbc_type(*id)))),
+        ),
+        (
+            "PRECISION",
+            ints(ids.iter().map(|id| types::max_precision(*id))),
+        ),
+        ("LITERAL_PREFIX", null_strings(rows)),
+        ("LITERAL_SUFFIX", null_strings(rows)),
+        ("CREATE_PARAMS", null_strings(rows)),
+        (
+            "NULLABLE",
+            shorts(std::iter::repeat_n(Some(TYPE_NULLABLE), rows)),
+        ),
+        (
+            "CASE_SENSITIVE",
+            booleans(ids.iter().map(|id| Some(*id == TTypeId::STRING_TYPE))),
+        ),
+        (
+            "SEARCHABLE",
+            shorts(ids.iter().map(|id| {
+                Some(if is_complex(id) {
+                    TYPE_PRED_NONE
+                } else {
+                    TYPE_SEARCHABLE
+                })
+            })),
+        ),
+        (
+            "UNSIGNED_ATTRIBUTE",
+            booleans(ids.iter().map(|id| Some(!types::is_numeric(*id)))),
+        ),
+        (
+            "FIXED_PREC_SCALE",
+            booleans(std::iter::repeat_n(Some(false), rows)),
+        ),
+        (
+            "AUTO_INCREMENT",
+            booleans(std::iter::repeat_n(Some(false), rows)),
+        ),
+        ("LOCAL_TYPE_NAME", null_strings(rows)),
+        ("MINIMUM_SCALE", shorts(std::iter::repeat_n(Some(0), rows))),
+        ("MAXIMUM_SCALE", shorts(std::iter::repeat_n(Some(0), rows))),
+        ("SQL_DATA_TYPE", new_null_array(&DataType::Int32, rows)),
+        ("SQL_DATETIME_SUB", new_null_array(&DataType::Int32, rows)),
+        (
+            "NUM_PREC_RADIX",
+            ints(ids.iter().map(|id| types::num_prec_radix(*id))),
+        ),
+    ])
+}
+
+/// `DatabaseMetaData.functionNoTable` / `functionReturnsTable`.
+const FUNCTION_NO_TABLE: i32 = 1;
+const FUNCTION_RETURNS_TABLE: i32 = 2;
+
+/// GetFunctions: `FUNCTION_CAT`, `FUNCTION_SCHEM`, `FUNCTION_NAME`, `REMARKS`,
+/// `FUNCTION_TYPE`, `SPECIFIC_NAME`, one row per name (aliases included) of the session's
+/// scalar, aggregate, window and table functions, ordered by name. `REMARKS` is the
+/// function's documented description; `SPECIFIC_NAME` its canonical name.
+pub fn functions(
+    ctx: &SessionContext,
+    _catalog: Option<&str>,
+    _schema_pattern: Option<&str>,
+    function_pattern: &str,
+) -> Result<RecordBatch> {
+    struct Function {
+        name: String,
+        remarks: Option<String>,
+        kind: i32,
+        specific_name: String,
+    }
+    let mut all = Vec::new();
+    {
+        // The session state's lock is held only while names are copied out.
+        let state = ctx.state_ref();
+        let state = state.read();
+        let described = |name: &String,
+                         doc: Option<&datafusion::logical_expr::Documentation>,
+                         canonical: &str,
+                         kind| Function {
+            name: name.clone(),
+            remarks: doc.map(|d| d.description.clone()),
+            kind,
+            specific_name: canonical.to_owned(),
+        };
+        for (name, f) in state.scalar_functions() {
+            all.push(described(
+                name,
+                f.documentation(),
+                f.name(),
+                FUNCTION_NO_TABLE,
+            ));
+        }
+        for (name, f) in state.aggregate_functions() {
+            all.push(described(
+                name,
+                f.documentation(),
+                f.name(),
+                FUNCTION_NO_TABLE,
+            ));
+        }
+        for (name, f) in state.window_functions() {
+            all.push(described(
+                name,
+                f.documentation(),
+                f.name(),
+                FUNCTION_NO_TABLE,
+            ));
+        }
+        for (name, f) in state.table_functions() {
+            all.push(described(name, None, f.name(), FUNCTION_RETURNS_TABLE));
+        }
+    }
+    let wanted = NamePattern::new(Some(function_pattern))
+        .matches(all.iter().map(|f| f.name.clone()).collect())?;
+    let mut found: Vec<Function> = all
+        .into_iter()
+        .zip(wanted)
+        .filter_map(|(f, wanted)| wanted.then_some(f))
+        .collect();
+    found.sort_by(|a, b| (&a.name, &a.specific_name).cmp(&(&b.name, &b.specific_name)));
+    let rows = found.len();
+    batch(vec![
+        ("FUNCTION_CAT", null_strings(rows)),
+        ("FUNCTION_SCHEM", null_strings(rows)),
+        (
+            "FUNCTION_NAME",
+            strings(found.iter().map(|f| Some(f.name.as_str()))),
+        ),
+        (
+            "REMARKS",
+            strings(found.iter().map(|f| f.remarks.as_deref())),
+        ),
+        ("FUNCTION_TYPE", ints(found.iter().map(|f| Some(f.kind)))),
+        (
+            "SPECIFIC_NAME",
+            strings(found.iter().map(|f| Some(f.specific_name.as_str()))),
+        ),
+    ])
+}
+
+/// A JDBC search pattern, matched without regard to case by Arrow's ILIKE kernel (which
+/// implements `%`, `_` and `\` exactly as JDBC defines them).
+struct NamePattern<'a> {
+    /// `None` when the pattern matches every name.
+    pattern: Option<&'a str>,
+}
+
+impl<'a> NamePattern<'a> {
+    fn new(pattern: Option<&'a str>) -> Self {
+        Self {
+            pattern: pattern.filter(|p| !p.is_empty() && *p != "%"),
+        }
+    }
+
+    /// Whether each name matches, in order.
+    fn matches(&self, names: Vec<String>) -> Result<Vec<bool>> {
+        let Some(pattern) = self.pattern else {
+            return Ok(vec![true; names.len()]);
+        };
+        let names = StringArray::from(names);
+        let pattern = Scalar::new(StringArray::from(vec![pattern]));
+        let mask = ilike(&names, &pattern)?;
+        Ok(mask.iter().map(|m| m.unwrap_or(false)).collect())
+    }
+
+    /// The names that match, in order.
+    fn filter(&self, names: Vec<String>) -> Result<Vec<String>> {
+        let wanted = self.matches(names.clone())?;
+        Ok(names
+            .into_iter()
+            .zip(wanted)
+            .filter_map(|(name, wanted)| wanted.then_some(name))
+            .collect())
+    }
+}
+
+/// A schema found by name.
+struct FoundSchema {
+    catalog: String,
+    schema: String,
+    provider: Arc<dyn SchemaProvider>,
+}
+
+/// The schemas whose catalog and schema names match, ordered by catalog then schema.
+fn matching_schemas(
+    ctx: &SessionContext,
+    catalog: Option<&str>,
+    schema_pattern: Option<&str>,
+) -> Result<Vec<FoundSchema>> {
+    let schema_pattern = NamePattern::new(schema_pattern);
+    let mut catalogs = NamePattern::new(catalog).filter(ctx.catalog_names())?;
+    catalogs.sort();
+    let mut found = Vec::new();
+    for catalog_name in catalogs {
+        let Some(catalog) = ctx.catalog(&catalog_name) else {
+            continue; // dropped since the names were read
+        };
+        let mut schemas = schema_pattern.filter(catalog.schema_names())?;
+        schemas.sort();
+        for schema in schemas {
+            if let Some(provider) = catalog.schema(&schema) {
+                found.push(FoundSchema {
+                    catalog: catalog_name.clone(),
+                    schema,
+                    provider,
+                });
+            }
+        }
+    }
+    Ok(found)
+}
+
+/// A table found by name.
+#[derive(Clone)]
+struct FoundTable {
+    catalog: String,
+    schema: String,
+    name: String,
+    provider: Arc<dyn TableProvider>,
+}
+
+impl FoundTable {
+    fn key(&self) -> (&str, &str, &str) {
+        (&self.catalog, &self.schema, &self.name)
+    }
+}
+
+/// The tables whose catalog, schema and table names match, ordered by those names.
+///
+/// `SchemaProvider::table` is async in DataFusion, because a provider may look a table up
+/// remotely. The providers of this engine (memory, listing, the lazily generated TPC-H
+/// tables) answer without waiting on I/O, so the lookup is driven to completion here,
+/// which keeps these functions usable from the synchronous metadata operations.
+fn matching_tables(
+    ctx: &SessionContext,
+    catalog: Option<&str>,
+    schema_pattern: Option<&str>,
+    table_pattern: Option<&str>,
+) -> Result<Vec<FoundTable>> {
+    let table_pattern = NamePattern::new(table_pattern);
+    let mut found = Vec::new();
+    for schema in matching_schemas(ctx, catalog, schema_pattern)? {
+        let mut names = table_pattern.filter(schema.provider.table_names())?;
+        names.sort();
+        for name in names {
+            let provider = futures::executor::block_on(schema.provider.table(&name))?;
+            if let Some(provider) = provider {
+                found.push(FoundTable {
+                    catalog: schema.catalog.clone(),
+                    schema: schema.schema.clone(),
+                    name,
+                    provider,
+                });
+            }
+        }
+    }
+    Ok(found)
+}
+
+/// A batch of nullable columns, as Hive's metadata result sets declare them.
+fn batch(columns: Vec<(&str, ArrayRef)>) -> Result<RecordBatch> {
+    Ok(RecordBatch::try_from_iter_with_nullable(
+        columns.into_iter().map(|(name, array)| (name, array, true)),
+    )?)
+}
+
+fn strings<'a>(values: impl IntoIterator<Item = Option<&'a str>>) -> ArrayRef {
+    Arc::new(values.into_iter().collect::<StringArray>())
+}
+
+fn null_strings(rows: usize) -> ArrayRef {
+    new_null_array(&DataType::Utf8, rows)
+}
+
+fn ints(values: impl IntoIterator<Item = Option<i32>>) -> ArrayRef {
+    Arc::new(values.into_iter().collect::<Int32Array>())
+}
+
+fn shorts(values: impl IntoIterator<Item = Option<i16>>) -> ArrayRef {
+    Arc::new(values.into_iter().collect::<Int16Array>())
+}
+
+fn booleans(values: impl IntoIterator<Item = Option<bool>>) -> ArrayRef {
+    Arc::new(values.into_iter().collect::<BooleanArray>())
+}
