@@ -1,0 +1,529 @@
+//! Cluster configs: one YAML file per cluster, parsed, validated, and served from an atomic swap.
+//!
+//! The file stem is the cluster's name (`cluster-configs/prod-a.yaml` is `prod-a`). A cluster
+//! names its registry, its default engine type and share level, engine settings, the
+//! environment of engine processes, who may impersonate and who may connect. A file that
+//! fails to parse is reported with its name and line and its last good version stays in
+//! force; [`watcher`] re-reads the directory when it changes.
+
+pub mod watcher;
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use arc_swap::ArcSwap;
+use kumiho_engine_launcher::{EngineType, ShareLevel};
+use serde::{Deserialize, Deserializer};
+
+use crate::duration;
+
+/// One cluster file.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(default, rename_all = "kebab-case", deny_unknown_fields)]
+pub struct ClusterConfig {
+    /// Where this cluster's engines register and are found.
+    #[serde(with = "serde_yaml_ng::with::singleton_map")]
+    pub registry: RegistryConfig,
+    /// Defaults and settings for the engines of this cluster.
+    pub engine: EngineSettings,
+    /// Environment variables set in every engine process of this cluster.
+    pub env: BTreeMap<String, String>,
+    /// Users who may run sessions as another user (`hive.server2.proxy.user`).
+    pub super_users: Vec<String>,
+    /// Users who may open sessions here; `*` admits everyone. Empty admits everyone too.
+    pub allowed_users: Vec<String>,
+    /// Caps on what this cluster runs.
+    pub limits: Limits,
+    /// Password engines require of the gateway. When absent, the gateway keeps a random one
+    /// in its work directory, which every gateway sharing that directory reads.
+    pub internal_secret: Option<Secret>,
+}
+
+/// The registry of a cluster: `embedded: {}` (files under the work directory, the default)
+/// or `zookeeper: {...}`.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RegistryConfig {
+    Embedded(EmbeddedRegistryConfig),
+    Zookeeper(ZookeeperConfig),
+}
+
+impl Default for RegistryConfig {
+    fn default() -> Self {
+        RegistryConfig::Embedded(EmbeddedRegistryConfig::default())
+    }
+}
+
+impl RegistryConfig {
+    /// The namespace that prefixes every registry path of the cluster.
+    pub fn namespace(&self) -> &str {
+        match self {
+            RegistryConfig::Embedded(embedded) => &embedded.namespace,
+            RegistryConfig::Zookeeper(zk) => &zk.namespace,
+        }
+    }
+}
+
+/// The embedded registry: the ZooKeeper tree kept as files on this host.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(default, rename_all = "kebab-case", deny_unknown_fields)]
+pub struct EmbeddedRegistryConfig {
+    /// Root directory of the tree; by default `WORK_DIR/registry` (shared by the clusters,
+    /// which stay apart through their namespaces).
+    pub root: Option<PathBuf>,
+    /// First segment of every path (`/{namespace}_{version}_{SHARE}_{TYPE}/...`).
+    pub namespace: String,
+}
+
+impl Default for EmbeddedRegistryConfig {
+    fn default() -> Self {
+        Self {
+            root: None,
+            namespace: "kumiho".to_owned(),
+        }
+    }
+}
+
+/// A ZooKeeper ensemble (used from the ZooKeeper issue on; parsed and validated now).
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(default, rename_all = "kebab-case", deny_unknown_fields)]
+pub struct ZookeeperConfig {
+    /// `host:port` list separated by commas.
+    pub addresses: String,
+    pub namespace: String,
+    #[serde(with = "duration::serde_text")]
+    pub session_timeout: Duration,
+}
+
+impl Default for ZookeeperConfig {
+    fn default() -> Self {
+        Self {
+            addresses: String::new(),
+            namespace: "kumiho".to_owned(),
+            session_timeout: Duration::from_secs(60),
+        }
+    }
+}
+
+/// Engine defaults of a cluster; sessions may override type, share level and timeouts.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(default, rename_all = "kebab-case", deny_unknown_fields)]
+pub struct EngineSettings {
+    /// `DATAFUSION` or `SPARK_SQL`.
+    #[serde(rename = "type", deserialize_with = "by_name")]
+    pub engine_type: EngineType,
+    /// `CONNECTION`, `USER`, `GROUP` or `SERVER`.
+    #[serde(deserialize_with = "by_name")]
+    pub share_level: ShareLevel,
+    /// An engine with no session for this long stops itself.
+    #[serde(with = "duration::serde_text")]
+    pub idle_timeout: Duration,
+    /// A launch not registered within this long is killed and reported.
+    #[serde(with = "duration::serde_text")]
+    pub initialize_timeout: Duration,
+    /// Address engines listen on; the gateway connects there.
+    pub bind_host: String,
+    /// Settings of `kumiho-engine` (DataFusion).
+    pub datafusion: DataFusionSettings,
+    /// Settings of the Spark Thrift Server engine.
+    pub spark: SparkSettings,
+}
+
+impl Default for EngineSettings {
+    fn default() -> Self {
+        Self {
+            engine_type: EngineType::DataFusion,
+            share_level: ShareLevel::User,
+            idle_timeout: Duration::from_secs(30 * 60),
+            initialize_timeout: Duration::from_secs(3 * 60),
+            bind_host: "127.0.0.1".to_owned(),
+            datafusion: DataFusionSettings::default(),
+            spark: SparkSettings::default(),
+        }
+    }
+}
+
+/// Settings of the DataFusion engine (`kumiho-engine`).
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(default, rename_all = "kebab-case", deny_unknown_fields)]
+pub struct DataFusionSettings {
+    /// An engine config file passed as is (`--config`); excludes `tables`.
+    pub config_file: Option<PathBuf>,
+    /// Tables every engine of the cluster registers at start, by name, e.g.
+    /// `trips: {format: parquet, location: /data/trips/}`; the engine owns their meaning.
+    pub tables: BTreeMap<String, serde_yaml_ng::Value>,
+    /// The engine's `--log-level`.
+    pub log_level: Option<String>,
+}
+
+impl DataFusionSettings {
+    /// The launcher's form of these settings.
+    pub fn to_launch_settings(&self) -> kumiho_engine_launcher::DataFusionSettings {
+        kumiho_engine_launcher::DataFusionSettings {
+            config_file: self.config_file.clone(),
+            tables: self.tables.clone(),
+            log_level: self.log_level.clone(),
+        }
+    }
+}
+
+/// Settings of the Spark SQL engine (Spark Thrift Server through `spark-submit`).
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(default, rename_all = "kebab-case", deny_unknown_fields)]
+pub struct SparkSettings {
+    /// `SPARK_HOME`; by default the one in the environment.
+    pub home: Option<PathBuf>,
+    /// `--master`, e.g. `local[*]`, `yarn`, `k8s://...`.
+    pub master: Option<String>,
+    /// `--conf` pairs.
+    pub conf: BTreeMap<String, String>,
+}
+
+/// Caps on one cluster.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(default, rename_all = "kebab-case", deny_unknown_fields)]
+pub struct Limits {
+    /// Most engines the cluster runs at once; further launches are refused. None: no cap.
+    pub max_engines: Option<u32>,
+    /// Most sessions one user may have open on this gateway. None: no cap.
+    pub max_sessions_per_user: Option<u32>,
+}
+
+/// A secret that never prints.
+#[derive(Clone, PartialEq, Eq, Deserialize)]
+#[serde(transparent)]
+pub struct Secret(pub String);
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Secret(***)")
+    }
+}
+
+/// Reads a name such as `USER` or `spark_sql` through the type's `FromStr`, whose error lists
+/// the valid names; the YAML parser adds the line.
+fn by_name<'de, D, T>(deserializer: D) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: std::str::FromStr,
+    T::Err: fmt::Display,
+{
+    String::deserialize(deserializer)?
+        .parse()
+        .map_err(serde::de::Error::custom)
+}
+
+impl ClusterConfig {
+    /// Parses one cluster file's text; errors carry the line and column.
+    pub fn from_yaml(text: &str) -> Result<Self, String> {
+        if text.trim().is_empty() {
+            return Ok(Self::default());
+        }
+        let config: Self =
+            serde_yaml_ng::from_str(text).map_err(|e| with_line(text, e.to_string()))?;
+        config.validate()?;
+        Ok(config)
+    }
+
+    /// Checks what parses but cannot work.
+    pub fn validate(&self) -> Result<(), String> {
+        if let RegistryConfig::Zookeeper(zk) = &self.registry {
+            if zk.addresses.trim().is_empty() {
+                return Err(
+                    "registry.zookeeper.addresses is empty; write e.g. `zk1:2181,zk2:2181`"
+                        .to_owned(),
+                );
+            }
+        }
+        if !valid_namespace(self.registry.namespace()) {
+            return Err(format!(
+                "registry namespace `{}` must be letters, digits, `-` or `_`",
+                self.registry.namespace()
+            ));
+        }
+        if self.engine.initialize_timeout.is_zero() {
+            return Err("engine.initialize-timeout must be longer than zero, e.g. `3m`".to_owned());
+        }
+        if self.engine.idle_timeout.is_zero() {
+            return Err("engine.idle-timeout must be longer than zero, e.g. `30m`".to_owned());
+        }
+        if self.engine.bind_host.trim().is_empty() {
+            return Err("engine.bind-host is empty; the default is 127.0.0.1".to_owned());
+        }
+        if self.engine.datafusion.config_file.is_some() && !self.engine.datafusion.tables.is_empty()
+        {
+            return Err("engine.datafusion sets both config-file and tables; declare the tables in the config file".to_owned());
+        }
+        Ok(())
+    }
+
+    /// Whether `user` may open sessions on this cluster.
+    pub fn admits(&self, user: &str) -> bool {
+        self.allowed_users.is_empty()
+            || self
+                .allowed_users
+                .iter()
+                .any(|allowed| allowed == "*" || allowed == user)
+    }
+
+    /// Whether `user` may impersonate others.
+    pub fn is_super_user(&self, user: &str) -> bool {
+        self.super_users.iter().any(|su| su == user)
+    }
+}
+
+/// Adds the line of an unknown key when the parser could not say where it was (it loses
+/// track of positions for some errors of the top-level map).
+fn with_line(text: &str, message: String) -> String {
+    if message.contains(" line ") {
+        return message;
+    }
+    let key = message
+        .strip_prefix("unknown field `")
+        .and_then(|rest| rest.split_once('`'))
+        .map(|(key, _)| key);
+    let line = key.and_then(|key| {
+        text.lines().position(|line| {
+            line.trim_start()
+                .strip_prefix(key)
+                .is_some_and(|rest| rest.trim_start().starts_with(':'))
+        })
+    });
+    match line {
+        Some(index) => format!("{message} at line {}", index + 1),
+        None => message,
+    }
+}
+
+fn valid_namespace(namespace: &str) -> bool {
+    !namespace.is_empty()
+        && namespace
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+}
+
+/// A loaded cluster: its name and settings.
+#[derive(Debug, PartialEq)]
+pub struct Cluster {
+    pub name: String,
+    /// The file it came from (as listed in the directory; may be a symlink).
+    pub source: PathBuf,
+    pub config: ClusterConfig,
+}
+
+/// A cluster file that could not be loaded.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LoadError {
+    pub file: PathBuf,
+    /// Includes the line and column when the YAML parser knows them.
+    pub message: String,
+    /// Whether an older good version of this cluster stays in force.
+    pub kept_previous: bool,
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "cluster config {}: {}",
+            self.file.display(),
+            self.message
+        )?;
+        if self.kept_previous {
+            write!(f, " (its last good version stays in force)")?;
+        }
+        Ok(())
+    }
+}
+
+/// `get` found no cluster by that name.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("cluster `{name}` is unknown; known clusters: {}; pick one with kyuubi.session.cluster", known.join(", "))]
+pub struct UnknownCluster {
+    pub name: String,
+    pub known: Vec<String>,
+}
+
+/// What one reload changed, for logging and tests.
+#[derive(Debug, Default, PartialEq)]
+pub struct ReloadReport {
+    pub added: Vec<String>,
+    pub changed: Vec<String>,
+    pub removed: Vec<String>,
+    /// Files that failed this time (reported once per distinct content).
+    pub errors: Vec<LoadError>,
+}
+
+impl ReloadReport {
+    pub fn is_empty(&self) -> bool {
+        self.added.is_empty()
+            && self.changed.is_empty()
+            && self.removed.is_empty()
+            && self.errors.is_empty()
+    }
+}
+
+/// The clusters in force, read by every session and swapped whole on reload.
+pub struct ClusterRegistry {
+    dir: PathBuf,
+    clusters: ArcSwap<BTreeMap<String, Arc<Cluster>>>,
+    /// Text of each file as last read, so that a rescan that finds nothing new is silent;
+    /// only the reloader touches it (std Mutex, never held across an await).
+    seen: std::sync::Mutex<BTreeMap<String, String>>,
+    /// Counts reloads that changed something, for whoever waits for a change.
+    generation: tokio::sync::watch::Sender<u64>,
+}
+
+impl ClusterRegistry {
+    /// Loads the directory once; a missing or unreadable directory is an error, broken files
+    /// are reported in the returned report and skipped.
+    pub fn load(dir: &Path) -> Result<(Self, ReloadReport), String> {
+        let registry = Self {
+            dir: dir.to_path_buf(),
+            clusters: ArcSwap::from_pointee(BTreeMap::new()),
+            seen: std::sync::Mutex::new(BTreeMap::new()),
+            generation: tokio::sync::watch::Sender::new(0),
+        };
+        let report = registry.reload()?;
+        Ok((registry, report))
+    }
+
+    /// The watched directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The cluster named `name`, or an error listing the known ones.
+    pub fn get(&self, name: &str) -> Result<Arc<Cluster>, UnknownCluster> {
+        let clusters = self.clusters.load();
+        clusters.get(name).cloned().ok_or_else(|| UnknownCluster {
+            name: name.to_owned(),
+            known: clusters.keys().cloned().collect(),
+        })
+    }
+
+    /// Notified after each reload that added, changed, removed or failed to load a file.
+    pub fn subscribe(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.generation.subscribe()
+    }
+
+    /// Names of the clusters in force.
+    pub fn names(&self) -> Vec<String> {
+        self.clusters.load().keys().cloned().collect()
+    }
+
+    /// Re-reads the directory: new and changed files replace their clusters, deleted files
+    /// remove them, broken files keep their last good version.
+    pub fn reload(&self) -> Result<ReloadReport, String> {
+        let files = list_cluster_files(&self.dir)?;
+        let current = self.clusters.load_full();
+        let mut seen = self
+            .seen
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut next = BTreeMap::new();
+        let mut report = ReloadReport::default();
+        let mut next_seen = BTreeMap::new();
+        for (name, path) in files {
+            let text = match std::fs::read_to_string(&path) {
+                Ok(text) => text,
+                Err(e) => {
+                    // A file vanishing between listing and reading is a swap in progress;
+                    // the next event or rescan sees the final state.
+                    if let Some(previous) = current.get(&name) {
+                        next.insert(name.clone(), previous.clone());
+                    }
+                    if let Some(previous_text) = seen.get(&name) {
+                        next_seen.insert(name, previous_text.clone());
+                    }
+                    tracing::debug!(file = %path.display(), error = %e, "cluster config unreadable for now");
+                    continue;
+                }
+            };
+            let unchanged = seen.get(&name) == Some(&text);
+            next_seen.insert(name.clone(), text.clone());
+            if unchanged {
+                if let Some(previous) = current.get(&name) {
+                    next.insert(name, previous.clone());
+                }
+                continue;
+            }
+            match ClusterConfig::from_yaml(&text) {
+                Ok(config) => {
+                    let cluster = Arc::new(Cluster {
+                        name: name.clone(),
+                        source: path,
+                        config,
+                    });
+                    match current.get(&name) {
+                        Some(previous) if previous.config == cluster.config => {}
+                        Some(_) => report.changed.push(name.clone()),
+                        None => report.added.push(name.clone()),
+                    }
+                    next.insert(name, cluster);
+                }
+                Err(message) => {
+                    let previous = current.get(&name).cloned();
+                    report.errors.push(LoadError {
+                        file: path,
+                        message,
+                        kept_previous: previous.is_some(),
+                    });
+                    if let Some(previous) = previous {
+                        next.insert(name, previous);
+                    }
+                }
+            }
+        }
+        report.removed = current
+            .keys()
+            .filter(|name| !next_seen.contains_key(*name))
+            .cloned()
+            .collect();
+        *seen = next_seen;
+        self.clusters.store(Arc::new(next));
+        drop(seen);
+        if !report.is_empty() {
+            self.generation.send_modify(|generation| *generation += 1);
+        }
+        Ok(report)
+    }
+}
+
+/// The `*.yaml` / `*.yml` files of the directory by cluster name. Hidden entries are skipped:
+/// Kubernetes keeps the real files under `..data` and `..TIMESTAMP` and links them in.
+fn list_cluster_files(dir: &Path) -> Result<BTreeMap<String, PathBuf>, String> {
+    let entries = std::fs::read_dir(dir).map_err(|e| {
+        format!(
+            "cannot read the cluster-configs directory {}: {e}; create it or pass --cluster-configs",
+            dir.display()
+        )
+    })?;
+    let mut files = BTreeMap::new();
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let Some(file_name) = path.file_name().and_then(|n| n.to_str()) else {
+            continue;
+        };
+        if file_name.starts_with('.') {
+            continue;
+        }
+        let Some((stem, ext)) = file_name.rsplit_once('.') else {
+            continue;
+        };
+        if ext != "yaml" && ext != "yml" || stem.is_empty() {
+            continue;
+        }
+        if path.is_dir() {
+            continue;
+        }
+        files.insert(stem.to_owned(), path);
+    }
+    Ok(files)
+}
+
+#[cfg(test)]
+mod tests;

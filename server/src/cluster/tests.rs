@@ -1,0 +1,168 @@
+use super::*;
+
+fn write(dir: &Path, name: &str, text: &str) {
+    std::fs::write(dir.join(name), text).unwrap();
+}
+
+#[test]
+fn design_example_parses() {
+    let text = r#"
+registry:
+  zookeeper:
+    addresses: zk1:2181,zk2:2181
+    namespace: kumiho
+    session-timeout: 60s
+engine:
+  type: DATAFUSION
+  share-level: USER
+  idle-timeout: 30m
+  initialize-timeout: 3m
+  bind-host: 127.0.0.1
+  datafusion:
+    tables:
+      trips: {format: parquet, location: /data/trips/}
+  spark:
+    home: /opt/spark
+    master: yarn
+    conf: {spark.executor.memory: 4g, spark.dynamicAllocation.enabled: "true"}
+env:
+  HADOOP_CONF_DIR: /etc/hadoop/conf-prod-a
+super-users: [etl_admin]
+allowed-users: ["*"]
+limits:
+  max-engines: 50
+"#;
+    let config = ClusterConfig::from_yaml(text).unwrap();
+    assert_eq!(config.registry.namespace(), "kumiho");
+    assert_eq!(config.engine.idle_timeout, Duration::from_secs(1800));
+    assert!(config.engine.datafusion.tables.contains_key("trips"));
+    assert_eq!(config.limits.max_engines, Some(50));
+    assert!(config.is_super_user("etl_admin"));
+    assert!(config.admits("anyone"));
+}
+
+#[test]
+fn shipped_configs_parse() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cluster-configs");
+    let default = std::fs::read_to_string(dir.join("default.yaml")).unwrap();
+    let config = ClusterConfig::from_yaml(&default).unwrap();
+    assert_eq!(config.engine.engine_type, EngineType::DataFusion);
+    assert_eq!(config.engine.share_level, ShareLevel::User);
+    assert!(matches!(config.registry, RegistryConfig::Embedded(_)));
+    let example = std::fs::read_to_string(dir.join("example.yaml.sample")).unwrap();
+    ClusterConfig::from_yaml(&example).unwrap();
+}
+
+#[test]
+fn errors_name_the_line_and_the_choices() {
+    let err = ClusterConfig::from_yaml("engine:\n  share-level: TEAM\n").unwrap_err();
+    assert!(err.contains("line 2"), "{err}");
+    assert!(err.contains("CONNECTION, USER, GROUP, SERVER"), "{err}");
+
+    // Values checked while parsing are reported at the start of their section.
+    let err = ClusterConfig::from_yaml("engine:\n  type: datafusion\n  idle-timeout: soon\n")
+        .unwrap_err();
+    assert!(err.contains("line 2") && err.contains("`soon`"), "{err}");
+
+    let err = ClusterConfig::from_yaml("engin:\n  type: DATAFUSION\n").unwrap_err();
+    assert!(err.contains("line 1") && err.contains("engin"), "{err}");
+}
+
+#[test]
+fn iso_durations_and_lower_case_names_are_accepted() {
+    let config =
+        ClusterConfig::from_yaml("engine:\n  type: spark_sql\n  idle-timeout: PT5S\n").unwrap();
+    assert_eq!(config.engine.engine_type, EngineType::SparkSql);
+    assert_eq!(config.engine.idle_timeout, Duration::from_secs(5));
+}
+
+#[test]
+fn allowed_users_restrict() {
+    let config = ClusterConfig::from_yaml("allowed-users: [alice]\n").unwrap();
+    assert!(config.admits("alice"));
+    assert!(!config.admits("bob"));
+}
+
+#[test]
+fn secrets_never_print() {
+    let config = ClusterConfig::from_yaml("internal-secret: hunter2\n").unwrap();
+    assert!(!format!("{config:?}").contains("hunter2"));
+    assert_eq!(config.internal_secret, Some(Secret("hunter2".to_owned())));
+}
+
+#[test]
+fn unknown_cluster_lists_the_known_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "default.yaml", "");
+    write(dir.path(), "second.yml", "engine: {share-level: SERVER}\n");
+    let (registry, report) = ClusterRegistry::load(dir.path()).unwrap();
+    assert_eq!(report.added, ["default", "second"]);
+    assert_eq!(
+        registry.get("second").unwrap().config.engine.share_level,
+        ShareLevel::Server
+    );
+    let err = registry.get("third").unwrap_err().to_string();
+    assert!(
+        err.contains("`third`") && err.contains("default, second"),
+        "{err}"
+    );
+}
+
+#[test]
+fn broken_edit_keeps_the_last_good_version() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "default.yaml", "engine: {share-level: USER}\n");
+    let (registry, _) = ClusterRegistry::load(dir.path()).unwrap();
+
+    write(
+        dir.path(),
+        "default.yaml",
+        "engine:\n  share-level: [oops\n",
+    );
+    let report = registry.reload().unwrap();
+    assert_eq!(report.errors.len(), 1);
+    let shown = report.errors[0].to_string();
+    assert!(
+        shown.contains("default.yaml")
+            && shown.contains("line")
+            && shown.contains("stays in force"),
+        "{shown}"
+    );
+    assert_eq!(
+        registry.get("default").unwrap().config.engine.share_level,
+        ShareLevel::User
+    );
+
+    // The same broken text is reported once, not on every rescan.
+    assert!(registry.reload().unwrap().is_empty());
+
+    write(dir.path(), "default.yaml", "engine: {share-level: GROUP}\n");
+    let report = registry.reload().unwrap();
+    assert_eq!(report.changed, ["default"]);
+    assert_eq!(
+        registry.get("default").unwrap().config.engine.share_level,
+        ShareLevel::Group
+    );
+}
+
+#[test]
+fn removed_files_remove_clusters_and_hidden_entries_are_ignored() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "default.yaml", "");
+    write(dir.path(), "gone.yaml", "");
+    write(dir.path(), ".hidden.yaml", "");
+    write(dir.path(), "notes.txt", "");
+    let (registry, _) = ClusterRegistry::load(dir.path()).unwrap();
+    assert_eq!(registry.names(), ["default", "gone"]);
+    std::fs::remove_file(dir.path().join("gone.yaml")).unwrap();
+    assert_eq!(registry.reload().unwrap().removed, ["gone"]);
+    assert_eq!(registry.names(), ["default"]);
+}
+
+#[test]
+fn missing_directory_says_what_to_do() {
+    let err = ClusterRegistry::load(Path::new("/nonexistent/kumiho-clusters"))
+        .err()
+        .unwrap();
+    assert!(err.contains("--cluster-configs"), "{err}");
+}

@@ -1,0 +1,261 @@
+//! The gateway's own settings: a YAML file (`--config`) with every setting also a flag.
+//!
+//! Precedence: flag, then file, then default. Cluster settings (registries, engines, users)
+//! live in the cluster-configs directory instead, where they can change without a restart.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use clap::Parser;
+use serde::Deserialize;
+
+use crate::duration;
+
+/// Settings of one `kumiho` process.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(default, rename_all = "kebab-case", deny_unknown_fields)]
+pub struct ServerConfig {
+    /// Address the frontends listen on.
+    pub bind_host: String,
+    /// Thrift binary port (SASL PLAIN and NOSASL); 0 picks a free port. Kyuubi's default.
+    pub binary_port: u16,
+    /// Thrift HTTP port; 0 picks a free port.
+    pub http_port: u16,
+    /// Path of the Thrift HTTP endpoint, without the leading slash.
+    pub http_path: String,
+    /// Directory with one YAML file per cluster; relative paths start at the working directory.
+    pub cluster_configs: PathBuf,
+    /// Where engine registries, launch locks and engine logs live (embedded registry).
+    pub work_dir: PathBuf,
+    /// Cluster used when a session names none (`kyuubi.session.cluster`).
+    pub default_cluster: String,
+    /// Largest engine pool a session may ask for (`kyuubi.engine.pool.size` is capped here).
+    pub max_pool_size: u32,
+    /// How long an RPC waits for its session's engine launch before failing.
+    #[serde(with = "duration::serde_text")]
+    pub launch_wait: Duration,
+    /// How often the cluster-configs directory is rescanned in case a change was missed.
+    #[serde(with = "duration::serde_text")]
+    pub cluster_rescan_interval: Duration,
+    /// Longest time to let open connections finish on SIGTERM before cutting them off.
+    #[serde(with = "duration::serde_text")]
+    pub shutdown_grace: Duration,
+    /// The `kumiho-engine` executable; by default the one next to `kumiho` itself.
+    pub engine_binary: Option<PathBuf>,
+    /// Largest Thrift message accepted from a client, in bytes.
+    pub max_message_size: usize,
+    /// Log filter, in `tracing_subscriber::EnvFilter` syntax (`info`, `kumiho_server=debug`).
+    pub log_level: String,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        Self {
+            bind_host: "0.0.0.0".to_owned(),
+            binary_port: 10009,
+            http_port: 10010,
+            http_path: "cliservice".to_owned(),
+            cluster_configs: PathBuf::from("cluster-configs"),
+            work_dir: PathBuf::from("work"),
+            default_cluster: "default".to_owned(),
+            max_pool_size: 9,
+            launch_wait: Duration::from_secs(300),
+            cluster_rescan_interval: Duration::from_secs(10),
+            shutdown_grace: Duration::from_secs(10),
+            engine_binary: None,
+            max_message_size: 100 * 1024 * 1024,
+            log_level: "info".to_owned(),
+        }
+    }
+}
+
+/// Command-line flags: `--config FILE`, and one flag per [`ServerConfig`] setting that
+/// overrides the file.
+#[derive(Debug, Default, Parser)]
+#[command(name = "kumiho", version, about = "HiveServer2-compatible SQL gateway")]
+pub struct Cli {
+    /// YAML file with server settings (keys as the flags without `--`).
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    #[arg(long)]
+    pub bind_host: Option<String>,
+    #[arg(long)]
+    pub binary_port: Option<u16>,
+    #[arg(long)]
+    pub http_port: Option<u16>,
+    #[arg(long)]
+    pub http_path: Option<String>,
+    #[arg(long)]
+    pub cluster_configs: Option<PathBuf>,
+    #[arg(long)]
+    pub work_dir: Option<PathBuf>,
+    #[arg(long)]
+    pub default_cluster: Option<String>,
+    #[arg(long)]
+    pub max_pool_size: Option<u32>,
+    /// e.g. `5m` or `PT5M`.
+    #[arg(long, value_parser = duration::parse)]
+    pub launch_wait: Option<Duration>,
+    #[arg(long, value_parser = duration::parse)]
+    pub cluster_rescan_interval: Option<Duration>,
+    #[arg(long, value_parser = duration::parse)]
+    pub shutdown_grace: Option<Duration>,
+    #[arg(long)]
+    pub engine_binary: Option<PathBuf>,
+    #[arg(long)]
+    pub max_message_size: Option<usize>,
+    #[arg(long)]
+    pub log_level: Option<String>,
+}
+
+impl Cli {
+    /// Reads the file named by `--config` (if any), applies the flags and validates.
+    pub fn into_config(self) -> Result<ServerConfig, String> {
+        let mut config = match &self.config {
+            Some(path) => ServerConfig::from_file(path)?,
+            None => ServerConfig::default(),
+        };
+        macro_rules! apply {
+            ($($field:ident),*) => { $( if let Some(value) = self.$field { config.$field = value; } )* };
+        }
+        apply!(
+            bind_host,
+            binary_port,
+            http_port,
+            http_path,
+            cluster_configs,
+            work_dir,
+            default_cluster,
+            max_pool_size,
+            launch_wait,
+            cluster_rescan_interval,
+            shutdown_grace,
+            max_message_size,
+            log_level
+        );
+        if self.engine_binary.is_some() {
+            config.engine_binary = self.engine_binary;
+        }
+        config.validate()?;
+        Ok(config)
+    }
+}
+
+impl ServerConfig {
+    /// Parses a YAML settings file; errors name the file and line.
+    pub fn from_file(path: &Path) -> Result<Self, String> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read server config {}: {e}", path.display()))?;
+        Self::from_yaml(&text).map_err(|e| format!("server config {}: {e}", path.display()))
+    }
+
+    /// Parses YAML text; an empty document gives the defaults.
+    pub fn from_yaml(text: &str) -> Result<Self, String> {
+        if text.trim().is_empty() {
+            return Ok(Self::default());
+        }
+        serde_yaml_ng::from_str(text).map_err(|e| e.to_string())
+    }
+
+    /// Checks settings that parse but cannot work, with what to change.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.binary_port != 0 && self.binary_port == self.http_port {
+            return Err(format!(
+                "binary-port and http-port are both {}; give them different ports",
+                self.binary_port
+            ));
+        }
+        if self.http_path.trim_matches('/').is_empty() {
+            return Err("http-path is empty; the default is `cliservice`".to_owned());
+        }
+        if self.default_cluster.is_empty() {
+            return Err("default-cluster is empty; name a file stem in cluster-configs".to_owned());
+        }
+        if self.max_pool_size == 0 {
+            return Err("max-pool-size must be at least 1".to_owned());
+        }
+        if self.launch_wait.is_zero() {
+            return Err("launch-wait must be longer than zero, e.g. `5m`".to_owned());
+        }
+        if self.cluster_rescan_interval.is_zero() {
+            return Err("cluster-rescan-interval must be longer than zero, e.g. `10s`".to_owned());
+        }
+        if self.max_message_size < 1024 {
+            return Err(format!(
+                "max-message-size {} is too small for any HiveServer2 message; use at least 1024",
+                self.max_message_size
+            ));
+        }
+        tracing_subscriber::EnvFilter::try_new(&self.log_level)
+            .map_err(|e| format!("log-level `{}` is not a valid filter: {e}", self.log_level))?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_kyuubis_ports_and_validate() {
+        let config = ServerConfig::default();
+        assert_eq!((config.binary_port, config.http_port), (10009, 10010));
+        assert_eq!(config.http_path, "cliservice");
+        assert_eq!(config.cluster_configs, PathBuf::from("cluster-configs"));
+        assert_eq!(config.validate(), Ok(()));
+        assert_eq!(ServerConfig::from_yaml("").unwrap(), config);
+    }
+
+    #[test]
+    fn file_values_apply_and_flags_win() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("kumiho.yaml");
+        std::fs::write(
+            &path,
+            "binary-port: 20009\nhttp-port: 20010\nlaunch-wait: PT2M\n",
+        )
+        .unwrap();
+        let cli = Cli::try_parse_from([
+            "kumiho",
+            "--config",
+            path.to_str().unwrap(),
+            "--http-port",
+            "30010",
+            "--work-dir",
+            "/tmp/w",
+        ])
+        .unwrap();
+        let config = cli.into_config().unwrap();
+        assert_eq!(config.binary_port, 20009);
+        assert_eq!(config.http_port, 30010);
+        assert_eq!(config.launch_wait, Duration::from_secs(120));
+        assert_eq!(config.work_dir, PathBuf::from("/tmp/w"));
+    }
+
+    #[test]
+    fn unknown_keys_are_reported_with_their_line() {
+        let err = ServerConfig::from_yaml("binary-port: 1\nbinary_prot: 2\n").unwrap_err();
+        assert!(err.contains("line 2"), "{err}");
+        assert!(err.contains("binary_prot"), "{err}");
+    }
+
+    #[test]
+    fn validate_explains_what_to_change() {
+        let config = ServerConfig {
+            binary_port: 7,
+            http_port: 7,
+            ..Default::default()
+        };
+        assert!(config.validate().unwrap_err().contains("different ports"));
+        let config = ServerConfig {
+            log_level: "[[".to_owned(),
+            ..Default::default()
+        };
+        assert!(config.validate().unwrap_err().contains("log-level"));
+        let config = ServerConfig {
+            max_pool_size: 0,
+            ..Default::default()
+        };
+        assert!(config.validate().is_err());
+    }
+}

@@ -1,0 +1,238 @@
+//! From an OpenSession request to an engine reference: user, cluster, engine type, share level, pool.
+//!
+//! Keys are Kyuubi's, so that existing JDBC URLs work unchanged; they arrive normalised by
+//! [`kumiho_thrift::session_conf`]. Every refusal says which setting to change.
+
+use std::path::PathBuf;
+use std::str::FromStr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use kumiho_engine_launcher::{
+    EngineRef, EngineRefRequest, GroupProvider, PoolRequest, PoolSelectPolicy, Registry,
+};
+use kumiho_thrift::session_conf::SessionConf;
+
+use crate::cluster::{Cluster, ClusterRegistry};
+use crate::duration;
+use crate::errors::GatewayError;
+use crate::registries::Registries;
+
+/// Session keys the gateway reads.
+pub mod keys {
+    pub const CLUSTER: &str = "kyuubi.session.cluster";
+    pub const ENGINE_TYPE: &str = "kyuubi.engine.type";
+    pub const SHARE_LEVEL: &str = "kyuubi.engine.share.level";
+    pub const SUBDOMAIN: &str = "kyuubi.engine.share.level.subdomain";
+    pub const POOL_SIZE: &str = "kyuubi.engine.pool.size";
+    pub const POOL_NAME: &str = "kyuubi.engine.pool.name";
+    pub const POOL_POLICY: &str = "kyuubi.engine.pool.selectPolicy";
+    pub const IDLE_TIMEOUT: &str = "kyuubi.session.engine.idle.timeout";
+    pub const INITIALIZE_TIMEOUT: &str = "kyuubi.session.engine.initialize.timeout";
+    pub const LAUNCH_ASYNC: &str = "kyuubi.session.engine.launch.async";
+    /// Proxy-user keys, in order of precedence.
+    pub const PROXY_USER: [&str; 2] = ["hive.server2.proxy.user", "kyuubi.session.proxy.user"];
+}
+
+/// Where one session goes and how its engine is launched.
+#[derive(Clone, Debug)]
+pub struct Route {
+    /// The user sessions run as (the proxy user when one is allowed).
+    pub user: String,
+    /// The user who authenticated.
+    pub login_user: String,
+    pub cluster: Arc<Cluster>,
+    pub registry: Arc<dyn Registry>,
+    /// Where the registry keeps its tree, and the gateway the engine secret and logs.
+    pub registry_dir: PathBuf,
+    pub engine_ref: EngineRef,
+    /// Whether OpenSession answers before the engine is up.
+    pub launch_async: bool,
+    pub idle_timeout: Duration,
+    pub initialize_timeout: Duration,
+}
+
+/// Computes routes; shared by every session.
+pub struct Router {
+    pub clusters: Arc<ClusterRegistry>,
+    pub registries: Arc<Registries>,
+    pub groups: Arc<dyn GroupProvider>,
+    pub default_cluster: String,
+    pub max_pool_size: u32,
+    /// Owner of SERVER-level engines: the OS user the gateway runs as.
+    pub server_user: String,
+    /// Engine version in registry paths.
+    pub version: String,
+}
+
+impl Router {
+    /// The route of a session opened by `login_user` with settings `conf`; `session_id`
+    /// names its engine at share level CONNECTION.
+    pub async fn route(
+        &self,
+        login_user: &str,
+        conf: &SessionConf,
+        session_id: &str,
+    ) -> Result<Route, GatewayError> {
+        let settings = &conf.settings;
+        let get = |key: &str| {
+            settings
+                .get(key)
+                .map(|value| value.trim())
+                .filter(|value| !value.is_empty())
+        };
+
+        let cluster_name = get(keys::CLUSTER).unwrap_or(&self.default_cluster);
+        let cluster = self
+            .clusters
+            .get(cluster_name)
+            .map_err(|e| GatewayError::BadRequest(e.to_string()))?;
+        let config = &cluster.config;
+
+        let user = effective_user(
+            &cluster,
+            login_user,
+            keys::PROXY_USER.iter().find_map(|key| get(key)),
+        )?;
+        if !config.admits(&user) {
+            return Err(GatewayError::Refused(format!(
+                "user `{user}` may not use cluster `{}`; ask an operator to add them to its allowed-users",
+                cluster.name
+            )));
+        }
+
+        let engine_type = parse_or(
+            get(keys::ENGINE_TYPE),
+            keys::ENGINE_TYPE,
+            config.engine.engine_type,
+        )?;
+        let share_level = parse_or(
+            get(keys::SHARE_LEVEL),
+            keys::SHARE_LEVEL,
+            config.engine.share_level,
+        )?;
+        let idle_timeout = duration_or(
+            get(keys::IDLE_TIMEOUT),
+            keys::IDLE_TIMEOUT,
+            config.engine.idle_timeout,
+        )?;
+        let initialize_timeout = duration_or(
+            get(keys::INITIALIZE_TIMEOUT),
+            keys::INITIALIZE_TIMEOUT,
+            config.engine.initialize_timeout,
+        )?;
+        let launch_async = parse_bool(get(keys::LAUNCH_ASYNC), keys::LAUNCH_ASYNC, true)?;
+        let pool = match get(keys::POOL_SIZE) {
+            None => None,
+            Some(size) => Some(PoolRequest {
+                size: size.parse().map_err(|_| {
+                    GatewayError::BadRequest(format!(
+                        "{} `{size}` is not a whole number",
+                        keys::POOL_SIZE
+                    ))
+                })?,
+                name: get(keys::POOL_NAME)
+                    .unwrap_or(PoolRequest::DEFAULT_NAME)
+                    .to_owned(),
+                policy: parse_or(
+                    get(keys::POOL_POLICY),
+                    keys::POOL_POLICY,
+                    PoolSelectPolicy::default(),
+                )?,
+            }),
+        };
+
+        let (registry, registry_dir) = self.registries.for_cluster(&cluster)?;
+        let request = EngineRefRequest {
+            namespace: config.registry.namespace().to_owned(),
+            version: self.version.clone(),
+            session_user: user.clone(),
+            server_user: self.server_user.clone(),
+            session_id: session_id.to_owned(),
+            share_level,
+            engine_type,
+            subdomain: get(keys::SUBDOMAIN).map(str::to_owned),
+            pool,
+            max_pool_size: self.max_pool_size as usize,
+        };
+        let engine_ref = EngineRef::resolve(&request, self.groups.as_ref(), registry.as_ref())
+            .await
+            .map_err(|e| GatewayError::BadRequest(e.to_string()))?;
+        Ok(Route {
+            user,
+            login_user: login_user.to_owned(),
+            cluster,
+            registry,
+            registry_dir,
+            engine_ref,
+            launch_async,
+            idle_timeout,
+            initialize_timeout,
+        })
+    }
+}
+
+/// The user a session runs as: the login user, or the proxy user when the login user is one
+/// of the cluster's super users.
+fn effective_user(
+    cluster: &Cluster,
+    login_user: &str,
+    proxy_user: Option<&str>,
+) -> Result<String, GatewayError> {
+    match proxy_user {
+        None => Ok(login_user.to_owned()),
+        Some(proxy) if proxy == login_user => Ok(login_user.to_owned()),
+        Some(proxy) if cluster.config.is_super_user(login_user) => Ok(proxy.to_owned()),
+        Some(proxy) => Err(GatewayError::Refused(format!(
+            "user `{login_user}` may not impersonate `{proxy}` on cluster `{}`: only its super-users may set hive.server2.proxy.user",
+            cluster.name
+        ))),
+    }
+}
+
+fn parse_or<T: FromStr>(value: Option<&str>, key: &str, default: T) -> Result<T, GatewayError>
+where
+    T::Err: std::fmt::Display,
+{
+    match value {
+        None => Ok(default),
+        Some(value) => value
+            .parse()
+            .map_err(|e| GatewayError::BadRequest(format!("{key}: {e}"))),
+    }
+}
+
+fn duration_or(
+    value: Option<&str>,
+    key: &str,
+    default: Duration,
+) -> Result<Duration, GatewayError> {
+    match value {
+        None => Ok(default),
+        Some(value) => {
+            duration::parse(value).map_err(|e| GatewayError::BadRequest(format!("{key}: {e}")))
+        }
+    }
+}
+
+fn parse_bool(value: Option<&str>, key: &str, default: bool) -> Result<bool, GatewayError> {
+    match value.map(str::to_ascii_lowercase).as_deref() {
+        None => Ok(default),
+        Some("true") => Ok(true),
+        Some("false") => Ok(false),
+        Some(other) => Err(GatewayError::BadRequest(format!(
+            "{key} `{other}` must be true or false"
+        ))),
+    }
+}
+
+/// The OS user this process runs as, for SERVER-level engines.
+pub fn server_user() -> String {
+    std::env::var("USER")
+        .ok()
+        .filter(|user| !user.is_empty())
+        .unwrap_or_else(|| "kumiho".to_owned())
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,203 @@
+use std::collections::BTreeMap;
+
+use kumiho_engine_launcher::{EngineType, ShareLevel};
+
+use super::*;
+
+/// alice and carol are in `analysts`; everyone else is their own group.
+struct Groups;
+
+impl GroupProvider for Groups {
+    fn primary_group(&self, user: &str) -> String {
+        match user {
+            "alice" | "carol" => "analysts".to_owned(),
+            other => other.to_owned(),
+        }
+    }
+}
+
+struct Fixture {
+    router: Router,
+    _dirs: (tempfile::TempDir, tempfile::TempDir),
+}
+
+fn fixture() -> Fixture {
+    let clusters = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    std::fs::write(clusters.path().join("default.yaml"), "super-users: [etl]\n").unwrap();
+    std::fs::write(
+        clusters.path().join("second.yaml"),
+        "registry: {embedded: {namespace: second}}\nengine: {share-level: SERVER, idle-timeout: 5s}\nallowed-users: [alice]\n",
+    )
+    .unwrap();
+    let (registry, _) = ClusterRegistry::load(clusters.path()).unwrap();
+    let router = Router {
+        clusters: Arc::new(registry),
+        registries: Arc::new(Registries::new(work.path())),
+        groups: Arc::new(Groups),
+        default_cluster: "default".to_owned(),
+        max_pool_size: 3,
+        server_user: "kumiho".to_owned(),
+        version: "0.1.0".to_owned(),
+    };
+    Fixture {
+        router,
+        _dirs: (clusters, work),
+    }
+}
+
+fn conf(pairs: &[(&str, &str)]) -> SessionConf {
+    let raw: BTreeMap<String, String> = pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    kumiho_thrift::session_conf::normalize(&raw).unwrap()
+}
+
+async fn space(f: &Fixture, user: &str, pairs: &[(&str, &str)]) -> String {
+    f.router
+        .route(user, &conf(pairs), "session-1")
+        .await
+        .unwrap()
+        .engine_ref
+        .engine_space()
+}
+
+#[tokio::test]
+async fn share_levels_pick_the_engine_space() {
+    let f = fixture();
+    assert_eq!(
+        space(&f, "alice", &[]).await,
+        "/kumiho_0.1.0_USER_DATAFUSION/alice/default"
+    );
+    assert_eq!(
+        space(
+            &f,
+            "alice",
+            &[("set:hiveconf:kyuubi.engine.share.level", "CONNECTION")]
+        )
+        .await,
+        "/kumiho_0.1.0_CONNECTION_DATAFUSION/alice/session-1"
+    );
+    assert_eq!(
+        space(&f, "carol", &[("kyuubi.engine.share.level", "group")]).await,
+        "/kumiho_0.1.0_GROUP_DATAFUSION/analysts/default"
+    );
+    assert_eq!(
+        space(&f, "bob", &[("kyuubi.engine.share.level", "SERVER")]).await,
+        "/kumiho_0.1.0_SERVER_DATAFUSION/kumiho/default"
+    );
+    assert_eq!(
+        space(&f, "bob", &[("kyuubi.engine.share.level.subdomain", "A")]).await,
+        "/kumiho_0.1.0_USER_DATAFUSION/bob/a"
+    );
+}
+
+#[tokio::test]
+async fn polling_pools_take_turns_and_are_capped() {
+    let f = fixture();
+    let pool = [
+        ("kyuubi.engine.pool.size", "10"),
+        ("kyuubi.engine.pool.selectPolicy", "POLLING"),
+    ];
+    let mut spaces = Vec::new();
+    for _ in 0..4 {
+        spaces.push(space(&f, "alice", &pool).await);
+    }
+    // Capped at max-pool-size 3: the fourth session is back at the first engine.
+    assert_eq!(spaces[0], spaces[3]);
+    spaces.truncate(3);
+    spaces.sort();
+    spaces.dedup();
+    assert_eq!(spaces.len(), 3, "{spaces:?}");
+    assert!(spaces
+        .iter()
+        .all(|s| s.starts_with("/kumiho_0.1.0_USER_DATAFUSION/alice/engine-pool-")));
+}
+
+#[tokio::test]
+async fn the_session_cluster_brings_its_own_settings() {
+    let f = fixture();
+    let route = f
+        .router
+        .route(
+            "alice",
+            &conf(&[("set:hiveconf:kyuubi.session.cluster", "second")]),
+            "s",
+        )
+        .await
+        .unwrap();
+    assert_eq!(route.cluster.name, "second");
+    assert_eq!(route.engine_ref.share_level, ShareLevel::Server);
+    assert_eq!(route.engine_ref.engine_type, EngineType::DataFusion);
+    assert_eq!(route.idle_timeout, Duration::from_secs(5));
+    assert!(route.engine_ref.engine_space().starts_with("/second_"));
+}
+
+#[tokio::test]
+async fn refusals_say_what_to_change() {
+    let f = fixture();
+    let err = f
+        .router
+        .route("alice", &conf(&[("kyuubi.session.cluster", "nope")]), "s")
+        .await
+        .unwrap_err();
+    assert!(matches!(err, GatewayError::BadRequest(_)));
+    assert!(err.to_string().contains("default, second"), "{err}");
+
+    let err = f
+        .router
+        .route("bob", &conf(&[("kyuubi.session.cluster", "second")]), "s")
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err, GatewayError::Refused(_)) && err.to_string().contains("allowed-users"),
+        "{err}"
+    );
+
+    let err = f
+        .router
+        .route("bob", &conf(&[("hive.server2.proxy.user", "alice")]), "s")
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err, GatewayError::Refused(_)) && err.to_string().contains("super-users"),
+        "{err}"
+    );
+
+    let err = f
+        .router
+        .route("bob", &conf(&[("kyuubi.engine.share.level", "TEAM")]), "s")
+        .await
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("CONNECTION, USER, GROUP, SERVER"),
+        "{err}"
+    );
+
+    let err = f
+        .router
+        .route(
+            "bob",
+            &conf(&[("kyuubi.session.engine.idle.timeout", "soon")]),
+            "s",
+        )
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains(keys::IDLE_TIMEOUT), "{err}");
+}
+
+#[tokio::test]
+async fn super_users_may_impersonate() {
+    let f = fixture();
+    let route = f
+        .router
+        .route("etl", &conf(&[("kyuubi.session.proxy.user", "alice")]), "s")
+        .await
+        .unwrap();
+    assert_eq!(
+        (route.user.as_str(), route.login_user.as_str()),
+        ("alice", "etl")
+    );
+    assert_eq!(route.engine_ref.routing_user, "alice");
+}
