@@ -1,3 +1,5 @@
+//! Engine references: wire names, registry paths per share level, subdomains and pools.
+
 use super::*;
 use crate::registry::embedded::EmbeddedRegistry;
 

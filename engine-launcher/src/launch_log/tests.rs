@@ -1,3 +1,5 @@
+//! Launch logs: reading from offsets, waiting for lines, limits.
+
 use std::sync::Arc;
 
 use super::*;

@@ -1,3 +1,5 @@
+//! Registration node names and registry path checks.
+
 use super::*;
 
 fn registration(sequence: u64) -> EngineRegistration {

@@ -1,3 +1,5 @@
+//! Registry flags of a launched engine, and an engine registering itself.
+
 use super::*;
 
 fn args() -> EngineRegistrationArgs {

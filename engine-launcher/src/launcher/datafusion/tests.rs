@@ -1,3 +1,5 @@
+//! The kumiho-engine command line, its config file and the secret's path.
+
 use std::time::Duration;
 
 use super::*;
