@@ -1,0 +1,572 @@
+//! The gateway's HiveServer2 service: each RPC resolved to its session, held until the engine
+//! is up, rewritten, and forwarded as bytes.
+//!
+//! Forwarding runs as phases with one driver ([`Gateway::forward`]) and one error handler
+//! ([`Gateway::reply_error`]):
+//!
+//! 1. resolve: the session handle (or the operation handle's owner) → gateway session;
+//!    unknown → INVALID_HANDLE;
+//! 2. wait: for the session's LaunchEngine (bounded); a failed launch → its reason and log;
+//! 3. rewrite: the gateway's session handle → the engine's (operation handles pass as they
+//!    are: the engine made them, and its guids are unique);
+//! 4. forward: over the session's engine connection; the reply stays bytes (a FetchResults
+//!    row set is never decoded);
+//! 5. record: replies that create an operation (small) are decoded for its handle, so that
+//!    later operation RPCs find their session.
+//!
+//! OpenSession, CloseSession, GetInfo's name and version, and the gateway's own operations
+//! (LaunchEngine, statements failed by their launch) are answered here.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use base64::Engine as _;
+use bytes::Bytes;
+use kumiho_thrift::cli::*;
+use kumiho_thrift::codec::decode_result_body;
+use kumiho_thrift::handle::HandleId;
+use kumiho_thrift::service::{CallContext, CliService, Reply};
+use kumiho_thrift::status;
+use thrift::protocol::TSerializable;
+
+use crate::errors::GatewayError;
+use crate::operation::{log_reply, FETCH_TYPE_LOG};
+use crate::session::{GatewaySession, OperationKind, SessionManager};
+
+/// Name the gateway gives in GetInfo (beeline prints "Connected to: Kumiho (version V)").
+pub const SERVER_NAME: &str = "Kumiho";
+/// Fetch size suggested to clients in the OpenSession reply.
+pub const DEFAULT_FETCH_SIZE: u32 = 1000;
+/// Highest protocol version the gateway speaks (Hive JDBC 2.3 accepts up to V10).
+pub const MAX_PROTOCOL: TProtocolVersion = TProtocolVersion::HIVE_CLI_SERVICE_PROTOCOL_V10;
+
+/// OpenSession reply keys of the launch handle (Kyuubi's names).
+pub mod launch_keys {
+    pub const GUID: &str = "kyuubi.session.engine.launch.handle.guid";
+    pub const SECRET: &str = "kyuubi.session.engine.launch.handle.secret";
+    pub const SUPPORT_RESULT: &str = "kyuubi.session.engine.launch.support.result";
+    pub const FETCH_SIZE: &str = "hive.server2.thrift.resultset.default.fetch.size";
+}
+
+/// The gateway's [`CliService`].
+pub struct Gateway {
+    pub sessions: Arc<SessionManager>,
+}
+
+/// What a forwarded request is addressed to.
+enum Target<'a> {
+    Session(&'a TSessionHandle),
+    Operation(&'a TOperationHandle),
+}
+
+/// A request the gateway forwards to the engine, with what the driver needs to know of it.
+trait Forwarded: TSerializable + Send + Sync + 'static {
+    type Resp: TSerializable + Send + 'static;
+    /// The RPC's wire name.
+    const METHOD: &'static str;
+    fn target(&self) -> Target<'_>;
+    /// Puts the engine's session handle in place of the gateway's (session RPCs only).
+    fn rewrite(&mut self, _engine_session: &TSessionHandle) {}
+    /// The reply carrying an error status.
+    fn error_reply(status: TStatus) -> Self::Resp;
+    /// The operation a successful reply creates, for the RPCs that create one.
+    fn created_operation(_resp: &Self::Resp) -> Option<&TOperationHandle> {
+        None
+    }
+    /// Whether replies must be decoded to record a created operation.
+    const CREATES_OPERATION: bool = false;
+}
+
+/// Session RPCs that create an operation: `Req => Resp`.
+macro_rules! session_operation_rpcs {
+    ($($method:literal: $req:ty => $resp:ident),* $(,)?) => {$(
+        impl Forwarded for $req {
+            type Resp = $resp;
+            const METHOD: &'static str = $method;
+            const CREATES_OPERATION: bool = true;
+            fn target(&self) -> Target<'_> {
+                Target::Session(&self.session_handle)
+            }
+            fn rewrite(&mut self, engine_session: &TSessionHandle) {
+                self.session_handle = engine_session.clone();
+            }
+            fn error_reply(status: TStatus) -> $resp {
+                $resp { status, operation_handle: None }
+            }
+            fn created_operation(resp: &$resp) -> Option<&TOperationHandle> {
+                resp.operation_handle.as_ref().filter(|_| status::is_ok(&resp.status))
+            }
+        }
+    )*};
+}
+
+session_operation_rpcs! {
+    "ExecuteStatement": TExecuteStatementReq => TExecuteStatementResp,
+    "GetTypeInfo": TGetTypeInfoReq => TGetTypeInfoResp,
+    "GetCatalogs": TGetCatalogsReq => TGetCatalogsResp,
+    "GetSchemas": TGetSchemasReq => TGetSchemasResp,
+    "GetTables": TGetTablesReq => TGetTablesResp,
+    "GetTableTypes": TGetTableTypesReq => TGetTableTypesResp,
+    "GetColumns": TGetColumnsReq => TGetColumnsResp,
+    "GetFunctions": TGetFunctionsReq => TGetFunctionsResp,
+    "GetPrimaryKeys": TGetPrimaryKeysReq => TGetPrimaryKeysResp,
+    "GetCrossReference": TGetCrossReferenceReq => TGetCrossReferenceResp,
+}
+
+impl Forwarded for TGetInfoReq {
+    type Resp = TGetInfoResp;
+    const METHOD: &'static str = "GetInfo";
+    fn target(&self) -> Target<'_> {
+        Target::Session(&self.session_handle)
+    }
+    fn rewrite(&mut self, engine_session: &TSessionHandle) {
+        self.session_handle = engine_session.clone();
+    }
+    fn error_reply(status: TStatus) -> TGetInfoResp {
+        TGetInfoResp {
+            status,
+            info_value: TGetInfoValue::StringValue(String::new()),
+        }
+    }
+}
+
+/// Operation RPCs: `Req => Resp { fields other than status, all None }`.
+macro_rules! operation_rpcs {
+    ($($method:literal: $req:ty => $resp:ident { $($field:ident),* }),* $(,)?) => {$(
+        impl Forwarded for $req {
+            type Resp = $resp;
+            const METHOD: &'static str = $method;
+            fn target(&self) -> Target<'_> {
+                Target::Operation(&self.operation_handle)
+            }
+            fn error_reply(status: TStatus) -> $resp {
+                $resp { status, $($field: None),* }
+            }
+        }
+    )*};
+}
+
+operation_rpcs! {
+    "GetOperationStatus": TGetOperationStatusReq => TGetOperationStatusResp {
+        operation_state, sql_state, error_code, error_message, task_status, operation_started,
+        operation_completed, has_result_set, progress_update_response, num_modified_rows
+    },
+    "CancelOperation": TCancelOperationReq => TCancelOperationResp {},
+    "CloseOperation": TCloseOperationReq => TCloseOperationResp {},
+    "GetResultSetMetadata": TGetResultSetMetadataReq => TGetResultSetMetadataResp { schema },
+    "FetchResults": TFetchResultsReq => TFetchResultsResp { has_more_rows, results },
+}
+
+impl Gateway {
+    pub fn new(sessions: Arc<SessionManager>) -> Self {
+        Self { sessions }
+    }
+
+    /// The driver: runs the phases in order and sends any failure to [`Self::reply_error`].
+    async fn forward<R: Forwarded>(&self, req: R) -> Reply<R::Resp> {
+        match self.try_forward(req).await {
+            Ok(reply) => reply,
+            Err(error) => self.reply_error::<R>(error),
+        }
+    }
+
+    /// The one error handler: logs by whose fault it is and answers with the error status.
+    fn reply_error<R: Forwarded>(&self, error: GatewayError) -> Reply<R::Resp> {
+        if error.is_clients_fault() {
+            tracing::debug!(rpc = R::METHOD, %error, "request refused");
+        } else {
+            tracing::warn!(rpc = R::METHOD, %error, "request failed");
+        }
+        Reply::Typed(R::error_reply(error.to_status()))
+    }
+
+    async fn try_forward<R: Forwarded>(&self, mut req: R) -> Result<Reply<R::Resp>, GatewayError> {
+        let session = self.resolve(req.target())?;
+        self.wait_for_engine(&session).await?;
+        let bytes = self.send(&session, &mut req).await?;
+        if R::CREATES_OPERATION {
+            self.record::<R>(&session, &bytes)?;
+        }
+        Ok(Reply::Encoded(bytes))
+    }
+
+    /// Phase 1: the gateway session a request belongs to.
+    fn resolve(&self, target: Target<'_>) -> Result<Arc<GatewaySession>, GatewayError> {
+        match target {
+            Target::Session(handle) => self.sessions.session(handle),
+            Target::Operation(handle) => Ok(self.sessions.operation(handle)?.session),
+        }
+    }
+
+    /// Phase 2: the session's engine is up (or why it is not).
+    async fn wait_for_engine(&self, session: &GatewaySession) -> Result<(), GatewayError> {
+        session
+            .launch
+            .wait(self.sessions.launch_wait)
+            .await
+            .map(drop)
+    }
+
+    /// Phases 3 and 4: rewrite the session handle and exchange the call with the engine.
+    async fn send<R: Forwarded>(
+        &self,
+        session: &GatewaySession,
+        req: &mut R,
+    ) -> Result<Bytes, GatewayError> {
+        let mut engine = session.engine.lock().await;
+        let link = engine.as_mut().ok_or_else(|| {
+            GatewayError::Internal("the launch finished without an engine session".to_owned())
+        })?;
+        req.rewrite(&link.session_handle);
+        link.client
+            .call_encoded(R::METHOD, req)
+            .await
+            .map_err(|e| match e {
+                kumiho_thrift::error::WireError::Application { .. } => {
+                    GatewayError::EngineRefused(e.to_string())
+                }
+                other => GatewayError::EngineGone {
+                    address: link.address.clone(),
+                    reason: other.to_string(),
+                },
+            })
+    }
+
+    /// Phase 5: remember which session owns the operation a reply created.
+    fn record<R: Forwarded>(
+        &self,
+        session: &Arc<GatewaySession>,
+        bytes: &[u8],
+    ) -> Result<(), GatewayError> {
+        let resp: R::Resp = decode_result_body(bytes).map_err(|e| {
+            GatewayError::EngineRefused(format!(
+                "unreadable {} reply from the engine: {e}",
+                R::METHOD
+            ))
+        })?;
+        if let Some(handle) = R::created_operation(&resp).and_then(HandleId::from_operation) {
+            let launch_log_first = Arc::new(AtomicBool::new(
+                R::METHOD == "ExecuteStatement" && session.take_launch_log(),
+            ));
+            self.sessions.record_operation(
+                handle,
+                session,
+                OperationKind::Engine { launch_log_first },
+            );
+        }
+        Ok(())
+    }
+
+    fn open_reply(
+        &self,
+        session: &GatewaySession,
+        client_protocol: TProtocolVersion,
+    ) -> TOpenSessionResp {
+        let launch = &session.launch.handle;
+        let base64 = base64::engine::general_purpose::STANDARD;
+        let configuration = BTreeMap::from([
+            (
+                launch_keys::GUID.to_owned(),
+                base64.encode(launch.guid.as_bytes()),
+            ),
+            (
+                launch_keys::SECRET.to_owned(),
+                base64.encode(launch.secret.as_bytes()),
+            ),
+            (launch_keys::SUPPORT_RESULT.to_owned(), "true".to_owned()),
+            (
+                launch_keys::FETCH_SIZE.to_owned(),
+                DEFAULT_FETCH_SIZE.to_string(),
+            ),
+            (
+                crate::routing::keys::CLUSTER.to_owned(),
+                session.route.cluster.name.clone(),
+            ),
+        ]);
+        TOpenSessionResp {
+            status: status::ok(),
+            server_protocol_version: TProtocolVersion(client_protocol.0.min(MAX_PROTOCOL.0)),
+            session_handle: Some(session.id.session_handle()),
+            configuration: Some(configuration),
+        }
+    }
+
+    /// A statement that cannot run because the launch failed: an operation in ERROR whose
+    /// log is the launch log, so that beeline prints both.
+    fn launch_failed_statement(&self, session: &Arc<GatewaySession>) -> TExecuteStatementResp {
+        let handle = HandleId::new();
+        self.sessions.record_operation(
+            handle,
+            session,
+            OperationKind::LaunchFailed {
+                log_served: Arc::new(AtomicBool::new(false)),
+            },
+        );
+        TExecuteStatementResp {
+            status: status::ok(),
+            operation_handle: Some(
+                handle.operation_handle(TOperationType::EXECUTE_STATEMENT, false),
+            ),
+        }
+    }
+}
+
+impl CliService for Gateway {
+    async fn open_session(
+        &self,
+        ctx: &CallContext,
+        req: TOpenSessionReq,
+    ) -> Reply<TOpenSessionResp> {
+        match self.sessions.open(ctx, &req).await {
+            Ok(session) => Reply::Typed(self.open_reply(&session, req.client_protocol)),
+            Err(error) => {
+                tracing::info!(peer = %ctx.peer, %error, "OpenSession refused");
+                Reply::Typed(TOpenSessionResp {
+                    status: error.to_status(),
+                    server_protocol_version: TProtocolVersion(
+                        req.client_protocol.0.min(MAX_PROTOCOL.0),
+                    ),
+                    session_handle: None,
+                    configuration: None,
+                })
+            }
+        }
+    }
+
+    async fn close_session(
+        &self,
+        _ctx: &CallContext,
+        req: TCloseSessionReq,
+    ) -> Reply<TCloseSessionResp> {
+        match self.sessions.session(&req.session_handle) {
+            Ok(session) => {
+                self.sessions.close(&session.id).await;
+            }
+            Err(error) => {
+                return Reply::Typed(TCloseSessionResp {
+                    status: error.to_status(),
+                })
+            }
+        }
+        Reply::Typed(TCloseSessionResp {
+            status: status::ok(),
+        })
+    }
+
+    async fn get_info(&self, _ctx: &CallContext, req: TGetInfoReq) -> Reply<TGetInfoResp> {
+        let answer = match req.info_type {
+            TGetInfoType::CLI_DBMS_NAME | TGetInfoType::CLI_SERVER_NAME => {
+                Some(SERVER_NAME.to_owned())
+            }
+            TGetInfoType::CLI_DBMS_VER => Some(env!("CARGO_PKG_VERSION").to_owned()),
+            _ => None,
+        };
+        match answer {
+            // Answered before the engine is up, so that beeline connects at once.
+            Some(value) => match self.sessions.session(&req.session_handle) {
+                Ok(_) => Reply::Typed(TGetInfoResp {
+                    status: status::ok(),
+                    info_value: TGetInfoValue::StringValue(value),
+                }),
+                Err(error) => self.reply_error::<TGetInfoReq>(error),
+            },
+            None => self.forward(req).await,
+        }
+    }
+
+    async fn execute_statement(
+        &self,
+        _ctx: &CallContext,
+        req: TExecuteStatementReq,
+    ) -> Reply<TExecuteStatementResp> {
+        let session = match self.sessions.session(&req.session_handle) {
+            Ok(session) => session,
+            Err(error) => return self.reply_error::<TExecuteStatementReq>(error),
+        };
+        match self.wait_for_engine(&session).await {
+            Err(GatewayError::Launch { .. }) => {
+                Reply::Typed(self.launch_failed_statement(&session))
+            }
+            Err(error) => self.reply_error::<TExecuteStatementReq>(error),
+            Ok(()) => self.forward(req).await,
+        }
+    }
+
+    async fn get_type_info(
+        &self,
+        _ctx: &CallContext,
+        req: TGetTypeInfoReq,
+    ) -> Reply<TGetTypeInfoResp> {
+        self.forward(req).await
+    }
+
+    async fn get_catalogs(
+        &self,
+        _ctx: &CallContext,
+        req: TGetCatalogsReq,
+    ) -> Reply<TGetCatalogsResp> {
+        self.forward(req).await
+    }
+
+    async fn get_schemas(&self, _ctx: &CallContext, req: TGetSchemasReq) -> Reply<TGetSchemasResp> {
+        self.forward(req).await
+    }
+
+    async fn get_tables(&self, _ctx: &CallContext, req: TGetTablesReq) -> Reply<TGetTablesResp> {
+        self.forward(req).await
+    }
+
+    async fn get_table_types(
+        &self,
+        _ctx: &CallContext,
+        req: TGetTableTypesReq,
+    ) -> Reply<TGetTableTypesResp> {
+        self.forward(req).await
+    }
+
+    async fn get_columns(&self, _ctx: &CallContext, req: TGetColumnsReq) -> Reply<TGetColumnsResp> {
+        self.forward(req).await
+    }
+
+    async fn get_functions(
+        &self,
+        _ctx: &CallContext,
+        req: TGetFunctionsReq,
+    ) -> Reply<TGetFunctionsResp> {
+        self.forward(req).await
+    }
+
+    async fn get_primary_keys(
+        &self,
+        _ctx: &CallContext,
+        req: TGetPrimaryKeysReq,
+    ) -> Reply<TGetPrimaryKeysResp> {
+        self.forward(req).await
+    }
+
+    async fn get_cross_reference(
+        &self,
+        _ctx: &CallContext,
+        req: TGetCrossReferenceReq,
+    ) -> Reply<TGetCrossReferenceResp> {
+        self.forward(req).await
+    }
+
+    async fn get_operation_status(
+        &self,
+        _ctx: &CallContext,
+        req: TGetOperationStatusReq,
+    ) -> Reply<TGetOperationStatusResp> {
+        match self.sessions.operation(&req.operation_handle) {
+            Err(error) => self.reply_error::<TGetOperationStatusReq>(error),
+            Ok(entry) => match entry.kind {
+                OperationKind::Launch => Reply::Typed(entry.session.launch.status()),
+                OperationKind::LaunchFailed { .. } => Reply::Typed(entry.session.launch.status()),
+                OperationKind::Engine { .. } => self.forward(req).await,
+            },
+        }
+    }
+
+    async fn cancel_operation(
+        &self,
+        _ctx: &CallContext,
+        req: TCancelOperationReq,
+    ) -> Reply<TCancelOperationResp> {
+        match self.sessions.operation(&req.operation_handle) {
+            Err(error) => self.reply_error::<TCancelOperationReq>(error),
+            // A launch serves every session of its engine; it is not cancelled for one.
+            Ok(entry) if !matches!(entry.kind, OperationKind::Engine { .. }) => {
+                Reply::Typed(TCancelOperationResp {
+                    status: status::ok(),
+                })
+            }
+            Ok(_) => self.forward(req).await,
+        }
+    }
+
+    async fn close_operation(
+        &self,
+        _ctx: &CallContext,
+        req: TCloseOperationReq,
+    ) -> Reply<TCloseOperationResp> {
+        match self.sessions.operation(&req.operation_handle) {
+            Err(error) => self.reply_error::<TCloseOperationReq>(error),
+            Ok(entry) => {
+                let reply = match entry.kind {
+                    OperationKind::Engine { .. } => self.forward(req.clone()).await,
+                    _ => Reply::Typed(TCloseOperationResp {
+                        status: status::ok(),
+                    }),
+                };
+                self.sessions.forget_operation(&req.operation_handle);
+                reply
+            }
+        }
+    }
+
+    async fn get_result_set_metadata(
+        &self,
+        _ctx: &CallContext,
+        req: TGetResultSetMetadataReq,
+    ) -> Reply<TGetResultSetMetadataResp> {
+        match self.sessions.operation(&req.operation_handle) {
+            Err(error) => self.reply_error::<TGetResultSetMetadataReq>(error),
+            Ok(entry) => match entry.kind {
+                OperationKind::Launch => Reply::Typed(entry.session.launch.result_set_metadata()),
+                OperationKind::LaunchFailed { .. } => {
+                    self.reply_error::<TGetResultSetMetadataReq>(launch_error(&entry.session))
+                }
+                OperationKind::Engine { .. } => self.forward(req).await,
+            },
+        }
+    }
+
+    async fn fetch_results(
+        &self,
+        _ctx: &CallContext,
+        req: TFetchResultsReq,
+    ) -> Reply<TFetchResultsResp> {
+        let entry = match self.sessions.operation(&req.operation_handle) {
+            Ok(entry) => entry,
+            Err(error) => return self.reply_error::<TFetchResultsReq>(error),
+        };
+        let wants_log = req.fetch_type == Some(FETCH_TYPE_LOG);
+        match entry.kind {
+            OperationKind::Launch => Reply::Typed(entry.session.launch.fetch(&req)),
+            OperationKind::LaunchFailed { log_served } if wants_log => {
+                let again = req.orientation == TFetchOrientation::FETCH_FIRST;
+                let unseen = !log_served.swap(true, Ordering::AcqRel);
+                let lines = if again || unseen {
+                    entry.session.launch.log.lines_since(0)
+                } else {
+                    Vec::new()
+                };
+                Reply::Typed(log_reply(lines))
+            }
+            OperationKind::LaunchFailed { .. } => {
+                self.reply_error::<TFetchResultsReq>(launch_error(&entry.session))
+            }
+            OperationKind::Engine { launch_log_first }
+                if wants_log && launch_log_first.swap(false, Ordering::AcqRel) =>
+            {
+                Reply::Typed(log_reply(entry.session.launch.log.lines_since(0)))
+            }
+            OperationKind::Engine { .. } => self.forward(req).await,
+        }
+    }
+
+    async fn connection_closed(&self, ctx: &CallContext) {
+        self.sessions.close_connection(ctx.connection_id).await;
+    }
+}
+
+/// The launch's failure, for RPCs on a statement it failed.
+fn launch_error(session: &GatewaySession) -> GatewayError {
+    match session.launch.state() {
+        crate::operation::launch_engine::LaunchState::Failed(error) => error,
+        _ => GatewayError::Internal(
+            "statement marked failed by a launch that did not fail".to_owned(),
+        ),
+    }
+}

@@ -1,0 +1,188 @@
+//! The gateway's services, started in order and stopped in reverse.
+//!
+//! Order: cluster configs (and their watcher), engine launcher, session manager, then the
+//! frontends (binary, HTTP). A failed start stops what already started. On shutdown the
+//! frontends stop accepting first, then sessions close (their CONNECTION engines stop;
+//! shared engines keep running for the next gateway), then the watcher stops.
+
+use std::net::SocketAddr;
+use std::path::Path;
+use std::sync::Arc;
+
+use kumiho_engine_launcher::{DataFusionBuilder, HostGroupProvider, Launcher};
+use kumiho_thrift::auth::AnyPassword;
+use kumiho_thrift::server::{serve_binary, serve_http, ServerOptions};
+use tokio::net::TcpListener;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+use crate::cluster::{watcher, ClusterRegistry};
+use crate::config::ServerConfig;
+use crate::proxy::Gateway;
+use crate::registries::Registries;
+use crate::routing::{server_user, Router};
+use crate::session::SessionManager;
+
+/// A started gateway.
+pub struct RunningGateway {
+    /// Where the binary frontend listens (the real port when 0 was configured).
+    pub binary_addr: SocketAddr,
+    /// Where the HTTP frontend listens.
+    pub http_addr: SocketAddr,
+    pub sessions: Arc<SessionManager>,
+    pub clusters: Arc<ClusterRegistry>,
+    frontends: CancellationToken,
+    background: CancellationToken,
+    tasks: Vec<(&'static str, JoinHandle<()>)>,
+    watcher: JoinHandle<()>,
+    config: ServerConfig,
+}
+
+/// Starts every service; the error says what to fix.
+pub async fn start(config: ServerConfig) -> Result<RunningGateway, String> {
+    std::fs::create_dir_all(&config.work_dir).map_err(|e| {
+        format!(
+            "cannot create the work directory {}: {e}",
+            config.work_dir.display()
+        )
+    })?;
+
+    let (clusters, report) = ClusterRegistry::load(&config.cluster_configs)?;
+    watcher::log_report(&report);
+    let clusters = Arc::new(clusters);
+    if clusters.get(&config.default_cluster).is_err() {
+        tracing::warn!(
+            cluster = %config.default_cluster,
+            dir = %config.cluster_configs.display(),
+            "the default cluster has no config file; sessions naming no cluster will be refused"
+        );
+    }
+    let background = CancellationToken::new();
+    let watcher = watcher::spawn(
+        clusters.clone(),
+        config.cluster_rescan_interval,
+        background.clone(),
+    );
+
+    let started = start_frontends(&config, clusters.clone()).await;
+    let (sessions, binary, http) = match started {
+        Ok(started) => started,
+        Err(e) => {
+            background.cancel();
+            let _ = watcher.await;
+            return Err(e);
+        }
+    };
+
+    let frontends = CancellationToken::new();
+    let binary_addr = binary.local_addr().map_err(|e| e.to_string())?;
+    let http_addr = http.local_addr().map_err(|e| e.to_string())?;
+    let gateway = Arc::new(Gateway::new(sessions.clone()));
+    let options = Arc::new(ServerOptions {
+        authenticator: Arc::new(AnyPassword),
+        allow_sasl: true,
+        allow_nosasl: true,
+        max_message_size: config.max_message_size,
+        http_path: config.http_path.trim_matches('/').to_owned(),
+    });
+    let tasks = vec![
+        (
+            "binary frontend",
+            spawn_frontend(
+                "binary",
+                serve_binary(binary, gateway.clone(), options.clone(), frontends.clone()),
+            ),
+        ),
+        (
+            "http frontend",
+            spawn_frontend(
+                "http",
+                serve_http(http, gateway, options, frontends.clone()),
+            ),
+        ),
+    ];
+    tracing::info!(%binary_addr, %http_addr, http_path = %config.http_path, work_dir = %config.work_dir.display(), "kumiho gateway started");
+    Ok(RunningGateway {
+        binary_addr,
+        http_addr,
+        sessions,
+        clusters,
+        frontends,
+        background,
+        tasks,
+        watcher,
+        config,
+    })
+}
+
+async fn start_frontends(
+    config: &ServerConfig,
+    clusters: Arc<ClusterRegistry>,
+) -> Result<(Arc<SessionManager>, TcpListener, TcpListener), String> {
+    let engine = DataFusionBuilder::locate(config.engine_binary.as_deref()).map_err(|e| {
+        format!("{e} (set --engine-binary; build it with `cargo build -p kumiho-engine`)")
+    })?;
+    let launcher = Arc::new(Launcher::new().with_builder(Arc::new(engine)));
+    let router = Router {
+        clusters,
+        registries: Arc::new(Registries::new(&config.work_dir)),
+        groups: Arc::new(HostGroupProvider),
+        default_cluster: config.default_cluster.clone(),
+        max_pool_size: config.max_pool_size,
+        server_user: server_user(),
+        version: env!("CARGO_PKG_VERSION").to_owned(),
+    };
+    let sessions = Arc::new(SessionManager::new(router, launcher, config.launch_wait));
+    let binary = bind(&config.bind_host, config.binary_port, "binary-port").await?;
+    let http = bind(&config.bind_host, config.http_port, "http-port").await?;
+    Ok((sessions, binary, http))
+}
+
+async fn bind(host: &str, port: u16, flag: &str) -> Result<TcpListener, String> {
+    TcpListener::bind((host, port)).await.map_err(|e| {
+        format!("cannot listen on {host}:{port}: {e}; free the port or pick another with --{flag}")
+    })
+}
+
+fn spawn_frontend(
+    name: &'static str,
+    serve: impl std::future::Future<Output = std::io::Result<()>> + Send + 'static,
+) -> JoinHandle<()> {
+    tokio::spawn(async move {
+        if let Err(e) = serve.await {
+            tracing::error!(frontend = name, error = %e, "frontend stopped with an error");
+        }
+    })
+}
+
+impl RunningGateway {
+    /// Stops in reverse order of start: frontends, sessions, watcher.
+    pub async fn stop(self) {
+        tracing::info!("stopping: no new connections");
+        self.frontends.cancel();
+        for (name, task) in self.tasks {
+            if tokio::time::timeout(self.config.shutdown_grace, task)
+                .await
+                .is_err()
+            {
+                tracing::warn!(
+                    service = name,
+                    "did not stop within the shutdown grace; cut off"
+                );
+            }
+        }
+        tracing::info!(
+            sessions = self.sessions.len(),
+            "closing sessions; shared engines keep running"
+        );
+        self.sessions.shutdown(self.config.shutdown_grace).await;
+        self.background.cancel();
+        let _ = self.watcher.await;
+        tracing::info!("kumiho gateway stopped");
+    }
+
+    /// The cluster-configs directory served.
+    pub fn cluster_configs(&self) -> &Path {
+        &self.config.cluster_configs
+    }
+}

@@ -1,0 +1,423 @@
+//! Gateway sessions: each one's route, LaunchEngine operation, engine connection and operations.
+//!
+//! A session is opened at once; its engine is found or launched by a background task (the
+//! LaunchEngine operation), which then opens the engine session over one engine connection
+//! kept for the session's life. The manager also knows which session owns each operation
+//! handle, so that operation RPCs reach the right engine connection.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use dashmap::DashMap;
+use kumiho_engine_launcher::{
+    get_or_create, stop_engine, EngineLaunchSpec, EngineRegistration, EngineSecret, EngineSettings,
+    Launcher, ShareLevel,
+};
+use kumiho_thrift::cli::{
+    TCloseSessionReq, TCloseSessionResp, TOpenSessionReq, TOpenSessionResp, TProtocolVersion,
+    TSessionHandle,
+};
+use kumiho_thrift::client::{Client, ClientAuth};
+use kumiho_thrift::handle::HandleId;
+use kumiho_thrift::service::{CallContext, Transport};
+use kumiho_thrift::session_conf::{self, SessionConf, USE_DATABASE_KEY};
+use kumiho_thrift::status;
+use tokio_util::task::TaskTracker;
+
+use crate::errors::GatewayError;
+use crate::operation::launch_engine::{LaunchEngine, LaunchedEngine};
+use crate::routing::{Route, Router};
+use crate::secret::engine_secret;
+
+/// How long a CONNECTION-level engine gets to exit after SIGTERM before SIGKILL.
+const ENGINE_STOP_GRACE: Duration = Duration::from_secs(10);
+
+/// The gateway's end of one engine session.
+pub struct EngineLink {
+    pub client: Client,
+    /// The engine's handle for this session; requests are rewritten to carry it.
+    pub session_handle: TSessionHandle,
+    pub address: String,
+}
+
+/// One client session.
+pub struct GatewaySession {
+    pub id: HandleId,
+    /// The binary connection that opened it, whose end closes it; `None` over HTTP, where
+    /// a session outlives its TCP connections.
+    pub connection_id: Option<u64>,
+    pub route: Route,
+    pub launch: Arc<LaunchEngine>,
+    conf: SessionConf,
+    client_protocol: TProtocolVersion,
+    /// Set by the launch; one engine call at a time, as a HiveServer2 client sends them.
+    pub engine: tokio::sync::Mutex<Option<EngineLink>>,
+    /// Until taken: the next statement's log begins with the launch log (for clients that
+    /// ignore the launch handle).
+    launch_log_unshown: AtomicBool,
+}
+
+impl GatewaySession {
+    /// Whether this caller is the first statement, whose log shows the launch log.
+    pub fn take_launch_log(&self) -> bool {
+        self.launch_log_unshown.swap(false, Ordering::AcqRel)
+    }
+}
+
+/// What an operation handle refers to.
+#[derive(Clone, Debug)]
+pub enum OperationKind {
+    /// An engine's operation, forwarded. `launch_log_first`: its log begins with the launch
+    /// log, served on the first log fetch (cleared then).
+    Engine { launch_log_first: Arc<AtomicBool> },
+    /// The session's LaunchEngine operation.
+    Launch,
+    /// A statement that failed because the launch did; answered by the gateway.
+    /// `log_served`: its log (the launch log) was sent once.
+    LaunchFailed { log_served: Arc<AtomicBool> },
+}
+
+/// The owner and kind of an operation handle.
+#[derive(Clone, Debug)]
+pub struct OperationEntry {
+    pub session: Arc<GatewaySession>,
+    pub kind: OperationKind,
+}
+
+/// All sessions of this gateway.
+pub struct SessionManager {
+    sessions: DashMap<HandleId, Arc<GatewaySession>>,
+    operations: DashMap<HandleId, OperationEntry>,
+    pub router: Router,
+    launcher: Arc<Launcher>,
+    /// Bound on how long an RPC waits for its session's launch.
+    pub launch_wait: Duration,
+    /// Launches and session cleanups, awaited on shutdown.
+    tasks: TaskTracker,
+}
+
+impl std::fmt::Debug for GatewaySession {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GatewaySession")
+            .field("id", &self.id)
+            .field("user", &self.route.user)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SessionManager {
+    pub fn new(router: Router, launcher: Arc<Launcher>, launch_wait: Duration) -> Self {
+        Self {
+            sessions: DashMap::new(),
+            operations: DashMap::new(),
+            router,
+            launcher,
+            launch_wait,
+            tasks: TaskTracker::new(),
+        }
+    }
+
+    /// Opens a session and starts its launch; waits for the launch when the session asked
+    /// for `kyuubi.session.engine.launch.async=false`.
+    pub async fn open(
+        &self,
+        ctx: &CallContext,
+        req: &TOpenSessionReq,
+    ) -> Result<Arc<GatewaySession>, GatewayError> {
+        let empty = BTreeMap::new();
+        let conf = session_conf::normalize(req.configuration.as_ref().unwrap_or(&empty))
+            .map_err(|e| GatewayError::BadRequest(e.to_string()))?;
+        let login_user = ctx
+            .user
+            .clone()
+            .or_else(|| req.username.clone())
+            .filter(|user| !user.is_empty())
+            .unwrap_or_else(|| "anonymous".to_owned());
+        let id = HandleId::new();
+        let route = self
+            .router
+            .route(&login_user, &conf, &id.guid.simple().to_string())
+            .await?;
+        if let Some(limit) = route.cluster.config.limits.max_sessions_per_user {
+            let open = self
+                .sessions
+                .iter()
+                .filter(|s| s.route.user == route.user)
+                .count();
+            if open >= limit as usize {
+                return Err(GatewayError::Refused(format!(
+                    "user `{}` already has {open} open sessions, the limit of cluster `{}`; close some first",
+                    route.user, route.cluster.name
+                )));
+            }
+        }
+        let launch = LaunchEngine::new(route.engine_ref.clone());
+        let session = Arc::new(GatewaySession {
+            id,
+            connection_id: (ctx.transport != Transport::Http).then_some(ctx.connection_id),
+            route,
+            launch: launch.clone(),
+            conf,
+            client_protocol: req.client_protocol,
+            engine: tokio::sync::Mutex::new(None),
+            launch_log_unshown: AtomicBool::new(true),
+        });
+        self.sessions.insert(id, session.clone());
+        self.operations.insert(
+            launch.handle,
+            OperationEntry {
+                session: session.clone(),
+                kind: OperationKind::Launch,
+            },
+        );
+        tracing::info!(
+            session = %id, user = %session.route.user, cluster = %session.route.cluster.name,
+            engine = %session.route.engine_ref.id(), "session opened"
+        );
+        self.tasks
+            .spawn(run_launch(session.clone(), self.launcher.clone()));
+        if !session.route.launch_async {
+            if let Err(e) = launch.wait(self.launch_wait).await {
+                self.close(&id).await;
+                return Err(e);
+            }
+        }
+        Ok(session)
+    }
+
+    /// The session of a handle (guid and secret must both match).
+    pub fn session(&self, handle: &TSessionHandle) -> Result<Arc<GatewaySession>, GatewayError> {
+        HandleId::from_session(handle)
+            .and_then(|id| self.sessions.get(&id).map(|s| s.clone()))
+            .ok_or(GatewayError::InvalidHandle { what: "session" })
+    }
+
+    /// The owner and kind of an operation handle.
+    pub fn operation(
+        &self,
+        handle: &kumiho_thrift::cli::TOperationHandle,
+    ) -> Result<OperationEntry, GatewayError> {
+        HandleId::from_operation(handle)
+            .and_then(|id| self.operations.get(&id).map(|entry| entry.clone()))
+            .ok_or(GatewayError::InvalidHandle { what: "operation" })
+    }
+
+    /// Remembers that `session` owns the operation `handle`.
+    pub fn record_operation(
+        &self,
+        handle: HandleId,
+        session: &Arc<GatewaySession>,
+        kind: OperationKind,
+    ) {
+        self.operations.insert(
+            handle,
+            OperationEntry {
+                session: session.clone(),
+                kind,
+            },
+        );
+    }
+
+    /// Forgets an operation handle.
+    pub fn forget_operation(&self, handle: &kumiho_thrift::cli::TOperationHandle) {
+        if let Some(id) = HandleId::from_operation(handle) {
+            self.operations.remove(&id);
+        }
+    }
+
+    /// Closes a session: forgets it and its operations, closes its engine session, and stops
+    /// its engine if the engine was the session's alone (CONNECTION). If the launch is still
+    /// running, the engine side is cleaned up in the background once it ends.
+    pub async fn close(&self, id: &HandleId) -> bool {
+        let Some((_, session)) = self.sessions.remove(id) else {
+            return false;
+        };
+        self.operations.retain(|_, entry| entry.session.id != *id);
+        tracing::info!(session = %id, user = %session.route.user, "session closed");
+        let cleanup = close_engine_side(session.clone(), self.launch_wait);
+        if session.launch.state().is_final() {
+            cleanup.await;
+        } else {
+            self.tasks.spawn(cleanup);
+        }
+        true
+    }
+
+    /// Closes every session a binary connection opened (the client hung up without
+    /// CloseSession).
+    pub async fn close_connection(&self, connection_id: u64) {
+        let orphans: Vec<HandleId> = self
+            .sessions
+            .iter()
+            .filter(|s| s.connection_id == Some(connection_id))
+            .map(|s| s.id)
+            .collect();
+        for id in orphans {
+            tracing::info!(session = %id, "client disconnected without closing its session; closing it");
+            self.close(&id).await;
+        }
+    }
+
+    /// Number of open sessions.
+    pub fn len(&self) -> usize {
+        self.sessions.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.sessions.is_empty()
+    }
+
+    /// Closes every session and waits (up to `grace`) for launches and cleanups to end.
+    /// Shared engines keep running; CONNECTION engines stop with their sessions.
+    pub async fn shutdown(&self, grace: Duration) {
+        let ids: Vec<HandleId> = self.sessions.iter().map(|s| s.id).collect();
+        for id in ids {
+            self.close(&id).await;
+        }
+        self.tasks.close();
+        if tokio::time::timeout(grace, self.tasks.wait())
+            .await
+            .is_err()
+        {
+            tracing::warn!(
+                tasks = self.tasks.len(),
+                "shutdown grace over; abandoning unfinished launches and cleanups"
+            );
+        }
+    }
+}
+
+/// The LaunchEngine operation's work: find or start the engine, then open the engine session.
+async fn run_launch(session: Arc<GatewaySession>, launcher: Arc<Launcher>) {
+    let launch = &session.launch;
+    launch.set_running();
+    match launch_and_connect(&session, &launcher).await {
+        Ok((registration, link)) => {
+            *session.engine.lock().await = Some(link);
+            launch.finish(LaunchedEngine {
+                engine_ref: session.route.engine_ref.clone(),
+                registration,
+            });
+        }
+        Err(reason) => {
+            tracing::warn!(session = %session.id, engine = %session.route.engine_ref.id(), %reason, "engine launch failed");
+            launch.fail(reason);
+        }
+    }
+}
+
+async fn launch_and_connect(
+    session: &GatewaySession,
+    launcher: &Launcher,
+) -> Result<(EngineRegistration, EngineLink), String> {
+    let route = &session.route;
+    let log = &session.launch.log;
+    let cluster = &route.cluster;
+    let dir = &route.registry_dir;
+    let secret = engine_secret(cluster, dir).map_err(|e| e.to_string())?;
+    let engine = &cluster.config.engine;
+    let spec = EngineLaunchSpec {
+        engine_ref: route.engine_ref.clone(),
+        cluster: cluster.name.clone(),
+        bind_host: engine.bind_host.clone(),
+        secret: secret.clone(),
+        env: cluster.config.env.clone(),
+        settings: EngineSettings::DataFusion(engine.datafusion.to_launch_settings()),
+        idle_timeout: route.idle_timeout,
+        initialize_timeout: route.initialize_timeout,
+        log_path: EngineLaunchSpec::default_log_path(dir, &route.engine_ref),
+    };
+    log.push(format!(
+        "session of {} on cluster {}: engine {} ({} level)",
+        route.user,
+        cluster.name,
+        route.engine_ref.id(),
+        route.engine_ref.share_level
+    ));
+    let registration = get_or_create(route.registry.as_ref(), launcher, &spec, log)
+        .await
+        .map_err(|e| e.to_string())?;
+    let address = registration.address();
+    log.push(format!("opening a session on engine {address}"));
+    let link = open_engine_session(session, &address, &secret)
+        .await
+        .map_err(|e| format!("engine at {address}: {e}"))?;
+    Ok((registration, link))
+}
+
+/// Connects to the engine as the session's user with the internal secret and opens the
+/// engine session with the client's (normalised) settings.
+async fn open_engine_session(
+    session: &GatewaySession,
+    address: &str,
+    secret: &EngineSecret,
+) -> Result<EngineLink, String> {
+    let auth = ClientAuth::Plain {
+        user: session.route.user.clone(),
+        password: secret.expose().to_owned(),
+    };
+    let mut client = Client::connect(address, auth)
+        .await
+        .map_err(|e| e.to_string())?;
+    let mut configuration = session.conf.settings.clone();
+    if let Some(database) = &session.conf.database {
+        configuration.insert(USE_DATABASE_KEY.to_owned(), database.clone());
+    }
+    let req = TOpenSessionReq {
+        client_protocol: session.client_protocol,
+        username: Some(session.route.user.clone()),
+        password: None,
+        configuration: Some(configuration),
+    };
+    let resp: TOpenSessionResp = client
+        .call("OpenSession", &req)
+        .await
+        .map_err(|e| e.to_string())?;
+    if !status::is_ok(&resp.status) {
+        return Err(resp
+            .status
+            .error_message
+            .unwrap_or_else(|| "OpenSession failed without a message".to_owned()));
+    }
+    let session_handle = resp
+        .session_handle
+        .ok_or("the engine's OpenSession reply has no session handle")?;
+    Ok(EngineLink {
+        client,
+        session_handle,
+        address: address.to_owned(),
+    })
+}
+
+/// After a session is forgotten: close its engine session, and stop a CONNECTION engine.
+async fn close_engine_side(session: Arc<GatewaySession>, launch_wait: Duration) {
+    let Ok(engine) = session.launch.wait(launch_wait).await else {
+        return;
+    };
+    if let Some(mut link) = session.engine.lock().await.take() {
+        let req = TCloseSessionReq {
+            session_handle: link.session_handle.clone(),
+        };
+        match link
+            .client
+            .call::<_, TCloseSessionResp>("CloseSession", &req)
+            .await
+        {
+            Ok(resp) if !status::is_ok(&resp.status) => {
+                tracing::debug!(session = %session.id, message = ?resp.status.error_message, "engine refused CloseSession")
+            }
+            Ok(_) => {}
+            Err(e) => {
+                tracing::debug!(session = %session.id, error = %e, "engine CloseSession failed")
+            }
+        }
+    }
+    if session.route.engine_ref.share_level == ShareLevel::Connection {
+        if let Some(pid) = engine.registration.pid {
+            let stopped = stop_engine(pid, ENGINE_STOP_GRACE).await;
+            tracing::info!(engine = %session.route.engine_ref.id(), pid, ?stopped, "CONNECTION engine stopped with its session");
+        }
+    }
+}
