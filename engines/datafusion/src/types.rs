@@ -159,12 +159,18 @@ pub(crate) fn decimal_precision_scale(dt: &DataType) -> Option<(i32, i32)> {
 pub(crate) fn type_name(dt: &DataType) -> String {
     let id = type_id(dt);
     if is_complex(id) {
-        let mut name = String::new();
-        write_type_string(dt, &mut name);
-        name
+        type_string(dt)
     } else {
         primitive_name(id).to_owned()
     }
+}
+
+/// Hive's full type string in lower case, as DESCRIBE shows a column's type: `bigint`,
+/// `decimal(15,2)`, `array<map<string,int>>`, `struct<a:int,b:string>`.
+pub(crate) fn type_string(dt: &DataType) -> String {
+    let mut text = String::new();
+    write_type_string(dt, &mut text);
+    text
 }
 
 /// Hive's name of a type id (`Type.getName()`).
@@ -523,6 +529,9 @@ mod tests {
         );
         assert_eq!(type_name(&union), "uniontype<int,string>");
         assert_eq!(type_name(&DataType::Decimal128(10, 2)), "DECIMAL");
+        assert_eq!(type_string(&DataType::Decimal128(10, 2)), "decimal(10,2)");
+        assert_eq!(type_string(&DataType::UInt64), "decimal(20,0)");
+        assert_eq!(type_string(&DataType::Int64), "bigint");
         assert_eq!(type_name(&DataType::Utf8), "STRING");
     }
 

@@ -15,7 +15,8 @@
 //!   (`1.0`, `1.0E10`), binaries as their bytes read as UTF-8.
 //!
 //! A renderer is built once per array (a column of one batch) and writes into a buffer
-//! the caller reuses; rendering a value allocates nothing. A value the calendar cannot
+//! the caller reuses; rendering a value allocates nothing (but for decimals beyond 128
+//! bits, which Arrow prints through a big integer). A value the calendar cannot
 //! show (a timestamp beyond year 262143) is an error, which the caller sends as NULL.
 
 use std::fmt::{self, Display, LowerExp, Write};
