@@ -1,12 +1,18 @@
 //! Metadata results over a real `SessionContext`: the columns JDBC clients expect, and
 //! the JDBC pattern rules (`%`, `_`, `\`, case).
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use datafusion::arrow::array::{Array, AsArray};
-use datafusion::arrow::datatypes::{DataType, Field, Int16Type, Int32Type, Schema};
+use datafusion::arrow::datatypes::{DataType, Field, Int16Type, Int32Type, Schema, SchemaRef};
+use datafusion::catalog::streaming::StreamingTable;
 use datafusion::catalog::MemorySchemaProvider;
 use datafusion::datasource::MemTable;
+use datafusion::execution::TaskContext;
+use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
+use datafusion::physical_plan::streaming::PartitionStream;
+use datafusion::physical_plan::SendableRecordBatchStream;
 
 use super::*;
 
@@ -349,4 +355,71 @@ async fn table_functions_return_tables() {
         kinds.contains(&Some(FUNCTION_RETURNS_TABLE)),
         "generate_series is a table function: {kinds:?}"
     );
+}
+
+/// A table whose data is produced only when a query runs it, like the TPC-H demo tables;
+/// it records whether that ever happened.
+#[derive(Debug)]
+struct GeneratedOnScan {
+    schema: SchemaRef,
+    generated: Arc<AtomicBool>,
+}
+
+impl PartitionStream for GeneratedOnScan {
+    fn schema(&self) -> &SchemaRef {
+        &self.schema
+    }
+
+    fn execute(&self, _ctx: Arc<TaskContext>) -> SendableRecordBatchStream {
+        self.generated.store(true, Ordering::SeqCst);
+        Box::pin(RecordBatchStreamAdapter::new(
+            Arc::clone(&self.schema),
+            futures::stream::empty(),
+        ))
+    }
+}
+
+#[tokio::test]
+async fn listing_generated_tables_does_not_generate_them() {
+    let ctx = context().await;
+    let generated = Arc::new(AtomicBool::new(false));
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("l_orderkey", DataType::Int64, false),
+        Field::new("l_shipdate", DataType::Date32, false),
+    ]));
+    let partition = Arc::new(GeneratedOnScan {
+        schema: Arc::clone(&schema),
+        generated: Arc::clone(&generated),
+    });
+    let table = StreamingTable::try_new(schema, vec![partition]).unwrap();
+    let tpch = ctx.catalog("datafusion").unwrap().schema("tpch").unwrap();
+    tpch.register_table("lineitem".to_owned(), Arc::new(table))
+        .unwrap();
+
+    let listed = tables(&ctx, None, Some("tpch"), None, None).unwrap();
+    assert_eq!(
+        texts(&listed, "TABLE_NAME"),
+        some(&["nation", "orders", "lineitem"])
+    );
+    // DataFusion counts a streaming table as a view, and the listing says what DataFusion says.
+    assert_eq!(
+        texts(&listed, "TABLE_TYPE"),
+        some(&["TABLE", "TABLE", "VIEW"])
+    );
+    let described = columns(&ctx, None, None, Some("lineitem"), None).unwrap();
+    assert_eq!(
+        texts(&described, "COLUMN_NAME"),
+        some(&["l_orderkey", "l_shipdate"])
+    );
+    assert_eq!(texts(&described, "TYPE_NAME"), some(&["BIGINT", "DATE"]));
+    assert!(!generated.load(Ordering::SeqCst), "listing ran the table");
+
+    // The sentinel does notice a query, so its silence above means something.
+    ctx.sql("SELECT * FROM tpch.lineitem")
+        .await
+        .unwrap()
+        .collect()
+        .await
+        .unwrap();
+    assert!(generated.load(Ordering::SeqCst));
 }
