@@ -1,0 +1,286 @@
+//! The HTTP port end to end with hyper's client: Basic credentials, the auth cookie, wrong
+//! paths and methods, refused credentials and oversized bodies.
+
+mod common;
+
+use std::sync::Arc;
+
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine;
+use bytes::Bytes;
+use common::*;
+use http_body_util::{BodyExt, Full};
+use hyper::client::conn::http1;
+use hyper::header::{self, HeaderValue};
+use hyper::{Method, Request, StatusCode};
+use hyper_util::rt::TokioIo;
+use kumiho_thrift::auth::SharedSecret;
+use kumiho_thrift::binary::message_type;
+use kumiho_thrift::cli::*;
+use kumiho_thrift::codec::{self, exception_kind};
+use kumiho_thrift::error::WireError;
+use kumiho_thrift::server::ServerOptions;
+use kumiho_thrift::service::Transport;
+use tokio::net::TcpStream;
+
+/// One HTTP/1.1 connection to the test server.
+struct HttpClient {
+    sender: http1::SendRequest<Full<Bytes>>,
+}
+
+/// What came back: status, headers of interest, body.
+struct HttpReply {
+    status: StatusCode,
+    content_type: Option<String>,
+    set_cookie: Option<String>,
+    body: Bytes,
+}
+
+impl HttpClient {
+    async fn connect(server: &TestServer) -> Self {
+        let stream = TcpStream::connect(server.addr).await.unwrap();
+        let (sender, conn) = http1::handshake(TokioIo::new(stream)).await.unwrap();
+        tokio::spawn(conn);
+        Self { sender }
+    }
+
+    async fn send(
+        &mut self,
+        method: Method,
+        path: &str,
+        headers: &[(&str, String)],
+        body: Bytes,
+    ) -> HttpReply {
+        let mut req = Request::builder()
+            .method(method)
+            .uri(path)
+            .header(header::HOST, "localhost");
+        for (name, value) in headers {
+            req = req.header(*name, value);
+        }
+        let resp = self
+            .sender
+            .send_request(req.body(Full::new(body)).unwrap())
+            .await
+            .unwrap();
+        let text = |v: Option<&HeaderValue>| v.map(|v| v.to_str().unwrap().to_owned());
+        HttpReply {
+            status: resp.status(),
+            content_type: text(resp.headers().get(header::CONTENT_TYPE)),
+            set_cookie: text(resp.headers().get(header::SET_COOKIE)),
+            body: resp.into_body().collect().await.unwrap().to_bytes(),
+        }
+    }
+
+    /// POSTs a call to `/cliservice`.
+    async fn call<T: thrift::protocol::TSerializable>(
+        &mut self,
+        method: &str,
+        req: &T,
+        headers: &[(&str, String)],
+    ) -> HttpReply {
+        let body = codec::encode_call(method, 7, req);
+        self.send(Method::POST, "/cliservice", headers, body).await
+    }
+}
+
+fn basic(user: &str, password: &str) -> (&'static str, String) {
+    (
+        "authorization",
+        format!("Basic {}", STANDARD.encode(format!("{user}:{password}"))),
+    )
+}
+
+/// Decodes a Thrift reply body to `name` with the test seqid.
+fn decode_reply<T: thrift::protocol::TSerializable>(reply: &HttpReply, name: &str) -> T {
+    assert_eq!(reply.status, StatusCode::OK, "{:?}", reply.body);
+    assert_eq!(reply.content_type.as_deref(), Some("application/x-thrift"));
+    let header = codec::read_header(&reply.body).unwrap();
+    assert_eq!((header.name.as_str(), header.seqid), (name, 7));
+    assert_eq!(header.message_type, message_type::REPLY);
+    codec::decode_result_body(&reply.body[header.body_offset..]).unwrap()
+}
+
+fn body_text(reply: &HttpReply) -> String {
+    String::from_utf8(reply.body.to_vec()).unwrap()
+}
+
+#[tokio::test]
+async fn basic_credentials_then_the_cookie_alone_are_accepted() {
+    let mut server = TestServer::start(Port::Http, ServerOptions::default()).await;
+    let mut client = HttpClient::connect(&server).await;
+    let reply = client
+        .call(
+            "OpenSession",
+            &open_session_req("alice"),
+            &[basic("alice", "pw")],
+        )
+        .await;
+    let resp: TOpenSessionResp = decode_reply(&reply, "OpenSession");
+    let conf = resp.configuration.unwrap();
+    assert_eq!(conf["user"], "alice");
+    assert_eq!(conf["transport"], transport_name(Transport::Http));
+    let set_cookie = reply.set_cookie.expect("a hive.server2.auth cookie");
+    assert!(set_cookie.starts_with("hive.server2.auth="), "{set_cookie}");
+    let cookie = set_cookie.split(';').next().unwrap().to_owned();
+
+    // A new connection, the cookie and no credentials: the same user.
+    let mut client = HttpClient::connect(&server).await;
+    let reply = client
+        .call(
+            "OpenSession",
+            &open_session_req("ignored"),
+            &[("cookie", cookie)],
+        )
+        .await;
+    let resp: TOpenSessionResp = decode_reply(&reply, "OpenSession");
+    assert_eq!(resp.configuration.unwrap()["user"], "alice");
+    assert_eq!(reply.set_cookie, None);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_leading_slash_in_the_configured_path_is_optional() {
+    let mut server = TestServer::start(
+        Port::Http,
+        ServerOptions {
+            http_path: "/cliservice".into(),
+            ..ServerOptions::default()
+        },
+    )
+    .await;
+    let mut client = HttpClient::connect(&server).await;
+    let reply = client
+        .call("GetInfo", &get_info_req(), &[basic("a", "x")])
+        .await;
+    let resp: TGetInfoResp = decode_reply(&reply, "GetInfo");
+    assert_eq!(
+        resp.info_value,
+        TGetInfoValue::StringValue(SERVER_NAME.into())
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn missing_or_wrong_credentials_get_401_with_a_message() {
+    let mut server = TestServer::start(
+        Port::Http,
+        ServerOptions {
+            authenticator: Arc::new(SharedSecret::new("s3cret")),
+            ..ServerOptions::default()
+        },
+    )
+    .await;
+    let mut client = HttpClient::connect(&server).await;
+    let reply = client.call("GetInfo", &get_info_req(), &[]).await;
+    assert_eq!(reply.status, StatusCode::UNAUTHORIZED);
+    assert!(body_text(&reply).contains("Basic"));
+
+    let reply = client
+        .call("GetInfo", &get_info_req(), &[basic("gateway", "guess")])
+        .await;
+    assert_eq!(reply.status, StatusCode::UNAUTHORIZED);
+    assert!(body_text(&reply).contains("wrong password"));
+    assert!(!body_text(&reply).contains("s3cret"));
+
+    let forged = (
+        "cookie",
+        "hive.server2.auth=YWRtaW4.9999999999.AAAA".to_owned(),
+    );
+    let reply = client.call("GetInfo", &get_info_req(), &[forged]).await;
+    assert_eq!(reply.status, StatusCode::UNAUTHORIZED);
+
+    // The same connection is still served once the credentials are right.
+    let reply = client
+        .call("GetInfo", &get_info_req(), &[basic("gateway", "s3cret")])
+        .await;
+    let _: TGetInfoResp = decode_reply(&reply, "GetInfo");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn other_paths_get_404_and_other_methods_405() {
+    let mut server = TestServer::start(Port::Http, ServerOptions::default()).await;
+    let mut client = HttpClient::connect(&server).await;
+    let call = codec::encode_call("GetInfo", 7, &get_info_req());
+    let reply = client
+        .send(Method::POST, "/elsewhere", &[basic("a", "x")], call.clone())
+        .await;
+    assert_eq!(reply.status, StatusCode::NOT_FOUND);
+    assert!(body_text(&reply).contains("/cliservice"));
+    let reply = client
+        .send(Method::GET, "/cliservice", &[basic("a", "x")], Bytes::new())
+        .await;
+    assert_eq!(reply.status, StatusCode::METHOD_NOT_ALLOWED);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn an_unknown_method_gets_an_unknown_method_exception() {
+    let mut server = TestServer::start(Port::Http, ServerOptions::default()).await;
+    let mut client = HttpClient::connect(&server).await;
+    let reply = client
+        .call("GetLog", &get_info_req(), &[basic("a", "x")])
+        .await;
+    assert_eq!(reply.status, StatusCode::OK);
+    let header = codec::read_header(&reply.body).unwrap();
+    assert_eq!(header.message_type, message_type::EXCEPTION);
+    assert!(matches!(
+        codec::decode_exception_body(&reply.body[header.body_offset..]),
+        WireError::Application {
+            kind: exception_kind::UNKNOWN_METHOD,
+            ..
+        }
+    ));
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn bad_bodies_get_400_and_oversized_ones_413() {
+    let mut server = TestServer::start(
+        Port::Http,
+        ServerOptions {
+            max_message_size: 4096,
+            ..ServerOptions::default()
+        },
+    )
+    .await;
+    let mut client = HttpClient::connect(&server).await;
+    let reply = client
+        .send(
+            Method::POST,
+            "/cliservice",
+            &[basic("a", "x")],
+            Bytes::from_static(b"\x80\x01\x00\x01garbage"),
+        )
+        .await;
+    assert_eq!(reply.status, StatusCode::BAD_REQUEST);
+    let call = codec::encode_call("GetInfo", 7, &get_info_req());
+    let reply = client
+        .send(
+            Method::POST,
+            "/cliservice",
+            &[basic("a", "x")],
+            call.slice(..call.len() - 1),
+        )
+        .await;
+    assert_eq!(reply.status, StatusCode::BAD_REQUEST);
+    let reply = client
+        .send(
+            Method::POST,
+            "/cliservice",
+            &[basic("a", "x")],
+            Bytes::from(vec![0u8; 8192]),
+        )
+        .await;
+    assert_eq!(reply.status, StatusCode::PAYLOAD_TOO_LARGE);
+    assert!(body_text(&reply).contains("4096"));
+
+    // A fresh connection is served normally.
+    let mut client = HttpClient::connect(&server).await;
+    let reply = client
+        .call("GetInfo", &get_info_req(), &[basic("a", "x")])
+        .await;
+    let _: TGetInfoResp = decode_reply(&reply, "GetInfo");
+    server.stop().await;
+}
