@@ -1,4 +1,33 @@
 //! Kumiho's gateway: HiveServer2 frontends, sessions routed to shared engines, proxying.
+//!
+//! ```text
+//!  client ──► frontend (kumiho_thrift::server: binary SASL/NOSASL, HTTP)
+//!               │ decoded RPC + CallContext
+//!               ▼
+//!             proxy::Gateway (CliService) ── OpenSession ──► session::SessionManager
+//!               │ resolve → wait → rewrite → forward → record      │ routing::Router
+//!               │                                                 │   cluster + user + share level
+//!               │                                                 ▼   → EngineRef
+//!               │                                 operation::launch_engine (LaunchEngine)
+//!               │                                   get_or_create in the cluster's registry,
+//!               │                                   then OpenSession on the engine
+//!               ▼                                                 │
+//!             engine connection (kumiho_thrift::client) ◄─────────┘
+//!               │ replies forwarded as bytes
+//!               ▼
+//!             kumiho-engine (or Spark Thrift Server)
+//! ```
+//!
+//! - [`config`]: the gateway's own settings (YAML file and flags).
+//! - [`cluster`]: cluster configs, one file per cluster, watched and reloaded.
+//! - [`routing`]: session settings → cluster, user, [`kumiho_engine_launcher::EngineRef`].
+//! - [`registries`]: each cluster's engine registry, opened once.
+//! - [`session`]: gateway sessions, their launches and engine connections.
+//! - [`operation`]: operations the gateway answers itself (LaunchEngine).
+//! - [`proxy`]: the HiveServer2 service: forwarding as phases, one error handler.
+//! - [`errors`]: the one error type and its mapping to `TStatus`.
+//! - [`server`]: services started in order and stopped in reverse.
+//! - [`secret`], [`duration`]: the internal engine secret; durations as operators write them.
 #![forbid(unsafe_code)]
 
 pub mod cluster;

@@ -89,11 +89,15 @@ impl LaunchEngine {
 
     /// Fails the launch; `reason` is shown to the client with the log's last lines.
     pub fn fail(&self, reason: String) {
-        self.log.push(format!("launch failed: {reason}"));
-        let error = GatewayError::Launch {
-            reason,
-            log_tail: self.log.tail(LAUNCH_LOG_TAIL),
+        // A reason that quotes the engine's own log already says enough; repeating the
+        // launch log's tail after it would only show the same lines twice.
+        let log_tail = if reason.contains('\n') {
+            Vec::new()
+        } else {
+            self.log.tail(LAUNCH_LOG_TAIL)
         };
+        self.log.push(format!("launch failed: {reason}"));
+        let error = GatewayError::Launch { reason, log_tail };
         self.state.send_replace(LaunchState::Failed(error));
     }
 

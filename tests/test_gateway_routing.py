@@ -1,0 +1,99 @@
+"""Which engine a session reaches: share levels, subdomains, pools, and one launch for many sessions."""
+
+from concurrent.futures import ThreadPoolExecutor
+
+from gateway_fixtures import *  # noqa: F401,F403 (fixtures)
+from gateway_fixtures import live_registrations, open_session, ref_id_of, wait_until
+from harness.beeline import binary_url, run_beeline
+
+VERSION_PREFIX = "kumiho_0.1.0"
+
+
+def launched(gateway, user="alice", **settings):
+    """Opens a session, waits for its engine, returns (session, launch result)."""
+    session = open_session(gateway, user=user, configuration=settings)
+    return session, session.wait_launched()
+
+
+def test_user_level_one_engine_per_user_seen_by_beeline_and_registry(kumiho):
+    first = run_beeline(binary_url(kumiho.port), ["select 1 as x"], user="alice")
+    assert first.returncode == 0, first.describe()
+    assert first.result_sets()[0] == [["x"], ["1"]], first.describe()
+    second = run_beeline(binary_url(kumiho.port), ["select 2 as x"], user="alice")
+    assert second.returncode == 0, second.describe()
+    alice_space = f"{VERSION_PREFIX}_USER_DATAFUSION/alice/default"
+    registrations = live_registrations(kumiho.work_dir, alice_space)
+    assert len(registrations) == 1, registrations
+
+    session, result = launched(kumiho, "alice")
+    assert result["engine.ref.id"] == ref_id_of(registrations[0])
+    assert result["engine.share.level"] == "USER"
+    bob, bob_result = launched(kumiho, "bob")
+    assert bob_result["engine.ref.id"] != result["engine.ref.id"]
+    assert len(live_registrations(kumiho.work_dir, f"{VERSION_PREFIX}_USER_DATAFUSION/bob/default")) == 1
+    session.close()
+    bob.close()
+
+
+def test_connection_level_engine_per_connection_gone_after_close(kumiho):
+    one, one_result = launched(kumiho, "alice", **{"kyuubi.engine.share.level": "CONNECTION"})
+    two, two_result = launched(kumiho, "alice", **{"kyuubi.engine.share.level": "CONNECTION"})
+    assert one_result["engine.ref.id"] != two_result["engine.ref.id"]
+    space = one_result["engine.space"]
+    assert len(live_registrations(kumiho.work_dir, space)) == 1
+    one.close()
+    wait_until(lambda: not live_registrations(kumiho.work_dir, space), "the CONNECTION engine deregistered")
+    assert len(live_registrations(kumiho.work_dir, two_result["engine.space"])) == 1
+    two.close()
+
+
+def test_group_level_users_of_one_group_share(kumiho):
+    # `sync` and `nobody` both have the primary group `nogroup` on Debian.
+    sync, sync_result = launched(kumiho, "sync", **{"kyuubi.engine.share.level": "GROUP"})
+    nobody, nobody_result = launched(kumiho, "nobody", **{"kyuubi.engine.share.level": "GROUP"})
+    assert sync_result["engine.ref.id"] == nobody_result["engine.ref.id"]
+    assert "/nogroup/" in sync_result["engine.space"]
+    sync.close()
+    nobody.close()
+
+
+def test_server_level_one_engine_for_all(kumiho):
+    alice, alice_result = launched(kumiho, "alice", **{"kyuubi.engine.share.level": "SERVER"})
+    bob, bob_result = launched(kumiho, "bob", **{"kyuubi.engine.share.level": "SERVER"})
+    assert alice_result["engine.ref.id"] == bob_result["engine.ref.id"]
+    assert alice.query("select 40 + 2")[0] == [42]
+    alice.close()
+    bob.close()
+
+
+def test_subdomains_give_separate_engines(kumiho):
+    a, a_result = launched(kumiho, "alice", **{"kyuubi.engine.share.level.subdomain": "a"})
+    b, b_result = launched(kumiho, "alice", **{"kyuubi.engine.share.level.subdomain": "b"})
+    assert a_result["engine.ref.id"] != b_result["engine.ref.id"]
+    assert a_result["engine.space"].endswith("/alice/a") and b_result["engine.space"].endswith("/alice/b")
+    a.close()
+    b.close()
+
+
+def test_polling_pool_spreads_sessions_over_its_engines(kumiho):
+    pool = {"kyuubi.engine.pool.size": "3", "kyuubi.engine.pool.selectPolicy": "POLLING"}
+    sessions = [launched(kumiho, "alice", **pool) for _ in range(3)]
+    engines = {result["engine.ref.id"] for _, result in sessions}
+    subdomains = {result["engine.subdomain"] for _, result in sessions}
+    assert len(engines) == 3, sessions
+    assert subdomains == {"engine-pool-0", "engine-pool-1", "engine-pool-2"}
+    for session, _ in sessions:
+        session.close()
+
+
+def test_twenty_concurrent_first_sessions_start_one_engine(kumiho):
+    def first_session(_):
+        session, result = launched(kumiho, "carol")
+        session.close()
+        return result["engine.ref.id"]
+
+    with ThreadPoolExecutor(max_workers=20) as pool:
+        engines = set(pool.map(first_session, range(20)))
+    assert len(engines) == 1, engines
+    space = f"{VERSION_PREFIX}_USER_DATAFUSION/carol/default"
+    assert [ref_id_of(r) for r in live_registrations(kumiho.work_dir, space)] == list(engines)
