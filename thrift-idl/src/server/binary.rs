@@ -25,6 +25,9 @@ use crate::service::{CallContext, CliService, Transport};
 /// The transport is detected from the first byte of each connection: SASL START (`0x01`),
 /// or a TBinaryProtocol message (`0x80` strict, `0x00` old non-strict). A kind refused by
 /// `options` gets a clear error (a SASL ERROR frame, or a Thrift exception) and is closed.
+///
+/// [`CliService::connection_closed`] runs once for every connection that reached the
+/// service (NOSASL, or SASL after authentication), however it ends.
 pub async fn serve_binary<S: CliService>(
     listener: TcpListener,
     service: Arc<S>,
