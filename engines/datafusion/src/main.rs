@@ -1,1 +1,214 @@
-fn main() {}
+//! `kumiho-engine`: a HiveServer2 server on Apache DataFusion, started by the gateway or by hand.
+//!
+//! Prints `listening on HOST:PORT` (and `http listening on HOST:PORT`) on stdout once bound,
+//! which is how a launcher learns the port; logs go to stderr.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::{Parser, ValueEnum};
+use kumiho_engine::config::EngineConfig;
+use kumiho_engine::engine::Engine;
+use kumiho_engine::service::EngineService;
+use kumiho_thrift::auth::{AnyPassword, Authenticator, SharedSecret};
+use kumiho_thrift::server::{serve_binary, serve_http, ServerOptions};
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+
+/// How clients authenticate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum AuthMode {
+    /// SASL PLAIN with any password, and raw (NOSASL) clients.
+    None,
+    /// Raw (NOSASL) clients only.
+    Nosasl,
+}
+
+/// A HiveServer2-compatible SQL engine on Apache DataFusion.
+#[derive(Parser)]
+#[command(name = "kumiho-engine", version)]
+struct Args {
+    /// Address to listen on.
+    #[arg(long, default_value = "127.0.0.1")]
+    host: String,
+    /// Thrift binary port; 0 picks a free one (printed as `listening on HOST:PORT`).
+    #[arg(long, default_value_t = 0)]
+    port: u16,
+    /// Also serve Thrift over HTTP on this port (0 picks one).
+    #[arg(long)]
+    http_port: Option<u16>,
+    /// Client authentication when no secret is set.
+    #[arg(long, value_enum, default_value_t = AuthMode::None)]
+    auth: AuthMode,
+    /// A secret every client must send as its SASL PLAIN password (NOSASL is then refused).
+    #[arg(long, env = "KUMIHO_ENGINE_SECRET", hide_env_values = true)]
+    secret: Option<String>,
+    /// YAML file: tables to register, demo data settings.
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// Log filter (`info`, `debug`, `kumiho_engine=debug,datafusion=info`, ...).
+    #[arg(long, default_value = "info")]
+    log_level: String,
+    /// TPC-H demo data scale factor (default 0.1, or the config file's); 0 disables it.
+    #[arg(long)]
+    tpch_scale: Option<f64>,
+    /// Stop after this long without sessions (used by the gateway; not yet enforced).
+    #[arg(long)]
+    idle_timeout: Option<String>,
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let args = Args::parse();
+    if let Err(message) = init_logging(&args.log_level) {
+        eprintln!("kumiho-engine: {message}");
+        return ExitCode::from(2);
+    }
+    match run(args).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            tracing::error!("{message}");
+            eprintln!("kumiho-engine: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn init_logging(filter: &str) -> Result<(), String> {
+    let filter = tracing_subscriber::EnvFilter::try_new(filter)
+        .map_err(|e| format!("invalid --log-level '{filter}': {e}"))?;
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .init();
+    Ok(())
+}
+
+/// Which clients the transports accept.
+fn server_options(args: &Args) -> Result<ServerOptions, String> {
+    let (authenticator, allow_sasl, allow_nosasl): (Arc<dyn Authenticator>, bool, bool) =
+        match (&args.secret, args.auth) {
+            (Some(_), AuthMode::Nosasl) => return Err(
+                "--secret needs SASL PLAIN to carry it; it cannot be combined with --auth nosasl"
+                    .into(),
+            ),
+            (Some(secret), AuthMode::None) => {
+                (Arc::new(SharedSecret::new(secret.clone())), true, false)
+            }
+            (None, AuthMode::None) => (Arc::new(AnyPassword), true, true),
+            (None, AuthMode::Nosasl) => (Arc::new(AnyPassword), false, true),
+        };
+    Ok(ServerOptions {
+        authenticator,
+        allow_sasl,
+        allow_nosasl,
+        ..ServerOptions::default()
+    })
+}
+
+async fn run(args: Args) -> Result<(), String> {
+    let options = Arc::new(server_options(&args)?);
+    let mut config = match &args.config {
+        Some(path) => EngineConfig::load(path).map_err(|e| e.to_string())?,
+        None => EngineConfig::default(),
+    };
+    if let Some(scale) = args.tpch_scale {
+        config.tpch_scale = scale;
+        config
+            .validate()
+            .map_err(|e| format!("--tpch-scale: {e}"))?;
+    }
+    let engine = Engine::start(&config).await.map_err(|e| e.to_string())?;
+    let service = Arc::new(EngineService::new(engine));
+    let shutdown = CancellationToken::new();
+
+    let listener = bind(&args.host, args.port).await?;
+    announce("listening on", &listener)?;
+    let mut servers = tokio::task::JoinSet::new();
+    servers.spawn(serve_binary(
+        listener,
+        Arc::clone(&service),
+        Arc::clone(&options),
+        shutdown.clone(),
+    ));
+    if let Some(port) = args.http_port {
+        let listener = bind(&args.host, port).await?;
+        announce("http listening on", &listener)?;
+        servers.spawn(serve_http(
+            listener,
+            Arc::clone(&service),
+            Arc::clone(&options),
+            shutdown.clone(),
+        ));
+    }
+    tracing::info!(
+        demo = config.demo_enabled(),
+        tables = config.tables.len(),
+        "kumiho-engine {} ready",
+        env!("CARGO_PKG_VERSION")
+    );
+
+    tokio::select! {
+        signal = shutdown_signal() => {
+            tracing::info!("{signal} received, shutting down");
+            shutdown.cancel();
+        }
+        Some(ended) = servers.join_next() => {
+            shutdown.cancel();
+            match ended {
+                Ok(Ok(())) => {}
+                Ok(Err(e)) => return Err(format!("the server stopped: {e}")),
+                Err(e) => return Err(format!("the server failed: {e}")),
+            }
+        }
+    }
+    while let Some(ended) = servers.join_next().await {
+        if let Ok(Err(e)) = ended {
+            tracing::warn!("server ended with an error while stopping: {e}");
+        }
+    }
+    Ok(())
+}
+
+async fn bind(host: &str, port: u16) -> Result<TcpListener, String> {
+    TcpListener::bind((host, port))
+        .await
+        .map_err(|e| format!("cannot listen on {host}:{port}: {e}"))
+}
+
+/// Prints `PREFIX HOST:PORT` on stdout and flushes it: launchers wait for this line.
+fn announce(prefix: &str, listener: &TcpListener) -> Result<(), String> {
+    let addr = listener
+        .local_addr()
+        .map_err(|e| format!("cannot read the bound address: {e}"))?;
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{prefix} {addr}")
+        .and_then(|()| out.flush())
+        .map_err(|e| format!("cannot write to stdout: {e}"))
+}
+
+/// Resolves on SIGINT or SIGTERM, naming the signal.
+async fn shutdown_signal() -> &'static str {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        let mut term = match signal(SignalKind::terminate()) {
+            Ok(term) => term,
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+                return "SIGINT";
+            }
+        };
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => "SIGINT",
+            _ = term.recv() => "SIGTERM",
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+        "SIGINT"
+    }
+}

@@ -1,0 +1,269 @@
+use std::collections::BTreeMap;
+
+use kumiho_thrift::cli::TStatusCode;
+
+use super::*;
+use crate::test_util::{engine, error, lines, open, run};
+
+fn conf(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+    pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+#[tokio::test]
+async fn sessions_share_the_catalog_but_not_their_state() {
+    let engine = engine().await;
+    let a = open(&engine);
+    let b = open(&engine);
+    run(&engine, &a, "CREATE DATABASE sales").await.unwrap();
+    run(&engine, &a, "USE sales").await.unwrap();
+    run(&engine, &a, "CREATE TABLE t AS SELECT 1 AS x")
+        .await
+        .unwrap();
+    run(&engine, &a, "SET my.key=a-value").await.unwrap();
+
+    // b sees a's database and table, but is still in `default` with its own settings.
+    assert_eq!(b.current_database(), "default");
+    assert_eq!(a.current_database(), "sales");
+    assert_eq!(
+        lines(&engine, &b, "SELECT x FROM sales.t").await,
+        ["+---+", "| x |", "+---+", "| 1 |", "+---+"]
+    );
+    assert_eq!(
+        lines(&engine, &b, "SET my.key").await[3],
+        "| my.key is undefined |"
+    );
+    assert_eq!(
+        lines(&engine, &a, "SET my.key").await[3],
+        "| my.key=a-value |"
+    );
+    let unqualified = error(&engine, &b, "SELECT x FROM t").await;
+    assert!(
+        unqualified.to_string().contains("not found"),
+        "{unqualified}"
+    );
+}
+
+#[tokio::test]
+async fn open_session_normalises_jdbc_configuration() {
+    let engine = engine().await;
+    let session = engine
+        .open_session(
+            "bob".into(),
+            7,
+            &conf(&[
+                ("use:database", "tpch"),
+                (
+                    "set:hiveconf:hive.server2.thrift.resultset.default.fetch.size",
+                    "500",
+                ),
+                ("set:hiveconf:datafusion.execution.batch_size", "77"),
+                ("set:hivevar:region", "emea"),
+            ]),
+        )
+        .unwrap();
+    assert_eq!(session.current_database(), "tpch");
+    assert_eq!(session.get("region").as_deref(), Some("emea"));
+    assert_eq!(
+        session.get("datafusion.execution.batch_size").as_deref(),
+        Some("77")
+    );
+    assert_eq!(
+        lines(&engine, &session, "SELECT count(*) AS n FROM nation").await[3],
+        "| 25 |"
+    );
+}
+
+#[tokio::test]
+async fn bad_session_configuration_is_the_clients_error() {
+    let engine = engine().await;
+    let refused = engine
+        .open_session("bob".into(), 1, &conf(&[("set:env:PATH", "/tmp")]))
+        .unwrap_err();
+    assert!(refused.to_string().contains("set:env:"), "{refused}");
+    let missing = engine
+        .open_session("bob".into(), 1, &conf(&[("use:database", "nope")]))
+        .unwrap_err();
+    assert!(
+        missing.to_string().contains("'nope' does not exist"),
+        "{missing}"
+    );
+    let bad_value = engine
+        .open_session(
+            "bob".into(),
+            1,
+            &conf(&[("datafusion.execution.batch_size", "many")]),
+        )
+        .unwrap_err();
+    assert!(bad_value.to_string().contains("batch_size"), "{bad_value}");
+    assert_eq!(bad_value.to_status().status_code, TStatusCode::ERROR_STATUS);
+    assert!(engine.sessions().is_empty());
+}
+
+#[tokio::test]
+async fn closed_or_unknown_handles_are_invalid() {
+    let engine = engine().await;
+    let session = open(&engine);
+    let op = engine
+        .execute(&session.id, "SELECT 1", true, None)
+        .await
+        .unwrap();
+    engine.close_session(&session.id).unwrap();
+
+    let err = engine
+        .execute(&session.id, "SELECT 1", true, None)
+        .await
+        .unwrap_err();
+    assert!(matches!(err, EngineError::UnknownSession));
+    assert_eq!(
+        err.to_status().status_code,
+        TStatusCode::INVALID_HANDLE_STATUS
+    );
+    assert!(err.to_string().contains("open a new session"));
+    // Closing the session closed its operation.
+    assert!(matches!(
+        engine.operation(&op.id),
+        Err(EngineError::UnknownOperation)
+    ));
+    assert_eq!(op.status().state, OpState::Closed);
+    assert!(engine.operations().is_empty());
+    assert!(matches!(
+        engine.close_session(&session.id),
+        Err(EngineError::UnknownSession)
+    ));
+}
+
+#[tokio::test]
+async fn a_closed_connection_closes_its_sessions_only() {
+    let engine = engine().await;
+    let mine = engine
+        .open_session("a".into(), 1, &BTreeMap::new())
+        .unwrap();
+    let other = engine
+        .open_session("b".into(), 2, &BTreeMap::new())
+        .unwrap();
+    engine.close_connection(1);
+    assert!(engine.session(&mine.id).is_err());
+    assert!(engine.session(&other.id).is_ok());
+}
+
+#[tokio::test]
+async fn hive_commands_work_end_to_end() {
+    let engine = engine().await;
+    let s = open(&engine);
+    assert_eq!(
+        lines(&engine, &s, "SHOW DATABASES").await,
+        [
+            "+---------------+",
+            "| database_name |",
+            "+---------------+",
+            "| default       |",
+            "| tpch          |",
+            "+---------------+"
+        ]
+    );
+    assert_eq!(
+        lines(&engine, &s, "show tables in tpch like 'n*|r*'").await,
+        [
+            "+----------+",
+            "| tab_name |",
+            "+----------+",
+            "| nation   |",
+            "| region   |",
+            "+----------+"
+        ]
+    );
+    run(&engine, &s, "use tpch").await.unwrap();
+    assert_eq!(lines(&engine, &s, "SHOW TABLES").await.len(), 8 + 4);
+    let described = lines(&engine, &s, "DESCRIBE FORMATTED region").await;
+    assert_eq!(described[1], "| col_name    | data_type | comment |");
+    assert_eq!(described[3], "| r_regionkey | bigint    |         |");
+    assert_eq!(described[4], "| r_name      | string    |         |");
+    assert_eq!(lines(&engine, &s, "DESC region").await, described);
+
+    run(&engine, &s, "CREATE DATABASE IF NOT EXISTS scratch")
+        .await
+        .unwrap();
+    run(&engine, &s, "CREATE DATABASE IF NOT EXISTS scratch")
+        .await
+        .unwrap();
+    let again = error(&engine, &s, "CREATE DATABASE scratch").await;
+    assert!(again.to_string().contains("already exists"), "{again}");
+    run(&engine, &s, "CREATE TABLE scratch.t (x INT)")
+        .await
+        .unwrap();
+    run(&engine, &s, "INSERT INTO scratch.t VALUES (1), (2)")
+        .await
+        .unwrap();
+    assert_eq!(
+        lines(&engine, &s, "SELECT sum(x) AS s FROM scratch.t").await[3],
+        "| 3 |"
+    );
+    run(&engine, &s, "DROP DATABASE scratch CASCADE")
+        .await
+        .unwrap();
+    let gone = error(&engine, &s, "USE scratch").await;
+    assert!(gone.to_string().contains("does not exist"), "{gone}");
+
+    run(&engine, &s, "SET datafusion.execution.batch_size = 5")
+        .await
+        .unwrap();
+    assert_eq!(
+        lines(&engine, &s, "SET datafusion.execution.batch_size").await[3],
+        "| datafusion.execution.batch_size=5 |"
+    );
+    let all = lines(&engine, &s, "SET").await;
+    assert!(all
+        .iter()
+        .any(|l| l.contains("datafusion.execution.batch_size=5")));
+    let bad = error(&engine, &s, "SET datafusion.execution.batch_size=lots").await;
+    assert!(bad.to_string().contains("batch_size"), "{bad}");
+}
+
+#[tokio::test]
+async fn information_schema_is_enabled() {
+    let engine = engine().await;
+    let s = open(&engine);
+    assert_eq!(
+        lines(
+            &engine,
+            &s,
+            "SELECT count(*) AS n FROM information_schema.tables WHERE table_schema = 'tpch'"
+        )
+        .await[3],
+        "| 8 |"
+    );
+}
+
+#[tokio::test]
+async fn configured_tables_are_registered_and_missing_paths_stop_the_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("people.csv");
+    std::fs::write(&csv, "name,age\nann,31\nbo,42\n").unwrap();
+    let config = EngineConfig::parse(&format!(
+        "tables:\n  hr.people: {{format: csv, location: '{}'}}\ndemo-data: false\n",
+        csv.display()
+    ))
+    .unwrap();
+    let engine = Engine::start(&config).await.unwrap();
+    let s = open(&engine);
+    assert_eq!(
+        lines(&engine, &s, "SELECT name FROM hr.people WHERE age > 40").await[3],
+        "| bo   |"
+    );
+    assert!(error(&engine, &s, "SELECT * FROM tpch.nation")
+        .await
+        .to_string()
+        .contains("not found"));
+
+    let missing =
+        EngineConfig::parse("tables:\n  gone: {format: parquet, location: /no/such/dir/}\n")
+            .unwrap();
+    let failure = Engine::start(&missing).await.err().unwrap().to_string();
+    assert!(
+        failure.contains("'gone'") && failure.contains("/no/such/dir/"),
+        "{failure}"
+    );
+}

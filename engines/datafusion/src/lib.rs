@@ -1,0 +1,31 @@
+//! Kumiho's DataFusion engine: a HiveServer2 server over Apache DataFusion.
+//!
+//! A tour, from the outside in:
+//!
+//! - `main.rs`: the `kumiho-engine` binary: flags, logging, listening, shutdown.
+//! - [`config`]: the YAML file naming the tables to register and the demo data's scale.
+//! - [`catalog`]: the one catalog all sessions share (databases are DataFusion schemas);
+//!   [`catalog::tpch`] generates the TPC-H demo tables as they are scanned.
+//! - [`engine`]: sessions, operations and the flow of each HiveServer2 call.
+//! - [`session`]: one DataFusion context per session over the shared catalog.
+//! - [`statement`]: Hive commands (`USE`, `SHOW TABLES`, `SET`, ...) and DataFusion planning.
+//! - [`operation`]: the state machine of an operation, its result cursor and its log.
+//! - [`service`]: the HiveServer2 RPCs, translated to [`engine::Engine`] calls.
+//! - [`types`]: Arrow types as HiveServer2 types.
+//! - [`rowset`]: Arrow batches encoded as columnar Thrift row sets.
+//! - [`metadata`]: the JDBC metadata results (GetTables, GetColumns, ...).
+#![forbid(unsafe_code)]
+
+pub mod catalog;
+pub mod config;
+pub mod engine;
+pub mod metadata;
+pub mod operation;
+pub mod rowset;
+pub mod service;
+pub mod session;
+pub mod statement;
+pub mod types;
+
+#[cfg(test)]
+mod test_util;

@@ -1,0 +1,276 @@
+//! Sessions: one DataFusion context per HiveServer2 session, all over the engine's one catalog.
+//!
+//! A session owns its current database, its `SET` values and its operations; the catalog
+//! (databases and tables) belongs to the engine, so what one session creates the others
+//! see, as in one Spark application.
+
+use std::collections::{BTreeMap, HashSet};
+use std::sync::{Arc, Mutex};
+
+use dashmap::DashMap;
+use datafusion::catalog::CatalogProviderList;
+use datafusion::execution::runtime_env::RuntimeEnv;
+use datafusion::execution::SessionStateBuilder;
+use datafusion::prelude::{SessionConfig, SessionContext};
+use kumiho_thrift::handle::HandleId;
+use kumiho_thrift::session_conf::SessionConf;
+
+use crate::catalog::{CATALOG, DEFAULT_DATABASE};
+
+/// Prefix of the settings DataFusion itself understands; every other key is kept by the
+/// session for `SET` to show, as HiveServer2 keeps keys it does not use.
+pub const DATAFUSION_PREFIX: &str = "datafusion.";
+
+/// One HiveServer2 session.
+pub struct Session {
+    pub id: HandleId,
+    /// The user the session runs as (from the transport or `TOpenSessionReq.username`).
+    pub user: String,
+    /// The binary connection that opened the session, closed with it.
+    pub connection_id: u64,
+    /// The session's DataFusion context: its own settings and current database, the
+    /// engine's catalog.
+    ctx: SessionContext,
+    /// Settings DataFusion does not know (`SET hive.x=y`, OpenSession confs).
+    /// A std Mutex: never held across an await.
+    settings: Mutex<BTreeMap<String, String>>,
+    /// The session's open operations, closed with it. Never held across an await.
+    operations: Mutex<HashSet<HandleId>>,
+}
+
+/// Why a session could not be opened or changed: the client's request was wrong.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    #[error("database '{0}' does not exist; SHOW DATABASES lists those that do")]
+    NoSuchDatabase(String),
+    #[error("invalid value for setting '{key}': {reason}")]
+    BadSetting { key: String, reason: String },
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("id", &self.id)
+            .field("user", &self.user)
+            .field("connection_id", &self.connection_id)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Session {
+    /// The session's DataFusion context.
+    pub fn context(&self) -> &SessionContext {
+        &self.ctx
+    }
+
+    /// The database unqualified table names resolve in.
+    pub fn current_database(&self) -> String {
+        self.ctx
+            .state_ref()
+            .read()
+            .config()
+            .options()
+            .catalog
+            .default_schema
+            .clone()
+    }
+
+    /// Makes `database` the current one; it must exist.
+    pub fn use_database(&self, database: &str) -> Result<(), SessionError> {
+        let catalog = self
+            .ctx
+            .catalog(CATALOG)
+            .expect("the engine's catalog exists");
+        if catalog.schema(database).is_none() {
+            return Err(SessionError::NoSuchDatabase(database.to_owned()));
+        }
+        self.ctx
+            .state_ref()
+            .write()
+            .config_mut()
+            .options_mut()
+            .catalog
+            .default_schema = database.to_owned();
+        Ok(())
+    }
+
+    /// Sets a value: `datafusion.*` keys change DataFusion's settings (a bad value is an
+    /// error), any other key is kept for `SET` to show.
+    pub fn set(&self, key: &str, value: &str) -> Result<(), SessionError> {
+        if key.starts_with(DATAFUSION_PREFIX) {
+            self.ctx
+                .state_ref()
+                .write()
+                .config_mut()
+                .options_mut()
+                .set(key, value)
+                .map_err(|e| SessionError::BadSetting {
+                    key: key.to_owned(),
+                    reason: e.strip_backtrace(),
+                })
+        } else {
+            self.lock_settings()
+                .insert(key.to_owned(), value.to_owned());
+            Ok(())
+        }
+    }
+
+    /// The value of one setting, DataFusion's or the session's.
+    pub fn get(&self, key: &str) -> Option<String> {
+        if key.starts_with(DATAFUSION_PREFIX) {
+            self.datafusion_settings()
+                .into_iter()
+                .find(|(k, _)| k == key)
+                .map(|(_, v)| v)
+        } else {
+            self.lock_settings().get(key).cloned()
+        }
+    }
+
+    /// Every setting: the session's, then DataFusion's, each sorted by key.
+    pub fn all_settings(&self) -> Vec<(String, String)> {
+        let mut all: Vec<(String, String)> = self
+            .lock_settings()
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        all.extend(self.datafusion_settings());
+        all
+    }
+
+    fn datafusion_settings(&self) -> Vec<(String, String)> {
+        let state = self.ctx.state_ref();
+        let state = state.read();
+        let mut entries: Vec<(String, String)> = state
+            .config()
+            .options()
+            .entries()
+            .into_iter()
+            .map(|entry| (entry.key, entry.value.unwrap_or_default()))
+            .collect();
+        entries.sort();
+        entries
+    }
+
+    fn lock_settings(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, String>> {
+        self.settings
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn lock_operations(&self) -> std::sync::MutexGuard<'_, HashSet<HandleId>> {
+        self.operations
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Records an operation as the session's.
+    pub fn add_operation(&self, id: HandleId) {
+        self.lock_operations().insert(id);
+    }
+
+    /// Forgets a closed operation.
+    pub fn remove_operation(&self, id: &HandleId) {
+        self.lock_operations().remove(id);
+    }
+
+    /// The session's open operations.
+    pub fn operation_ids(&self) -> Vec<HandleId> {
+        self.lock_operations().iter().copied().collect()
+    }
+}
+
+/// All open sessions of the engine, and what they share.
+pub struct SessionManager {
+    catalogs: Arc<dyn CatalogProviderList>,
+    runtime: Arc<RuntimeEnv>,
+    sessions: DashMap<HandleId, Arc<Session>>,
+}
+
+impl SessionManager {
+    /// A manager whose sessions share `catalogs`.
+    pub fn new(catalogs: Arc<dyn CatalogProviderList>) -> Self {
+        Self {
+            catalogs,
+            runtime: Arc::new(RuntimeEnv::default()),
+            sessions: DashMap::new(),
+        }
+    }
+
+    /// The engine's catalog list.
+    pub fn catalogs(&self) -> &Arc<dyn CatalogProviderList> {
+        &self.catalogs
+    }
+
+    /// A DataFusion context over the engine's catalog with the engine's defaults, for a
+    /// session or for the engine's own work at start.
+    pub fn new_context(&self) -> SessionContext {
+        let config = SessionConfig::new()
+            .with_information_schema(true)
+            .with_default_catalog_and_schema(CATALOG, DEFAULT_DATABASE)
+            .with_create_default_catalog_and_schema(false);
+        let state = SessionStateBuilder::new()
+            .with_config(config)
+            .with_runtime_env(Arc::clone(&self.runtime))
+            .with_catalog_list(Arc::clone(&self.catalogs))
+            .with_default_features()
+            .build();
+        SessionContext::new_with_state(state)
+    }
+
+    /// Opens a session with the client's normalised configuration: `datafusion.*` keys
+    /// change DataFusion's settings, others are kept; the database must exist.
+    pub fn open(
+        &self,
+        user: String,
+        connection_id: u64,
+        conf: &SessionConf,
+    ) -> Result<Arc<Session>, SessionError> {
+        let session = Session {
+            id: HandleId::new(),
+            user,
+            connection_id,
+            ctx: self.new_context(),
+            settings: Mutex::new(BTreeMap::new()),
+            operations: Mutex::new(HashSet::new()),
+        };
+        for (key, value) in &conf.settings {
+            session.set(key, value)?;
+        }
+        if let Some(database) = &conf.database {
+            session.use_database(database)?;
+        }
+        let session = Arc::new(session);
+        self.sessions.insert(session.id, Arc::clone(&session));
+        Ok(session)
+    }
+
+    /// The open session with this handle.
+    pub fn get(&self, id: &HandleId) -> Option<Arc<Session>> {
+        self.sessions.get(id).map(|entry| Arc::clone(entry.value()))
+    }
+
+    /// Removes a session; its operations are the caller's to close.
+    pub fn remove(&self, id: &HandleId) -> Option<Arc<Session>> {
+        self.sessions.remove(id).map(|(_, session)| session)
+    }
+
+    /// The sessions opened on one binary connection.
+    pub fn opened_on(&self, connection_id: u64) -> Vec<HandleId> {
+        self.sessions
+            .iter()
+            .filter(|entry| entry.value().connection_id == connection_id)
+            .map(|entry| *entry.key())
+            .collect()
+    }
+
+    /// How many sessions are open.
+    pub fn len(&self) -> usize {
+        self.sessions.len()
+    }
+
+    /// Whether no session is open.
+    pub fn is_empty(&self) -> bool {
+        self.sessions.is_empty()
+    }
+}

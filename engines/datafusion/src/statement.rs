@@ -1,0 +1,499 @@
+//! Statements: the Hive commands beeline users type, answered here, and everything else
+//! planned by DataFusion.
+//!
+//! HiveServer2 users type `USE db`, `SHOW DATABASES`, `SHOW TABLES IN db`, `SET k=v`,
+//! `CREATE DATABASE`, `DESCRIBE FORMATTED t`. DataFusion knows some of them under other
+//! names (a database is a schema), some not at all. [`plan`] recognises those from the
+//! statement's first words, answers them itself or rewrites them for DataFusion, and
+//! hands everything else to DataFusion's planner untouched.
+
+use std::sync::Arc;
+
+use datafusion::arrow::array::{ArrayRef, RecordBatch, StringArray};
+use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+use datafusion::error::{DataFusionError, Result};
+use datafusion::logical_expr::LogicalPlan;
+use datafusion::sql::sqlparser::dialect::GenericDialect;
+use datafusion::sql::sqlparser::tokenizer::{Token, Tokenizer};
+
+use datafusion::common::TableReference;
+
+use crate::catalog::{self, CATALOG};
+use crate::session::Session;
+use crate::types;
+
+/// A statement ready to execute: planning errors have already been reported.
+#[derive(Debug)]
+pub enum Planned {
+    /// A Hive command Kumiho answers itself.
+    Command(HiveCommand),
+    /// A DataFusion logical plan (DDL and DML run when executed, not when planned).
+    Plan(LogicalPlan),
+}
+
+/// The Hive commands answered without DataFusion's planner.
+#[derive(Debug, PartialEq, Eq)]
+pub enum HiveCommand {
+    /// `USE db`.
+    Use(String),
+    /// `SHOW DATABASES|SCHEMAS [[LIKE] 'pattern']`.
+    ShowDatabases(Option<String>),
+    /// `SHOW TABLES [IN|FROM db] [[LIKE] 'pattern']`.
+    ShowTables {
+        database: Option<String>,
+        pattern: Option<String>,
+    },
+    /// `SET` (every value), `SET k` (one value), `SET k=v`.
+    Set(SetCommand),
+    /// `CREATE DATABASE|SCHEMA [IF NOT EXISTS] db ...` (comments and locations ignored).
+    CreateDatabase { name: String, if_not_exists: bool },
+    /// `DESCRIBE|DESC [EXTENDED|FORMATTED] [TABLE] [[catalog.]db.]table`: Hive's columns
+    /// `col_name`, `data_type` (Hive type names), `comment`.
+    Describe(Vec<String>),
+}
+
+#[derive(Debug, PartialEq, Eq)]
+pub enum SetCommand {
+    ShowAll,
+    Show(String),
+    Assign(String, String),
+}
+
+/// The outcome of executing a planned statement.
+pub enum Executed {
+    /// Rows computed already (Hive commands, DDL, DML counts); small by nature.
+    Rows(SchemaRef, Vec<RecordBatch>),
+    /// A statement with no result set.
+    NoResult,
+}
+
+impl Planned {
+    /// Whether the statement produces a result set for the client to fetch: queries and
+    /// listings do; DDL, DML and session commands do not (HiveServer2 answers `INSERT` with
+    /// no result set, beeline then prints "No rows affected").
+    pub fn has_result_set(&self) -> bool {
+        match self {
+            Planned::Command(HiveCommand::Use(_))
+            | Planned::Command(HiveCommand::CreateDatabase { .. })
+            | Planned::Command(HiveCommand::Set(SetCommand::Assign(..))) => false,
+            Planned::Command(_) => true,
+            Planned::Plan(plan) => !is_side_effect(plan),
+        }
+    }
+}
+
+/// Whether a plan changes something when run (so it must run once, not once per
+/// FETCH_FIRST) rather than only read.
+pub fn is_side_effect(plan: &LogicalPlan) -> bool {
+    matches!(
+        plan,
+        LogicalPlan::Ddl(_)
+            | LogicalPlan::Dml(_)
+            | LogicalPlan::Copy(_)
+            | LogicalPlan::Statement(_)
+    )
+}
+
+/// Plans a statement for a session: a Hive command, or DataFusion's logical plan.
+pub async fn plan(session: &Session, sql: &str) -> Result<Planned> {
+    let sql = trim_statement(sql);
+    if let Some(command) = recognise(sql)? {
+        return Ok(match command {
+            Recognised::Command(command) => Planned::Command(command),
+            Recognised::Rewritten(sql) => {
+                Planned::Plan(session.context().state().create_logical_plan(&sql).await?)
+            }
+        });
+    }
+    let plan = session.context().state().create_logical_plan(sql).await?;
+    Ok(Planned::Plan(plan))
+}
+
+/// Runs a Hive command against the session and the engine's catalog.
+pub async fn run_command(session: &Session, command: &HiveCommand) -> Result<Executed> {
+    match command {
+        HiveCommand::Use(database) => {
+            session
+                .use_database(database)
+                .map_err(|e| DataFusionError::Plan(e.to_string()))?;
+            Ok(Executed::NoResult)
+        }
+        HiveCommand::ShowDatabases(pattern) => {
+            let catalogs = session.context().state().catalog_list().clone();
+            let names = catalog::database_names(catalogs.as_ref())
+                .into_iter()
+                .filter(|name| {
+                    pattern
+                        .as_deref()
+                        .is_none_or(|p| hive_pattern_matches(p, name))
+                })
+                .collect();
+            string_rows("database_name", names)
+        }
+        HiveCommand::ShowTables { database, pattern } => {
+            let database = database
+                .clone()
+                .unwrap_or_else(|| session.current_database());
+            let schema = session
+                .context()
+                .catalog(CATALOG)
+                .and_then(|catalog| catalog.schema(&database))
+                .ok_or_else(|| {
+                    DataFusionError::Plan(format!(
+                        "database '{database}' does not exist; SHOW DATABASES lists those that do"
+                    ))
+                })?;
+            let mut names: Vec<String> = schema
+                .table_names()
+                .into_iter()
+                .filter(|name| {
+                    pattern
+                        .as_deref()
+                        .is_none_or(|p| hive_pattern_matches(p, name))
+                })
+                .collect();
+            names.sort();
+            string_rows("tab_name", names)
+        }
+        HiveCommand::Set(SetCommand::ShowAll) => {
+            let lines = session
+                .all_settings()
+                .into_iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect();
+            string_rows("set", lines)
+        }
+        HiveCommand::Set(SetCommand::Show(key)) => {
+            let line = match session.get(key) {
+                Some(value) => format!("{key}={value}"),
+                None => format!("{key} is undefined"),
+            };
+            string_rows("set", vec![line])
+        }
+        HiveCommand::Set(SetCommand::Assign(key, value)) => {
+            session
+                .set(key, value)
+                .map_err(|e| DataFusionError::Plan(e.to_string()))?;
+            Ok(Executed::NoResult)
+        }
+        HiveCommand::CreateDatabase {
+            name,
+            if_not_exists,
+        } => {
+            let catalogs = session.context().state().catalog_list().clone();
+            let exists = catalog::database_names(catalogs.as_ref()).contains(name);
+            if exists && !if_not_exists {
+                return Err(DataFusionError::Plan(format!(
+                    "database '{name}' already exists"
+                )));
+            }
+            catalog::ensure_database(&catalogs, name)?;
+            Ok(Executed::NoResult)
+        }
+        HiveCommand::Describe(parts) => {
+            let reference = match parts.as_slice() {
+                [table] => TableReference::bare(table.as_str()),
+                [schema, table] => TableReference::partial(schema.as_str(), table.as_str()),
+                [catalog, schema, table] => {
+                    TableReference::full(catalog.as_str(), schema.as_str(), table.as_str())
+                }
+                _ => return Err(DataFusionError::Plan(format!(
+                    "'{}' is not a table name: use table, database.table or catalog.database.table",
+                    parts.join(".")
+                ))),
+            };
+            let table = session.context().table_provider(reference).await?;
+            let schema = table.schema();
+            let fields = schema.fields();
+            string_columns(vec![
+                (
+                    "col_name",
+                    fields.iter().map(|f| f.name().clone()).collect(),
+                ),
+                (
+                    "data_type",
+                    fields
+                        .iter()
+                        .map(|f| types::type_string(f.data_type()))
+                        .collect(),
+                ),
+                ("comment", vec![String::new(); fields.len()]),
+            ])
+        }
+    }
+}
+
+/// One string column of rows.
+fn string_rows(column: &str, values: Vec<String>) -> Result<Executed> {
+    string_columns(vec![(column, values)])
+}
+
+/// String columns of equal length.
+fn string_columns(columns: Vec<(&str, Vec<String>)>) -> Result<Executed> {
+    let schema = Arc::new(Schema::new(
+        columns
+            .iter()
+            .map(|(name, _)| Field::new(*name, DataType::Utf8, false))
+            .collect::<Vec<_>>(),
+    ));
+    let arrays: Vec<ArrayRef> = columns
+        .into_iter()
+        .map(|(_, values)| Arc::new(StringArray::from(values)) as ArrayRef)
+        .collect();
+    let batch = RecordBatch::try_new(Arc::clone(&schema), arrays)?;
+    Ok(Executed::Rows(schema, vec![batch]))
+}
+
+/// Hive's `SHOW ... LIKE` patterns: `*` any characters, `|` alternatives, case-insensitive.
+/// SQL's `%` and `_` are accepted too, since users type them.
+pub fn hive_pattern_matches(pattern: &str, name: &str) -> bool {
+    pattern
+        .split('|')
+        .any(|alternative| glob_matches(alternative.trim().as_bytes(), name.as_bytes()))
+}
+
+fn glob_matches(pattern: &[u8], name: &[u8]) -> bool {
+    // Iterative wildcard matching with one backtrack point: linear in practice, never
+    // exponential on hostile patterns.
+    let (mut p, mut n) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while n < name.len() {
+        match pattern.get(p) {
+            Some(b'*') | Some(b'%') => {
+                star = Some((p, n));
+                p += 1;
+            }
+            Some(&c) if c == b'_' || c.eq_ignore_ascii_case(&name[n]) => {
+                p += 1;
+                n += 1;
+            }
+            _ => match star {
+                Some((star_p, star_n)) => {
+                    p = star_p + 1;
+                    n = star_n + 1;
+                    star = Some((star_p, star_n + 1));
+                }
+                None => return false,
+            },
+        }
+    }
+    pattern[p.min(pattern.len())..]
+        .iter()
+        .all(|&c| c == b'*' || c == b'%')
+}
+
+/// Removes surrounding whitespace and trailing semicolons (beeline strips them, other
+/// clients send them).
+fn trim_statement(sql: &str) -> &str {
+    sql.trim().trim_end_matches(';').trim_end()
+}
+
+enum Recognised {
+    Command(HiveCommand),
+    /// Hive syntax DataFusion knows under another spelling.
+    Rewritten(String),
+}
+
+/// Recognises the Hive commands; `None` hands the statement to DataFusion as it is.
+fn recognise(sql: &str) -> Result<Option<Recognised>> {
+    let first_word = sql.split(|c: char| c.is_whitespace()).next().unwrap_or("");
+    // SET's value is raw text in Hive (`SET a.b=x y z`), so it is not tokenised.
+    if first_word.eq_ignore_ascii_case("set") {
+        return Ok(recognise_set(sql[first_word.len()..].trim()).map(Recognised::Command));
+    }
+    let tokens = match Tokenizer::new(&GenericDialect {}, sql).tokenize() {
+        Ok(tokens) => tokens,
+        // DataFusion's parser reports the error with its position.
+        Err(_) => return Ok(None),
+    };
+    let words = Words::new(tokens);
+    Ok(words.recognise())
+}
+
+fn recognise_set(rest: &str) -> Option<HiveCommand> {
+    if rest.is_empty() || rest == "-v" {
+        return Some(HiveCommand::Set(SetCommand::ShowAll));
+    }
+    match rest.split_once('=') {
+        Some((key, value)) => {
+            let key = key.trim();
+            if key.is_empty() || key.contains(char::is_whitespace) {
+                return None;
+            }
+            Some(HiveCommand::Set(SetCommand::Assign(
+                key.to_owned(),
+                unquote(value.trim()).to_owned(),
+            )))
+        }
+        // `SET TIME ZONE 'x'` and `SET k TO v` are DataFusion's.
+        None if rest.contains(char::is_whitespace) => None,
+        None => Some(HiveCommand::Set(SetCommand::Show(rest.to_owned()))),
+    }
+}
+
+fn unquote(value: &str) -> &str {
+    for quote in ['\'', '"', '`'] {
+        if value.len() >= 2 && value.starts_with(quote) && value.ends_with(quote) {
+            return &value[1..value.len() - 1];
+        }
+    }
+    value
+}
+
+/// The tokens of a statement without whitespace, read front to back.
+struct Words {
+    tokens: Vec<Token>,
+    at: usize,
+}
+
+impl Words {
+    fn new(tokens: Vec<Token>) -> Self {
+        let tokens = tokens
+            .into_iter()
+            .filter(|t| !matches!(t, Token::Whitespace(_) | Token::EOF))
+            .collect();
+        Self { tokens, at: 0 }
+    }
+
+    /// Consumes the next token if it is the unquoted keyword `word`.
+    fn eat(&mut self, word: &str) -> bool {
+        match self.tokens.get(self.at) {
+            Some(Token::Word(w))
+                if w.quote_style.is_none() && w.value.eq_ignore_ascii_case(word) =>
+            {
+                self.at += 1;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    fn eat_any(&mut self, words: &[&str]) -> bool {
+        words.iter().any(|w| self.eat(w))
+    }
+
+    /// Consumes an identifier: unquoted ones are lower-cased, as DataFusion and Hive do.
+    fn identifier(&mut self) -> Option<String> {
+        match self.tokens.get(self.at) {
+            Some(Token::Word(w)) => {
+                self.at += 1;
+                Some(match w.quote_style {
+                    Some(_) => w.value.clone(),
+                    None => w.value.to_lowercase(),
+                })
+            }
+            _ => None,
+        }
+    }
+
+    /// Consumes a string literal.
+    fn string(&mut self) -> Option<String> {
+        match self.tokens.get(self.at) {
+            Some(Token::SingleQuotedString(s)) | Some(Token::DoubleQuotedString(s)) => {
+                self.at += 1;
+                Some(s.clone())
+            }
+            _ => None,
+        }
+    }
+
+    fn done(&self) -> bool {
+        self.at == self.tokens.len()
+    }
+
+    /// Whether every remaining token is one of the unquoted keywords `allowed`.
+    fn rest_is(&self, allowed: &[&str]) -> bool {
+        self.tokens[self.at..].iter().all(|t| match t {
+            Token::Word(w) => allowed.iter().any(|a| w.value.eq_ignore_ascii_case(a)),
+            _ => false,
+        })
+    }
+
+    fn recognise(mut self) -> Option<Recognised> {
+        if self.eat("use") {
+            let database = self.identifier()?;
+            return self
+                .done()
+                .then_some(Recognised::Command(HiveCommand::Use(database)));
+        }
+        if self.eat("show") {
+            if self.eat_any(&["databases", "schemas"]) {
+                self.eat("like");
+                let pattern = self.string();
+                return self
+                    .done()
+                    .then_some(Recognised::Command(HiveCommand::ShowDatabases(pattern)));
+            }
+            if self.eat("tables") {
+                let database = if self.eat_any(&["in", "from"]) {
+                    Some(self.identifier()?)
+                } else {
+                    None
+                };
+                self.eat("like");
+                let pattern = self.string();
+                return self
+                    .done()
+                    .then_some(Recognised::Command(HiveCommand::ShowTables {
+                        database,
+                        pattern,
+                    }));
+            }
+            return None;
+        }
+        if self.eat("create") {
+            if !self.eat_any(&["database", "schema"]) {
+                return None;
+            }
+            let if_not_exists = self.eat("if") && self.eat("not") && self.eat("exists");
+            let name = self.identifier()?;
+            // Hive's COMMENT, LOCATION and WITH DBPROPERTIES mean nothing to an in-memory
+            // catalog; they are accepted and ignored.
+            return Some(Recognised::Command(HiveCommand::CreateDatabase {
+                name,
+                if_not_exists,
+            }));
+        }
+        if self.eat("drop") {
+            // DataFusion's DATABASE is a catalog; Hive's is a schema.
+            if !self.eat("database") {
+                return None;
+            }
+            let if_exists = self.eat("if") && self.eat("exists");
+            let name = self.identifier()?;
+            if !self.rest_is(&["cascade", "restrict"]) {
+                return None;
+            }
+            let cascade = self.eat("cascade");
+            return Some(Recognised::Rewritten(format!(
+                "DROP SCHEMA {}{}{}",
+                if if_exists { "IF EXISTS " } else { "" },
+                quote_identifier(&name),
+                if cascade { " CASCADE" } else { "" }
+            )));
+        }
+        if self.eat_any(&["describe", "desc"]) {
+            // Hive's DESCRIBE [EXTENDED|FORMATTED] [TABLE] t, answered in Hive's columns;
+            // anything else (DESCRIBE SELECT ...) stays DataFusion's.
+            self.eat_any(&["extended", "formatted"]);
+            self.eat("table");
+            let mut parts = vec![self.identifier()?];
+            while matches!(self.tokens.get(self.at), Some(Token::Period)) {
+                self.at += 1;
+                parts.push(self.identifier()?);
+            }
+            return self
+                .done()
+                .then_some(Recognised::Command(HiveCommand::Describe(parts)));
+        }
+        None
+    }
+}
+
+/// Quotes an identifier for DataFusion, keeping its exact spelling.
+fn quote_identifier(name: &str) -> String {
+    format!("\"{}\"", name.replace('"', "\"\""))
+}
+
+#[cfg(test)]
+mod tests;

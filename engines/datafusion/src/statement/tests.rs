@@ -1,0 +1,151 @@
+use super::*;
+
+fn command(sql: &str) -> HiveCommand {
+    match recognise(trim_statement(sql)).unwrap() {
+        Some(Recognised::Command(command)) => command,
+        Some(Recognised::Rewritten(sql)) => panic!("{sql} was rewritten, not answered"),
+        None => panic!("{sql} was not recognised"),
+    }
+}
+
+fn rewritten(sql: &str) -> String {
+    match recognise(trim_statement(sql)).unwrap() {
+        Some(Recognised::Rewritten(sql)) => sql,
+        _ => panic!("{sql} was not rewritten"),
+    }
+}
+
+fn passed_through(sql: &str) -> bool {
+    recognise(trim_statement(sql)).unwrap().is_none()
+}
+
+#[test]
+fn use_lowercases_unquoted_names_and_keeps_quoted_ones() {
+    assert_eq!(command("use Sales;"), HiveCommand::Use("sales".into()));
+    assert_eq!(command("USE `Sales`"), HiveCommand::Use("Sales".into()));
+    assert!(passed_through("use a b"));
+}
+
+#[test]
+fn show_databases_and_tables() {
+    assert_eq!(command("SHOW DATABASES"), HiveCommand::ShowDatabases(None));
+    assert_eq!(
+        command("show schemas like 'tp*'"),
+        HiveCommand::ShowDatabases(Some("tp*".into()))
+    );
+    assert_eq!(
+        command("SHOW TABLES"),
+        HiveCommand::ShowTables {
+            database: None,
+            pattern: None
+        }
+    );
+    assert_eq!(
+        command("show tables in tpch 'line*|orders'"),
+        HiveCommand::ShowTables {
+            database: Some("tpch".into()),
+            pattern: Some("line*|orders".into())
+        }
+    );
+    assert_eq!(
+        command("SHOW TABLES FROM tpch LIKE 'n%'"),
+        HiveCommand::ShowTables {
+            database: Some("tpch".into()),
+            pattern: Some("n%".into())
+        }
+    );
+    // DataFusion's own SHOW statements stay DataFusion's.
+    assert!(passed_through("SHOW COLUMNS FROM t"));
+    assert!(passed_through("SHOW ALL"));
+}
+
+#[test]
+fn set_takes_raw_text_values() {
+    assert_eq!(command("set"), HiveCommand::Set(SetCommand::ShowAll));
+    assert_eq!(command("SET -v"), HiveCommand::Set(SetCommand::ShowAll));
+    assert_eq!(
+        command("set hive.exec.mode"),
+        HiveCommand::Set(SetCommand::Show("hive.exec.mode".into()))
+    );
+    assert_eq!(
+        command("SET mapred.job.name = nightly load #3;"),
+        HiveCommand::Set(SetCommand::Assign(
+            "mapred.job.name".into(),
+            "nightly load #3".into()
+        ))
+    );
+    assert_eq!(
+        command("set datafusion.execution.batch_size='100'"),
+        HiveCommand::Set(SetCommand::Assign(
+            "datafusion.execution.batch_size".into(),
+            "100".into()
+        ))
+    );
+    assert!(passed_through("SET TIME ZONE 'UTC'"));
+}
+
+#[test]
+fn databases_are_schemas() {
+    assert_eq!(
+        command("CREATE DATABASE IF NOT EXISTS Sales COMMENT 'x' LOCATION '/tmp'"),
+        HiveCommand::CreateDatabase {
+            name: "sales".into(),
+            if_not_exists: true
+        }
+    );
+    assert_eq!(
+        command("create schema s"),
+        HiveCommand::CreateDatabase {
+            name: "s".into(),
+            if_not_exists: false
+        }
+    );
+    assert_eq!(
+        rewritten("DROP DATABASE IF EXISTS sales CASCADE"),
+        "DROP SCHEMA IF EXISTS \"sales\" CASCADE"
+    );
+    assert_eq!(rewritten("drop database s"), "DROP SCHEMA \"s\"");
+    assert!(passed_through("DROP SCHEMA s"));
+    assert!(passed_through("DROP TABLE t"));
+}
+
+#[test]
+fn describe_variants_are_answered_in_hive_columns() {
+    let describe =
+        |parts: &[&str]| HiveCommand::Describe(parts.iter().map(|p| p.to_string()).collect());
+    assert_eq!(
+        command("DESCRIBE FORMATTED tpch.Nation"),
+        describe(&["tpch", "nation"])
+    );
+    assert_eq!(command("desc extended t"), describe(&["t"]));
+    assert_eq!(command("DESCRIBE TABLE `T`"), describe(&["T"]));
+    assert_eq!(command("DESC t;"), describe(&["t"]));
+    assert_eq!(
+        command("describe datafusion.tpch.nation"),
+        describe(&["datafusion", "tpch", "nation"])
+    );
+    assert!(passed_through("DESCRIBE SELECT 1"));
+}
+
+#[test]
+fn queries_pass_through() {
+    assert!(passed_through("SELECT 1"));
+    assert!(passed_through("select 'use x'"));
+    assert!(passed_through(
+        "CREATE EXTERNAL TABLE t STORED AS CSV LOCATION '/x'"
+    ));
+    assert!(passed_through("CREATE TABLE t AS SELECT 1"));
+}
+
+#[test]
+fn hive_patterns() {
+    assert!(hive_pattern_matches("*", "anything"));
+    assert!(hive_pattern_matches("line*", "LineItem"));
+    assert!(hive_pattern_matches("orders|line*", "orders"));
+    assert!(hive_pattern_matches("n%", "nation"));
+    assert!(hive_pattern_matches("p_rt", "part"));
+    assert!(!hive_pattern_matches("line*", "orders"));
+    assert!(!hive_pattern_matches("part", "partsupp"));
+    assert!(hive_pattern_matches("*supp", "partsupp"));
+    assert!(!hive_pattern_matches("a*b*c", &"a".repeat(10_000)));
+}

@@ -1,0 +1,72 @@
+//! Helpers for the crate's tests: an engine with small demo data, and running statements
+//! as a client would (execute, fetch to the end, close).
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use datafusion::arrow::record_batch::RecordBatch;
+use datafusion::arrow::util::pretty::pretty_format_batches;
+
+use crate::config::EngineConfig;
+use crate::engine::{Engine, EngineError};
+use crate::session::Session;
+
+/// An engine with TPC-H at scale 0.01 and no configured tables.
+pub async fn engine() -> Engine {
+    let config = EngineConfig {
+        tpch_scale: 0.01,
+        ..EngineConfig::default()
+    };
+    Engine::start(&config).await.expect("the engine starts")
+}
+
+/// A session of `alice` with no configuration.
+pub fn open(engine: &Engine) -> Arc<Session> {
+    engine
+        .open_session("alice".into(), 1, &BTreeMap::new())
+        .expect("the session opens")
+}
+
+/// Runs a statement synchronously and fetches every row, 1000 at a time.
+pub async fn run(
+    engine: &Engine,
+    session: &Session,
+    sql: &str,
+) -> Result<Vec<RecordBatch>, EngineError> {
+    let op = engine.execute(&session.id, sql, false, None).await?;
+    let mut batches = Vec::new();
+    loop {
+        let fetched = op
+            .fetch(false, 1000)
+            .await
+            .map_err(EngineError::Operation)?;
+        let done = fetched.num_rows() == 0;
+        batches.extend(fetched.batches);
+        if done {
+            break;
+        }
+    }
+    engine.close_operation(&op.id)?;
+    Ok(batches)
+}
+
+/// The rows of a statement as lines of a table, as beeline would print them.
+pub async fn lines(engine: &Engine, session: &Session, sql: &str) -> Vec<String> {
+    let batches = run(engine, session, sql)
+        .await
+        .unwrap_or_else(|e| panic!("{sql} failed: {e}"));
+    pretty_format_batches(&batches)
+        .unwrap()
+        .to_string()
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The error message of a statement that must fail.
+pub async fn error(engine: &Engine, session: &Session, sql: &str) -> EngineError {
+    match run(engine, session, sql).await {
+        Ok(_) => panic!("{sql} succeeded"),
+        Err(error) => error,
+    }
+}
