@@ -144,10 +144,9 @@ fn encode_result(
             write_columns(&mut w);
             w.field_stop();
         }
-        w.field_stop();
+        w.field_stop(); // TFetchResultsResp
     }
-    w.field_stop();
-    w.field_stop();
+    w.field_stop(); // _result
     buf.freeze()
 }
 
