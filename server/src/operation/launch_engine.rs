@@ -235,3 +235,93 @@ fn now_millis() -> i64 {
         .map(|d| d.as_millis() as i64)
         .unwrap_or(0)
 }
+
+#[cfg(test)]
+mod tests {
+    use kumiho_engine_launcher::{EngineType, ShareLevel};
+    use kumiho_thrift::cli::{THandleIdentifier, TOperationHandle, TStatusCode};
+
+    use super::*;
+    use crate::operation::FETCH_TYPE_LOG;
+
+    fn launch() -> Arc<LaunchEngine> {
+        LaunchEngine::new(EngineRef {
+            namespace: "kumiho".to_owned(),
+            version: "0.1.0".to_owned(),
+            share_level: ShareLevel::User,
+            engine_type: EngineType::DataFusion,
+            routing_user: "alice".to_owned(),
+            subdomain: "default".to_owned(),
+            session_user: "alice".to_owned(),
+        })
+    }
+
+    fn fetch(launch: &LaunchEngine, fetch_type: i16) -> Vec<String> {
+        let req = TFetchResultsReq {
+            operation_handle: TOperationHandle {
+                operation_id: THandleIdentifier {
+                    guid: vec![],
+                    secret: vec![],
+                },
+                operation_type: TOperationType::UNKNOWN,
+                has_result_set: true,
+                modified_row_count: None,
+            },
+            orientation: TFetchOrientation::FETCH_NEXT,
+            max_rows: 100,
+            fetch_type: Some(fetch_type),
+        };
+        let reply = launch.fetch(&req);
+        assert_eq!(reply.status.status_code, TStatusCode::SUCCESS_STATUS);
+        match &reply.results.unwrap().columns.unwrap()[0] {
+            kumiho_thrift::cli::TColumn::StringVal(column) => column.values.clone(),
+            other => panic!("not a string column: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_log_is_served_as_it_is_written() {
+        let launch = launch();
+        launch.log.push("looking up engine");
+        assert_eq!(fetch(&launch, FETCH_TYPE_LOG), ["looking up engine"]);
+        assert!(fetch(&launch, FETCH_TYPE_LOG).is_empty());
+        launch.log.push("starting engine");
+        assert_eq!(fetch(&launch, FETCH_TYPE_LOG), ["starting engine"]);
+        assert_eq!(
+            launch.status().operation_state,
+            Some(TOperationState::PENDING_STATE)
+        );
+    }
+
+    #[tokio::test]
+    async fn a_failure_reaches_waiters_and_status_with_its_reason() {
+        let launch = launch();
+        launch.set_running();
+        assert_eq!(
+            launch.status().operation_state,
+            Some(TOperationState::RUNNING_STATE)
+        );
+        launch.log.push("starting engine");
+        launch.fail("engine program not found".to_owned());
+        let error = launch.wait(Duration::from_secs(1)).await.unwrap_err();
+        let message = error.to_string();
+        assert!(
+            message.contains("engine program not found") && message.contains("starting engine"),
+            "{message}"
+        );
+        let status = launch.status();
+        assert_eq!(status.operation_state, Some(TOperationState::ERROR_STATE));
+        assert!(status
+            .error_message
+            .unwrap()
+            .contains("engine program not found"));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn waiting_is_bounded() {
+        let launch = launch();
+        launch.set_running();
+        let error = launch.wait(Duration::from_secs(300)).await.unwrap_err();
+        assert!(matches!(error, GatewayError::LaunchWait { .. }), "{error}");
+    }
+}
