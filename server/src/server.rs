@@ -39,7 +39,7 @@ pub struct RunningGateway {
 }
 
 /// Starts every service; the error says what to fix.
-pub async fn start(config: ServerConfig) -> Result<RunningGateway, String> {
+pub async fn start(mut config: ServerConfig) -> Result<RunningGateway, String> {
     std::fs::create_dir_all(&config.work_dir).map_err(|e| {
         format!(
             "cannot create the work directory {}: {e}",
@@ -47,6 +47,13 @@ pub async fn start(config: ServerConfig) -> Result<RunningGateway, String> {
         )
     })?;
 
+    // Engines receive paths under the work directory and may not share our working directory.
+    config.work_dir = config.work_dir.canonicalize().map_err(|e| {
+        format!(
+            "cannot resolve the work directory {}: {e}",
+            config.work_dir.display()
+        )
+    })?;
     let (clusters, report) = ClusterRegistry::load(&config.cluster_configs)?;
     watcher::log_report(&report);
     let clusters = Arc::new(clusters);
