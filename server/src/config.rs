@@ -37,6 +37,10 @@ pub struct ServerConfig {
     /// How often the cluster-configs directory is rescanned in case a change was missed.
     #[serde(with = "duration::serde_text")]
     pub cluster_rescan_interval: Duration,
+    /// A session no client has used for this long is closed (Kyuubi's
+    /// `kyuubi.session.idle.timeout`); HTTP sessions have no connection whose end closes them.
+    #[serde(with = "duration::serde_text")]
+    pub session_idle_timeout: Duration,
     /// Longest time to let open connections finish on SIGTERM before cutting them off.
     #[serde(with = "duration::serde_text")]
     pub shutdown_grace: Duration,
@@ -61,6 +65,7 @@ impl Default for ServerConfig {
             max_pool_size: 9,
             launch_wait: Duration::from_secs(300),
             cluster_rescan_interval: Duration::from_secs(10),
+            session_idle_timeout: Duration::from_secs(6 * 3600),
             shutdown_grace: Duration::from_secs(10),
             engine_binary: None,
             max_message_size: 100 * 1024 * 1024,
@@ -99,6 +104,8 @@ pub struct Cli {
     #[arg(long, value_parser = duration::parse)]
     pub cluster_rescan_interval: Option<Duration>,
     #[arg(long, value_parser = duration::parse)]
+    pub session_idle_timeout: Option<Duration>,
+    #[arg(long, value_parser = duration::parse)]
     pub shutdown_grace: Option<Duration>,
     #[arg(long)]
     pub engine_binary: Option<PathBuf>,
@@ -129,6 +136,7 @@ impl Cli {
             max_pool_size,
             launch_wait,
             cluster_rescan_interval,
+            session_idle_timeout,
             shutdown_grace,
             max_message_size,
             log_level
@@ -176,6 +184,9 @@ impl ServerConfig {
         }
         if self.launch_wait.is_zero() {
             return Err("launch-wait must be longer than zero, e.g. `5m`".to_owned());
+        }
+        if self.session_idle_timeout.is_zero() {
+            return Err("session-idle-timeout must be longer than zero, e.g. `6h`".to_owned());
         }
         if self.cluster_rescan_interval.is_zero() {
             return Err("cluster-rescan-interval must be longer than zero, e.g. `10s`".to_owned());

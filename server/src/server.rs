@@ -8,6 +8,7 @@
 use std::net::SocketAddr;
 use std::path::Path;
 use std::sync::Arc;
+use std::time::Duration;
 
 use kumiho_engine_launcher::{DataFusionBuilder, HostGroupProvider, Launcher};
 use kumiho_thrift::auth::AnyPassword;
@@ -35,6 +36,7 @@ pub struct RunningGateway {
     background: CancellationToken,
     tasks: Vec<(&'static str, JoinHandle<()>)>,
     watcher: JoinHandle<()>,
+    reaper: JoinHandle<()>,
     config: ServerConfig,
 }
 
@@ -108,6 +110,11 @@ pub async fn start(mut config: ServerConfig) -> Result<RunningGateway, String> {
             ),
         ),
     ];
+    let reaper = spawn_idle_session_reaper(
+        sessions.clone(),
+        config.session_idle_timeout,
+        background.clone(),
+    );
     tracing::info!(%binary_addr, %http_addr, http_path = %config.http_path, work_dir = %config.work_dir.display(), "kumiho gateway started");
     Ok(RunningGateway {
         binary_addr,
@@ -118,6 +125,7 @@ pub async fn start(mut config: ServerConfig) -> Result<RunningGateway, String> {
         background,
         tasks,
         watcher,
+        reaper,
         config,
     })
 }
@@ -143,6 +151,24 @@ async fn start_frontends(
     let binary = bind(&config.bind_host, config.binary_port, "binary-port").await?;
     let http = bind(&config.bind_host, config.http_port, "http-port").await?;
     Ok((sessions, binary, http))
+}
+
+/// Closes sessions idle past `timeout`, checking a few times per timeout (at most every minute).
+fn spawn_idle_session_reaper(
+    sessions: Arc<SessionManager>,
+    timeout: Duration,
+    shutdown: CancellationToken,
+) -> JoinHandle<()> {
+    let every = (timeout / 4).clamp(Duration::from_secs(1), Duration::from_secs(60));
+    tokio::spawn(async move {
+        let mut ticks = tokio::time::interval(every);
+        loop {
+            tokio::select! {
+                _ = shutdown.cancelled() => break,
+                _ = ticks.tick() => { sessions.close_idle(timeout).await; }
+            }
+        }
+    })
 }
 
 async fn bind(host: &str, port: u16, flag: &str) -> Result<TcpListener, String> {
@@ -185,6 +211,7 @@ impl RunningGateway {
         self.sessions.shutdown(self.config.shutdown_grace).await;
         self.background.cancel();
         let _ = self.watcher.await;
+        let _ = self.reaper.await;
         tracing::info!("kumiho gateway stopped");
     }
 

@@ -57,12 +57,27 @@ pub struct GatewaySession {
     /// Until taken: the next statement's log begins with the launch log (for clients that
     /// ignore the launch handle).
     launch_log_unshown: AtomicBool,
+    /// When a client last used the session, for the idle-session reaper.
+    last_access: std::sync::Mutex<tokio::time::Instant>,
 }
 
 impl GatewaySession {
     /// Whether this caller is the first statement, whose log shows the launch log.
     pub fn take_launch_log(&self) -> bool {
         self.launch_log_unshown.swap(false, Ordering::AcqRel)
+    }
+
+    /// Notes a use of the session by its client.
+    fn touch(&self) {
+        *self.last_access.lock().unwrap_or_else(|p| p.into_inner()) = tokio::time::Instant::now();
+    }
+
+    /// How long since the client last used the session.
+    pub fn idle_for(&self) -> Duration {
+        self.last_access
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .elapsed()
     }
 }
 
@@ -163,6 +178,7 @@ impl SessionManager {
             client_protocol: req.client_protocol,
             engine: tokio::sync::Mutex::new(None),
             launch_log_unshown: AtomicBool::new(true),
+            last_access: std::sync::Mutex::new(tokio::time::Instant::now()),
         });
         self.sessions.insert(id, session.clone());
         self.operations.insert(
@@ -189,9 +205,11 @@ impl SessionManager {
 
     /// The session of a handle (guid and secret must both match).
     pub fn session(&self, handle: &TSessionHandle) -> Result<Arc<GatewaySession>, GatewayError> {
-        HandleId::from_session(handle)
+        let session = HandleId::from_session(handle)
             .and_then(|id| self.sessions.get(&id).map(|s| s.clone()))
-            .ok_or(GatewayError::InvalidHandle { what: "session" })
+            .ok_or(GatewayError::InvalidHandle { what: "session" })?;
+        session.touch();
+        Ok(session)
     }
 
     /// The owner and kind of an operation handle.
@@ -199,9 +217,11 @@ impl SessionManager {
         &self,
         handle: &kumiho_thrift::cli::TOperationHandle,
     ) -> Result<OperationEntry, GatewayError> {
-        HandleId::from_operation(handle)
+        let entry = HandleId::from_operation(handle)
             .and_then(|id| self.operations.get(&id).map(|entry| entry.clone()))
-            .ok_or(GatewayError::InvalidHandle { what: "operation" })
+            .ok_or(GatewayError::InvalidHandle { what: "operation" })?;
+        entry.session.touch();
+        Ok(entry)
     }
 
     /// Remembers that `session` owns the operation `handle`.
@@ -258,6 +278,22 @@ impl SessionManager {
             tracing::info!(session = %id, "client disconnected without closing its session; closing it");
             self.close(&id).await;
         }
+    }
+
+    /// Closes sessions no client has used for `timeout` (HTTP clients that vanished, or
+    /// binary clients that keep a connection open and forget it); returns how many.
+    pub async fn close_idle(&self, timeout: Duration) -> usize {
+        let idle: Vec<HandleId> = self
+            .sessions
+            .iter()
+            .filter(|s| s.idle_for() >= timeout)
+            .map(|s| s.id)
+            .collect();
+        for id in &idle {
+            tracing::info!(session = %id, idle_timeout = %crate::duration::format(timeout), "closing idle session");
+            self.close(id).await;
+        }
+        idle.len()
     }
 
     /// Number of open sessions.

@@ -1,0 +1,42 @@
+"""Gateway sessions: answered before any engine, closed when idle, refused when unknown."""
+
+from gateway_fixtures import *  # noqa: F401,F403 (fixtures)
+from gateway_fixtures import open_session
+from harness.tcli import ttypes
+
+DBMS_NAME = 17
+DBMS_VER = 18
+
+
+def get_info(session, info_type):
+    return session.client.client.GetInfo(ttypes.TGetInfoReq(sessionHandle=session.handle, infoType=info_type))
+
+
+def test_get_info_is_answered_by_the_gateway_before_the_engine(kumiho):
+    session = open_session(kumiho, "judy")
+    name = get_info(session, DBMS_NAME)
+    assert name.status.statusCode == ttypes.TStatusCode.SUCCESS_STATUS
+    assert name.infoValue.stringValue == "Kumiho"
+    assert get_info(session, DBMS_VER).infoValue.stringValue
+    session.close()
+
+
+def test_unknown_session_gets_invalid_handle(kumiho):
+    session = open_session(kumiho, "judy")
+    session.close()
+    other = open_session(kumiho, "judy")
+    stale = other.client.client.GetInfo(ttypes.TGetInfoReq(sessionHandle=session.handle, infoType=DBMS_NAME))
+    assert stale.status.statusCode == ttypes.TStatusCode.INVALID_HANDLE_STATUS, stale.status
+    assert "open a new session" in stale.status.errorMessage
+    other.close()
+
+
+def test_idle_sessions_are_closed(start_kumiho):
+    kumiho = start_kumiho("--session-idle-timeout", "2s")
+    session = open_session(kumiho, "judy")
+    assert get_info(session, DBMS_NAME).status.statusCode == ttypes.TStatusCode.SUCCESS_STATUS
+    mark = len(kumiho.log())
+    kumiho.wait_for_log(r"closing idle session", after=mark)
+    reply = get_info(session, DBMS_NAME)
+    assert reply.status.statusCode == ttypes.TStatusCode.INVALID_HANDLE_STATUS, reply.status
+    session.client.close()
