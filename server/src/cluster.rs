@@ -186,7 +186,8 @@ pub struct SparkSettings {
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
 #[serde(default, rename_all = "kebab-case", deny_unknown_fields)]
 pub struct Limits {
-    /// Most engines the cluster runs at once; further launches are refused. None: no cap.
+    /// Most engines the cluster runs at once. None: no cap. Parsed and validated but NOT
+    /// enforced yet: the registry has no cross-space count to check it against.
     pub max_engines: Option<u32>,
     /// Most sessions one user may have open on this gateway. None: no cap.
     pub max_sessions_per_user: Option<u32>,
