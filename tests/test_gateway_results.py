@@ -5,7 +5,7 @@ import pytest
 from gateway_fixtures import *  # noqa: F401,F403 (fixtures)
 from harness import hive, tpch
 from harness.beeline import binary_url, http_url, run_beeline
-from test_query_results import STATEMENTS
+from test_query_results import PYHIVE_MODES, STATEMENTS
 
 
 def result_sets(url: str):
@@ -22,7 +22,7 @@ def test_beeline_results_through_the_gateway_equal_the_engines(engine, kumiho):
     assert result_sets(http_url(kumiho.http_port)) == direct
 
 
-@pytest.mark.parametrize("mode", ["sasl", "nosasl", "http"])
+@pytest.mark.parametrize("mode", PYHIVE_MODES)
 def test_pyhive_results_through_the_gateway_equal_the_engines(engine, kumiho, mode):
     def answers(server):
         with hive.connect(server, mode, user="ivan") as connection:
