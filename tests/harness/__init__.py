@@ -2,8 +2,10 @@
 
 - `engine`: build and run `kumiho-engine`, wait for it to listen, read its RSS and CPU time.
 - `beeline`: run pyspark's beeline (Hive JDBC 2.3) and parse what it prints.
-- `thrift_client`: a HiveServer2 client on PyHive's TCLIService bindings, for what PyHive
-  hides (raw handles, fetch sizes, unknown methods).
+- `hive`: PyHive connected over SASL, NOSASL or HTTP.
+- `thrift_client` (on `tcli`, bindings generated from our IDL): a raw HiveServer2 client
+  for what PyHive hides (raw handles, fetch sizes, unknown methods).
 - `wire`: hand-made bytes on raw sockets, for malformed and hostile input.
+- `values`: one comparable form for values printed by beeline or returned by PyHive.
 - `tpch`: the TPC-H queries and DuckDB as the independent oracle for their answers.
 """
