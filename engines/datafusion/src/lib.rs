@@ -7,6 +7,7 @@
 //! - [`catalog`]: the one catalog all sessions share (databases are DataFusion schemas);
 //!   [`catalog::tpch`] generates the TPC-H demo tables as they are scanned.
 //! - [`engine`]: sessions, operations and the flow of each HiveServer2 call.
+//! - [`idle`]: when a launched engine has been without sessions long enough to stop.
 //! - [`session`]: one DataFusion context per session over the shared catalog.
 //! - [`statement`]: Hive commands (`USE`, `SHOW TABLES`, `SET`, ...) and DataFusion planning.
 //! - [`operation`]: the state machine of an operation, its result cursor and its log.
@@ -19,6 +20,7 @@
 pub mod catalog;
 pub mod config;
 pub mod engine;
+pub mod idle;
 pub mod metadata;
 pub mod operation;
 pub mod rowset;

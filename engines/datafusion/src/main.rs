@@ -3,7 +3,7 @@
 //! Prints `listening on HOST:PORT` (and `http listening on HOST:PORT`) on stdout once bound,
 //! which is how a launcher learns the port; logs go to stderr.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -11,7 +11,9 @@ use std::sync::Arc;
 use clap::{Parser, ValueEnum};
 use kumiho_engine::config::EngineConfig;
 use kumiho_engine::engine::Engine;
+use kumiho_engine::idle::idle_for;
 use kumiho_engine::service::EngineService;
+use kumiho_engine_launcher::{EngineRegistrationArgs, EngineSelfRegistration};
 use kumiho_thrift::auth::{AnyPassword, Authenticator, SharedSecret};
 use kumiho_thrift::server::{serve_binary, serve_http, ServerOptions};
 use tokio::net::TcpListener;
@@ -54,19 +56,25 @@ struct Args {
     /// TPC-H demo data scale factor (default 0.1, or the config file's); 0 disables it.
     #[arg(long)]
     tpch_scale: Option<f64>,
-    /// Stop after this long without sessions (used by the gateway; not yet enforced).
-    #[arg(long)]
-    idle_timeout: Option<String>,
 }
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    let args = Args::parse();
+    // A launcher adds registry flags (`--registry-dir`, `--engine-space`, `--ref-id`,
+    // `--idle-timeout`); they are taken out before clap sees the engine's own flags.
+    let (registration, own_args) = match EngineRegistrationArgs::extract(std::env::args()) {
+        Ok(split) => split,
+        Err(e) => {
+            eprintln!("kumiho-engine: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let args = Args::parse_from(own_args);
     if let Err(message) = init_logging(&args.log_level) {
         eprintln!("kumiho-engine: {message}");
         return ExitCode::from(2);
     }
-    match run(args).await {
+    match run(args, registration).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
             tracing::error!("{message}");
@@ -82,6 +90,7 @@ fn init_logging(filter: &str) -> Result<(), String> {
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
         .init();
     Ok(())
 }
@@ -108,7 +117,7 @@ fn server_options(args: &Args) -> Result<ServerOptions, String> {
     })
 }
 
-async fn run(args: Args) -> Result<(), String> {
+async fn run(args: Args, registration: Option<EngineRegistrationArgs>) -> Result<(), String> {
     let options = Arc::new(server_options(&args)?);
     let mut config = match &args.config {
         Some(path) => EngineConfig::load(path).map_err(|e| e.to_string())?,
@@ -126,6 +135,10 @@ async fn run(args: Args) -> Result<(), String> {
 
     let listener = bind(&args.host, args.port).await?;
     announce("listening on", &listener)?;
+    let bound_port = listener
+        .local_addr()
+        .map_err(|e| format!("cannot read the bound address: {e}"))?
+        .port();
     let mut servers = tokio::task::JoinSet::new();
     servers.spawn(serve_binary(
         listener,
@@ -143,6 +156,23 @@ async fn run(args: Args) -> Result<(), String> {
             shutdown.clone(),
         ));
     }
+    // Registered only once every listener is bound: a gateway that finds the registration
+    // can connect at once. The guard is held for the life of the process.
+    let registered = match &registration {
+        Some(registration) => Some(
+            EngineSelfRegistration::start(registration, &args.host, bound_port)
+                .await
+                .map_err(|e| format!("cannot register in the engine registry: {e}"))?,
+        ),
+        None => None,
+    };
+    let idle_timeout = registration.as_ref().map(|r| r.idle_timeout);
+    let idle = async {
+        match idle_timeout {
+            Some(timeout) => idle_for(service.engine().sessions(), timeout).await,
+            None => std::future::pending().await,
+        }
+    };
     tracing::info!(
         demo = config.demo_enabled(),
         tables = config.tables.len(),
@@ -155,6 +185,10 @@ async fn run(args: Args) -> Result<(), String> {
             tracing::info!("{signal} received, shutting down");
             shutdown.cancel();
         }
+        () = idle => {
+            tracing::info!(timeout = ?idle_timeout, "no session for the idle timeout, stopping");
+            shutdown.cancel();
+        }
         Some(ended) = servers.join_next() => {
             shutdown.cancel();
             match ended {
@@ -162,6 +196,12 @@ async fn run(args: Args) -> Result<(), String> {
                 Ok(Err(e)) => return Err(format!("the server stopped: {e}")),
                 Err(e) => return Err(format!("the server failed: {e}")),
             }
+        }
+    }
+    // Deregister before draining, so that no gateway picks an engine that is going away.
+    if let Some(registered) = registered {
+        if let Err(e) = registered.deregister() {
+            tracing::warn!("could not deregister: {e}");
         }
     }
     while let Some(ended) = servers.join_next().await {
