@@ -107,15 +107,8 @@ def test_beeline_prints_every_type_and_nulls(beeline_output, transport):
     assert results["types"] == TYPES_ROWS
 
 
-PYHIVE_MODES = [
-    "sasl",
-    "nosasl",
-    pytest.param("http", marks=pytest.mark.xfail(
-        strict=True,
-        reason="PyHive posts to /cliservice/ (trailing slash), which HiveServer2 serves; "
-        "kumiho-thrift's HTTP server answers 404 there",
-    )),
-]
+# PyHive over HTTP posts to /cliservice/ (with the trailing slash HiveServer2 accepts).
+PYHIVE_MODES = hive.MODES
 
 
 @pytest.mark.parametrize("mode", PYHIVE_MODES)
