@@ -162,6 +162,19 @@ async fn a_leading_slash_in_the_configured_path_is_optional() {
 }
 
 #[tokio::test]
+async fn a_trailing_slash_reaches_the_endpoint_as_pyhive_sends_it() {
+    let mut server = TestServer::start(Port::Http, ServerOptions::default()).await;
+    let mut client = HttpClient::connect(&server).await;
+    let call = codec::encode_call("GetInfo", 7, &get_info_req());
+    let reply = client
+        .send(Method::POST, "/cliservice/", &[basic("a", "x")], call)
+        .await;
+    assert_eq!(reply.status, StatusCode::OK);
+    let _: TGetInfoResp = decode_reply(&reply, "GetInfo");
+    server.stop().await;
+}
+
+#[tokio::test]
 async fn missing_or_wrong_credentials_get_401_with_a_message() {
     let mut server = TestServer::start(
         Port::Http,

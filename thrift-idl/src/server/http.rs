@@ -38,7 +38,7 @@ pub async fn serve_http<S: CliService>(
     shutdown: CancellationToken,
 ) -> std::io::Result<()> {
     let endpoint = Arc::new(Endpoint {
-        path: format!("/{}", options.http_path.trim_start_matches('/')),
+        path: format!("/{}", options.http_path.trim_matches('/')),
         service,
         options,
         cookies: CookieSigner::new(),
@@ -88,7 +88,8 @@ struct Endpoint<S> {
 
 impl<S: CliService> Endpoint<S> {
     async fn handle(&self, req: Request<Incoming>, peer: SocketAddr) -> Response<Full<Bytes>> {
-        if req.uri().path() != self.path {
+        // HiveServer2 maps its servlet at `/cliservice/*`: PyHive posts to `/cliservice/`.
+        if req.uri().path().trim_end_matches('/') != self.path {
             return text(
                 StatusCode::NOT_FOUND,
                 format!(
