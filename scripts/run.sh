@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
 # Runs Kumiho on its embedded defaults so that beeline can connect:
-#   scripts/run.sh [extra flags for the server]
-# Until the gateway (`kumiho`, crate kumiho-server) serves sessions, this runs the DataFusion
-# engine directly: HiveServer2 binary protocol on 10009, HTTP on 10010 (/cliservice), demo
-# TPC-H data (scale 0.1) in database `tpch`. KUMIHO_RUN=gateway runs the gateway instead.
+#   scripts/run.sh [extra flags for kumiho, e.g. --binary-port 10009 --http-port 10010]
+# Builds (release) the gateway `kumiho` and the DataFusion engine `kumiho-engine`, then runs
+# the gateway from the repository root: HiveServer2 binary protocol on 10009 (SASL PLAIN and
+# NOSASL), HTTP on 10010 (/cliservice), the clusters in cluster-configs/ with the embedded
+# registry under work/, and engines launched on demand with demo TPC-H data in `tpch`.
+# KUMIHO_RUN=engine runs the engine alone on the same ports instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if [ "${KUMIHO_RUN:-engine}" = gateway ]; then
-  exec cargo run --release -p kumiho-server --bin kumiho -- "$@"
+cargo build --release -p kumiho-server -p kumiho-engine
+target_dir=$(cargo metadata --format-version 1 --no-deps |
+  python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
+if [ "${KUMIHO_RUN:-gateway}" = engine ]; then
+  exec "$target_dir/release/kumiho-engine" --port 10009 --http-port 10010 "$@"
 fi
-exec cargo run --release -p kumiho-engine -- --port 10009 --http-port 10010 "$@"
+exec "$target_dir/release/kumiho" "$@"
