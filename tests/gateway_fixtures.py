@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.engine import HOST, REPO_ROOT
+from harness.engine import HOST, REPO_ROOT, build_binaries
 from harness.tcli import ttypes
 from harness.thrift_client import ThriftClient, check, column_values
 
@@ -45,15 +45,9 @@ engine:
 
 
 def build_gateway() -> Path:
-    """Builds `kumiho` (debug) and returns its path; the engine binary sits beside it."""
-    build = subprocess.run(["cargo", "build", "-p", "kumiho-server", "-p", "kumiho-engine"], cwd=REPO_ROOT, capture_output=True, text=True)
-    if build.returncode != 0:
-        raise RuntimeError(f"cargo build -p kumiho-server failed:\n{build.stderr[-8000:]}")
-    binary = REPO_ROOT / "target" / "debug" / "kumiho"
-    target = os.environ.get("CARGO_TARGET_DIR")
-    if target:
-        binary = Path(target) / "debug" / "kumiho"
-    assert binary.is_file(), f"cargo built kumiho but {binary} does not exist"
+    """Builds the workspace and returns `kumiho`'s path; the engine binary sits beside it."""
+    binary = build_binaries() / "kumiho"
+    assert binary.is_file(), f"cargo built the workspace but {binary} does not exist"
     return binary
 
 

@@ -22,20 +22,22 @@ HTTP_LISTENING = re.compile(r"^http listening on (\S+):(\d+)$")
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
-def build_engine() -> Path:
-    """Builds `kumiho-engine` (debug) once and returns the binary's path.
+def build_binaries() -> Path:
+    """Builds the workspace (debug) and returns the directory holding its binaries.
 
-    The target directory comes from cargo itself, so CARGO_TARGET_DIR and .cargo/config
-    are respected.
+    The command is the one scripts/test.sh builds with: cargo unifies dependency features
+    per invocation, so building only `-p kumiho-engine` would enable other features than
+    `--workspace --all-targets` and rebuild DataFusion from scratch. The target directory
+    comes from cargo itself, so CARGO_TARGET_DIR and .cargo/config are respected.
     """
     build = subprocess.run(
-        ["cargo", "build", "-p", "kumiho-engine"],
+        ["cargo", "build", "--workspace", "--all-targets"],
         cwd=REPO_ROOT,
         capture_output=True,
         text=True,
     )
     if build.returncode != 0:
-        raise RuntimeError(f"cargo build -p kumiho-engine failed:\n{build.stderr[-8000:]}")
+        raise RuntimeError(f"cargo build failed:\n{build.stderr[-8000:]}")
     metadata = subprocess.run(
         ["cargo", "metadata", "--format-version", "1", "--no-deps"],
         cwd=REPO_ROOT,
@@ -43,9 +45,14 @@ def build_engine() -> Path:
         text=True,
         check=True,
     )
-    binary = Path(json.loads(metadata.stdout)["target_directory"]) / "debug" / "kumiho-engine"
+    return Path(json.loads(metadata.stdout)["target_directory"]) / "debug"
+
+
+def build_engine() -> Path:
+    """Builds the workspace once and returns the `kumiho-engine` binary's path."""
+    binary = build_binaries() / "kumiho-engine"
     if not binary.is_file():
-        raise RuntimeError(f"cargo built kumiho-engine but {binary} does not exist")
+        raise RuntimeError(f"cargo built the workspace but {binary} does not exist")
     return binary
 
 
