@@ -154,14 +154,19 @@ struct Cursor {
 impl Cursor {
     fn start(&mut self, source: Source, stream: Option<SendableRecordBatchStream>) {
         let (pending, exhausted) = match &source {
-            Source::Rows(batches) => (batches.iter().cloned().collect(), true),
+            Source::Rows(batches) => (batches.iter().cloned().collect::<VecDeque<_>>(), true),
             Source::Query(_) => (VecDeque::new(), false),
         };
+        // Computed rows count as read already; a query's are counted as the stream yields.
+        let batches_read = pending.len() as u64;
+        let rows_read = pending.iter().map(|b| b.num_rows() as u64).sum();
         *self = Cursor {
             source: Some(source),
             stream,
             pending,
             exhausted,
+            batches_read,
+            rows_read,
             ..Cursor::default()
         };
     }
