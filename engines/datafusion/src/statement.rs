@@ -197,10 +197,12 @@ pub async fn run_command(session: &Session, command: &HiveCommand) -> Result<Exe
                 [catalog, schema, table] => {
                     TableReference::full(catalog.as_str(), schema.as_str(), table.as_str())
                 }
-                _ => return Err(DataFusionError::Plan(format!(
+                _ => {
+                    return Err(DataFusionError::Plan(format!(
                     "'{}' is not a table name: use table, database.table or catalog.database.table",
                     parts.join(".")
-                ))),
+                )))
+                }
             };
             let table = session.context().table_provider(reference).await?;
             let schema = table.schema();
