@@ -146,7 +146,12 @@ pub trait CliService: Send + Sync + 'static {
         req: TGetPrimaryKeysReq,
     ) -> impl Future<Output = Reply<TGetPrimaryKeysResp>> + Send {
         let _ = (ctx, req);
-        async move { Reply::Typed(TGetPrimaryKeysResp { status: status::not_supported("GetPrimaryKeys"), operation_handle: None }) }
+        async move {
+            Reply::Typed(TGetPrimaryKeysResp {
+                status: status::not_supported("GetPrimaryKeys"),
+                operation_handle: None,
+            })
+        }
     }
 
     /// `GetCrossReference`.
@@ -156,7 +161,12 @@ pub trait CliService: Send + Sync + 'static {
         req: TGetCrossReferenceReq,
     ) -> impl Future<Output = Reply<TGetCrossReferenceResp>> + Send {
         let _ = (ctx, req);
-        async move { Reply::Typed(TGetCrossReferenceResp { status: status::not_supported("GetCrossReference"), operation_handle: None }) }
+        async move {
+            Reply::Typed(TGetCrossReferenceResp {
+                status: status::not_supported("GetCrossReference"),
+                operation_handle: None,
+            })
+        }
     }
 
     /// `GetOperationStatus`.
@@ -201,7 +211,12 @@ pub trait CliService: Send + Sync + 'static {
         req: TGetDelegationTokenReq,
     ) -> impl Future<Output = Reply<TGetDelegationTokenResp>> + Send {
         let _ = (ctx, req);
-        async move { Reply::Typed(TGetDelegationTokenResp { status: status::not_supported("GetDelegationToken"), delegation_token: None }) }
+        async move {
+            Reply::Typed(TGetDelegationTokenResp {
+                status: status::not_supported("GetDelegationToken"),
+                delegation_token: None,
+            })
+        }
     }
 
     /// `CancelDelegationToken`.
@@ -211,7 +226,11 @@ pub trait CliService: Send + Sync + 'static {
         req: TCancelDelegationTokenReq,
     ) -> impl Future<Output = Reply<TCancelDelegationTokenResp>> + Send {
         let _ = (ctx, req);
-        async move { Reply::Typed(TCancelDelegationTokenResp { status: status::not_supported("CancelDelegationToken") }) }
+        async move {
+            Reply::Typed(TCancelDelegationTokenResp {
+                status: status::not_supported("CancelDelegationToken"),
+            })
+        }
     }
 
     /// `RenewDelegationToken`.
@@ -221,7 +240,11 @@ pub trait CliService: Send + Sync + 'static {
         req: TRenewDelegationTokenReq,
     ) -> impl Future<Output = Reply<TRenewDelegationTokenResp>> + Send {
         let _ = (ctx, req);
-        async move { Reply::Typed(TRenewDelegationTokenResp { status: status::not_supported("RenewDelegationToken") }) }
+        async move {
+            Reply::Typed(TRenewDelegationTokenResp {
+                status: status::not_supported("RenewDelegationToken"),
+            })
+        }
     }
 
     /// `GetQueryId`.
@@ -231,7 +254,11 @@ pub trait CliService: Send + Sync + 'static {
         req: TGetQueryIdReq,
     ) -> impl Future<Output = Reply<TGetQueryIdResp>> + Send {
         let _ = (ctx, req);
-        async move { Reply::Typed(TGetQueryIdResp { query_id: String::new() }) }
+        async move {
+            Reply::Typed(TGetQueryIdResp {
+                query_id: String::new(),
+            })
+        }
     }
 
     /// `SetClientInfo`.
@@ -241,7 +268,11 @@ pub trait CliService: Send + Sync + 'static {
         req: TSetClientInfoReq,
     ) -> impl Future<Output = Reply<TSetClientInfoResp>> + Send {
         let _ = (ctx, req);
-        async move { Reply::Typed(TSetClientInfoResp { status: status::ok() }) }
+        async move {
+            Reply::Typed(TSetClientInfoResp {
+                status: status::ok(),
+            })
+        }
     }
 
     /// Called once when a binary connection closes, cleanly or not; HTTP has no such event.
@@ -252,4 +283,28 @@ pub trait CliService: Send + Sync + 'static {
 }
 
 /// Every RPC of the service: its wire name, in the IDL's order.
-pub const RPC_NAMES: [&str; 23] = ["OpenSession", "CloseSession", "GetInfo", "ExecuteStatement", "GetTypeInfo", "GetCatalogs", "GetSchemas", "GetTables", "GetTableTypes", "GetColumns", "GetFunctions", "GetPrimaryKeys", "GetCrossReference", "GetOperationStatus", "CancelOperation", "CloseOperation", "GetResultSetMetadata", "FetchResults", "GetDelegationToken", "CancelDelegationToken", "RenewDelegationToken", "GetQueryId", "SetClientInfo"];
+pub const RPC_NAMES: [&str; 23] = [
+    "OpenSession",
+    "CloseSession",
+    "GetInfo",
+    "ExecuteStatement",
+    "GetTypeInfo",
+    "GetCatalogs",
+    "GetSchemas",
+    "GetTables",
+    "GetTableTypes",
+    "GetColumns",
+    "GetFunctions",
+    "GetPrimaryKeys",
+    "GetCrossReference",
+    "GetOperationStatus",
+    "CancelOperation",
+    "CloseOperation",
+    "GetResultSetMetadata",
+    "FetchResults",
+    "GetDelegationToken",
+    "CancelDelegationToken",
+    "RenewDelegationToken",
+    "GetQueryId",
+    "SetClientInfo",
+];
