@@ -19,12 +19,11 @@ from pathlib import Path
 
 import pytest
 
-from harness.engine import HOST, REPO_ROOT, build_binaries
+from harness.engine import HOST, build_binaries, stop_process
 from harness.tcli import ttypes
 from harness.thrift_client import ThriftClient, check, column_values
 
 READY_TIMEOUT_S = 60
-STOP_TIMEOUT_S = 20
 # A first launch starts an engine process and builds its demo data.
 LAUNCH_TIMEOUT_S = 120
 BINARY_LISTENING = re.compile(r"^binary listening on (\S+):(\d+)$")
@@ -85,14 +84,7 @@ class Gateway:
         os.replace(temp, self.cluster_dir / f"{name}.yaml")
 
     def stop(self):
-        """SIGTERM (graceful), then SIGKILL if it does not exit in time."""
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout=STOP_TIMEOUT_S)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        stop_process(self.process)
 
     def kill(self):
         """kill -9: no cleanup of any kind."""

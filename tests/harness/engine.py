@@ -97,14 +97,18 @@ class Engine:
         assert code is None, f"engine exited with {code}; its log:\n{self.stderr_tail()}"
 
     def stop(self):
-        """SIGTERM (graceful shutdown), then SIGKILL if it does not exit in time."""
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout=STOP_TIMEOUT_S)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        stop_process(self.process)
+
+
+def stop_process(process: subprocess.Popen):
+    """SIGTERM (graceful shutdown), then SIGKILL if it does not exit in time."""
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=STOP_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
 
 
 def start_engine(binary: Path, *flags: str, http: bool = False, env: dict | None = None) -> Engine:

@@ -120,14 +120,7 @@ pub async fn run_command(session: &Session, command: &HiveCommand) -> Result<Exe
         }
         HiveCommand::ShowDatabases(pattern) => {
             let catalogs = session.context().state().catalog_list().clone();
-            let names = catalog::database_names(catalogs.as_ref())
-                .into_iter()
-                .filter(|name| {
-                    pattern
-                        .as_deref()
-                        .is_none_or(|p| hive_pattern_matches(p, name))
-                })
-                .collect();
+            let names = matching(catalog::database_names(catalogs.as_ref()), pattern);
             string_rows("database_name", names)
         }
         HiveCommand::ShowTables { database, pattern } => {
@@ -143,15 +136,7 @@ pub async fn run_command(session: &Session, command: &HiveCommand) -> Result<Exe
                         "database '{database}' does not exist; SHOW DATABASES lists those that do"
                     ))
                 })?;
-            let mut names: Vec<String> = schema
-                .table_names()
-                .into_iter()
-                .filter(|name| {
-                    pattern
-                        .as_deref()
-                        .is_none_or(|p| hive_pattern_matches(p, name))
-                })
-                .collect();
+            let mut names = matching(schema.table_names(), pattern);
             names.sort();
             string_rows("tab_name", names)
         }
@@ -244,6 +229,17 @@ fn string_columns(columns: Vec<(&str, Vec<String>)>) -> Result<Executed> {
         .collect();
     let batch = RecordBatch::try_new(Arc::clone(&schema), arrays)?;
     Ok(Executed::Rows(schema, vec![batch]))
+}
+
+/// The names a `SHOW ... [LIKE] 'pattern'` lists: all of them without a pattern.
+fn matching(names: Vec<String>, pattern: &Option<String>) -> Vec<String> {
+    match pattern {
+        Some(pattern) => names
+            .into_iter()
+            .filter(|name| hive_pattern_matches(pattern, name))
+            .collect(),
+        None => names,
+    }
 }
 
 /// Hive's `SHOW ... LIKE` patterns: `*` any characters, `|` alternatives, case-insensitive.
