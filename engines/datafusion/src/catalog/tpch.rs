@@ -7,6 +7,12 @@
 use std::fmt;
 use std::sync::Arc;
 
+use async_trait::async_trait;
+use datafusion::catalog::{Session, TableProvider};
+use datafusion::datasource::TableType;
+use datafusion::logical_expr::Expr;
+use datafusion::physical_plan::ExecutionPlan;
+
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::arrow::error::ArrowError;
 use datafusion::arrow::record_batch::RecordBatch;
@@ -204,10 +210,38 @@ pub fn schema_provider(scale: f64, max_parts: usize) -> Result<Arc<dyn SchemaPro
                 }) as Arc<dyn PartitionStream>
             })
             .collect();
-        let provider = StreamingTable::try_new(table_schema, partitions)?;
+        let provider = GeneratedTable(StreamingTable::try_new(table_schema, partitions)?);
         schema.register_table(table.name().to_owned(), Arc::new(provider))?;
     }
     Ok(Arc::new(schema))
+}
+
+/// A demo table: scanned as a [`StreamingTable`], listed as a base table.
+///
+/// DataFusion calls every streaming table a view, and JDBC tools (beeline's `!tables`,
+/// DBeaver) would then show the demo data as views; to a user these are plain tables.
+#[derive(Debug)]
+struct GeneratedTable(StreamingTable);
+
+#[async_trait]
+impl TableProvider for GeneratedTable {
+    fn schema(&self) -> SchemaRef {
+        self.0.schema()
+    }
+
+    fn table_type(&self) -> TableType {
+        TableType::Base
+    }
+
+    async fn scan(
+        &self,
+        state: &dyn Session,
+        projection: Option<&Vec<usize>>,
+        filters: &[Expr],
+        limit: Option<usize>,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        self.0.scan(state, projection, filters, limit).await
+    }
 }
 
 #[cfg(test)]
@@ -233,5 +267,14 @@ mod tests {
         let whole = rows(1, 1);
         assert_eq!(whole, 15_000);
         assert_eq!(rows(1, 3) + rows(2, 3) + rows(3, 3), whole);
+    }
+
+    #[tokio::test]
+    async fn demo_tables_are_listed_as_tables_not_views() {
+        let schema = schema_provider(0.01, 2).unwrap();
+        for table in TpchTable::ALL {
+            let provider = schema.table(table.name()).await.unwrap().unwrap();
+            assert_eq!(provider.table_type(), TableType::Base, "{}", table.name());
+        }
     }
 }
