@@ -27,7 +27,7 @@ use kumiho_thrift::cli::*;
 use kumiho_thrift::codec::decode_result_body;
 use kumiho_thrift::handle::HandleId;
 use kumiho_thrift::service::{CallContext, CliService, Reply};
-use kumiho_thrift::status;
+use kumiho_thrift::status::{self, FromStatus};
 use thrift::protocol::TSerializable;
 
 use crate::errors::GatewayError;
@@ -62,14 +62,12 @@ enum Target<'a> {
 
 /// A request the gateway forwards to the engine, with what the driver needs to know of it.
 trait Forwarded: TSerializable + Send + Sync + 'static {
-    type Resp: TSerializable + Send + 'static;
+    type Resp: TSerializable + FromStatus + Send + 'static;
     /// The RPC's wire name.
     const METHOD: &'static str;
     fn target(&self) -> Target<'_>;
     /// Puts the engine's session handle in place of the gateway's (session RPCs only).
     fn rewrite(&mut self, _engine_session: &TSessionHandle) {}
-    /// The reply carrying an error status.
-    fn error_reply(status: TStatus) -> Self::Resp;
     /// The operation a successful reply creates, for the RPCs that create one.
     fn created_operation(_resp: &Self::Resp) -> Option<&TOperationHandle> {
         None
@@ -90,9 +88,6 @@ macro_rules! session_operation_rpcs {
             }
             fn rewrite(&mut self, engine_session: &TSessionHandle) {
                 self.session_handle = engine_session.clone();
-            }
-            fn error_reply(status: TStatus) -> $resp {
-                $resp { status, operation_handle: None }
             }
             fn created_operation(resp: &$resp) -> Option<&TOperationHandle> {
                 resp.operation_handle.as_ref().filter(|_| status::is_ok(&resp.status))
@@ -123,39 +118,27 @@ impl Forwarded for TGetInfoReq {
     fn rewrite(&mut self, engine_session: &TSessionHandle) {
         self.session_handle = engine_session.clone();
     }
-    fn error_reply(status: TStatus) -> TGetInfoResp {
-        TGetInfoResp {
-            status,
-            info_value: TGetInfoValue::StringValue(String::new()),
-        }
-    }
 }
 
-/// Operation RPCs: `Req => Resp { fields other than status, all None }`.
+/// Operation RPCs: `Req => Resp`.
 macro_rules! operation_rpcs {
-    ($($method:literal: $req:ty => $resp:ident { $($field:ident),* }),* $(,)?) => {$(
+    ($($method:literal: $req:ty => $resp:ident),* $(,)?) => {$(
         impl Forwarded for $req {
             type Resp = $resp;
             const METHOD: &'static str = $method;
             fn target(&self) -> Target<'_> {
                 Target::Operation(&self.operation_handle)
             }
-            fn error_reply(status: TStatus) -> $resp {
-                $resp { status, $($field: None),* }
-            }
         }
     )*};
 }
 
 operation_rpcs! {
-    "GetOperationStatus": TGetOperationStatusReq => TGetOperationStatusResp {
-        operation_state, sql_state, error_code, error_message, task_status, operation_started,
-        operation_completed, has_result_set, progress_update_response, num_modified_rows
-    },
-    "CancelOperation": TCancelOperationReq => TCancelOperationResp {},
-    "CloseOperation": TCloseOperationReq => TCloseOperationResp {},
-    "GetResultSetMetadata": TGetResultSetMetadataReq => TGetResultSetMetadataResp { schema },
-    "FetchResults": TFetchResultsReq => TFetchResultsResp { has_more_rows, results },
+    "GetOperationStatus": TGetOperationStatusReq => TGetOperationStatusResp,
+    "CancelOperation": TCancelOperationReq => TCancelOperationResp,
+    "CloseOperation": TCloseOperationReq => TCloseOperationResp,
+    "GetResultSetMetadata": TGetResultSetMetadataReq => TGetResultSetMetadataResp,
+    "FetchResults": TFetchResultsReq => TFetchResultsResp,
 }
 
 impl Gateway {
@@ -178,7 +161,7 @@ impl Gateway {
         } else {
             tracing::warn!(rpc = R::METHOD, %error, "request failed");
         }
-        Reply::Typed(R::error_reply(error.to_status()))
+        Reply::Typed(R::Resp::from_status(error.to_status()))
     }
 
     async fn try_forward<R: Forwarded>(&self, mut req: R) -> Result<Reply<R::Resp>, GatewayError> {

@@ -11,7 +11,7 @@ use std::net::SocketAddr;
 use bytes::Bytes;
 
 use crate::cli::*;
-use crate::status;
+use crate::status::{self, FromStatus};
 
 /// How a client reached the server.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -147,10 +147,9 @@ pub trait CliService: Send + Sync + 'static {
     ) -> impl Future<Output = Reply<TGetPrimaryKeysResp>> + Send {
         let _ = (ctx, req);
         async move {
-            Reply::Typed(TGetPrimaryKeysResp {
-                status: status::not_supported("GetPrimaryKeys"),
-                operation_handle: None,
-            })
+            Reply::Typed(TGetPrimaryKeysResp::from_status(status::not_supported(
+                "GetPrimaryKeys",
+            )))
         }
     }
 
@@ -162,10 +161,9 @@ pub trait CliService: Send + Sync + 'static {
     ) -> impl Future<Output = Reply<TGetCrossReferenceResp>> + Send {
         let _ = (ctx, req);
         async move {
-            Reply::Typed(TGetCrossReferenceResp {
-                status: status::not_supported("GetCrossReference"),
-                operation_handle: None,
-            })
+            Reply::Typed(TGetCrossReferenceResp::from_status(status::not_supported(
+                "GetCrossReference",
+            )))
         }
     }
 
@@ -212,10 +210,9 @@ pub trait CliService: Send + Sync + 'static {
     ) -> impl Future<Output = Reply<TGetDelegationTokenResp>> + Send {
         let _ = (ctx, req);
         async move {
-            Reply::Typed(TGetDelegationTokenResp {
-                status: status::not_supported("GetDelegationToken"),
-                delegation_token: None,
-            })
+            Reply::Typed(TGetDelegationTokenResp::from_status(status::not_supported(
+                "GetDelegationToken",
+            )))
         }
     }
 
@@ -227,9 +224,9 @@ pub trait CliService: Send + Sync + 'static {
     ) -> impl Future<Output = Reply<TCancelDelegationTokenResp>> + Send {
         let _ = (ctx, req);
         async move {
-            Reply::Typed(TCancelDelegationTokenResp {
-                status: status::not_supported("CancelDelegationToken"),
-            })
+            Reply::Typed(TCancelDelegationTokenResp::from_status(
+                status::not_supported("CancelDelegationToken"),
+            ))
         }
     }
 
@@ -241,9 +238,9 @@ pub trait CliService: Send + Sync + 'static {
     ) -> impl Future<Output = Reply<TRenewDelegationTokenResp>> + Send {
         let _ = (ctx, req);
         async move {
-            Reply::Typed(TRenewDelegationTokenResp {
-                status: status::not_supported("RenewDelegationToken"),
-            })
+            Reply::Typed(TRenewDelegationTokenResp::from_status(
+                status::not_supported("RenewDelegationToken"),
+            ))
         }
     }
 
@@ -268,11 +265,7 @@ pub trait CliService: Send + Sync + 'static {
         req: TSetClientInfoReq,
     ) -> impl Future<Output = Reply<TSetClientInfoResp>> + Send {
         let _ = (ctx, req);
-        async move {
-            Reply::Typed(TSetClientInfoResp {
-                status: status::ok(),
-            })
-        }
+        async move { Reply::Typed(TSetClientInfoResp::from_status(status::ok())) }
     }
 
     /// Called once when a binary connection closes, cleanly or not; HTTP has no such event.

@@ -61,3 +61,60 @@ pub fn is_ok(status: &TStatus) -> bool {
         TStatusCode::SUCCESS_STATUS | TStatusCode::SUCCESS_WITH_INFO_STATUS
     )
 }
+
+/// A response that carries nothing but its status: the reply to a call that failed (or, for
+/// Cancel/Close, succeeded). Every response with a status implements it, so an error path
+/// needs no per-type list of `None` fields.
+pub trait FromStatus {
+    fn from_status(status: TStatus) -> Self;
+}
+
+macro_rules! from_status {
+    ($($resp:ident { $($field:ident: $value:expr),* }),* $(,)?) => {$(
+        impl FromStatus for crate::cli::$resp {
+            fn from_status(status: TStatus) -> Self {
+                Self { status, $($field: $value),* }
+            }
+        }
+    )*};
+}
+
+from_status! {
+    TOpenSessionResp {
+        server_protocol_version: crate::cli::TProtocolVersion::HIVE_CLI_SERVICE_PROTOCOL_V10,
+        session_handle: None,
+        configuration: None
+    },
+    TCloseSessionResp {},
+    TGetInfoResp { info_value: crate::cli::TGetInfoValue::StringValue(String::new()) },
+    TExecuteStatementResp { operation_handle: None },
+    TGetTypeInfoResp { operation_handle: None },
+    TGetCatalogsResp { operation_handle: None },
+    TGetSchemasResp { operation_handle: None },
+    TGetTablesResp { operation_handle: None },
+    TGetTableTypesResp { operation_handle: None },
+    TGetColumnsResp { operation_handle: None },
+    TGetFunctionsResp { operation_handle: None },
+    TGetPrimaryKeysResp { operation_handle: None },
+    TGetCrossReferenceResp { operation_handle: None },
+    TGetOperationStatusResp {
+        operation_state: None,
+        sql_state: None,
+        error_code: None,
+        error_message: None,
+        task_status: None,
+        operation_started: None,
+        operation_completed: None,
+        has_result_set: None,
+        progress_update_response: None,
+        num_modified_rows: None
+    },
+    TCancelOperationResp {},
+    TCloseOperationResp {},
+    TGetResultSetMetadataResp { schema: None },
+    TFetchResultsResp { has_more_rows: None, results: None },
+    TGetDelegationTokenResp { delegation_token: None },
+    TCancelDelegationTokenResp {},
+    TRenewDelegationTokenResp {},
+    TSetClientInfoResp {},
+}

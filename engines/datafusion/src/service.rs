@@ -11,7 +11,7 @@ use datafusion::arrow::datatypes::Schema;
 use kumiho_thrift::cli::*;
 use kumiho_thrift::handle::HandleId;
 use kumiho_thrift::service::{CallContext, CliService, Reply};
-use kumiho_thrift::status;
+use kumiho_thrift::status::{self, FromStatus};
 
 use crate::engine::{Engine, EngineError};
 use crate::{metadata, rowset, types};
@@ -384,19 +384,7 @@ impl CliService for EngineService {
         {
             Ok(op) => op,
             Err(error) => {
-                return Reply::Typed(TGetOperationStatusResp {
-                    status: error.to_status(),
-                    operation_state: None,
-                    sql_state: None,
-                    error_code: None,
-                    error_message: None,
-                    task_status: None,
-                    operation_started: None,
-                    operation_completed: None,
-                    has_result_set: None,
-                    progress_update_response: None,
-                    num_modified_rows: None,
-                })
+                return Reply::Typed(TGetOperationStatusResp::from_status(error.to_status()))
             }
         };
         let current = op.wait_for_progress(STATUS_WAIT).await;
@@ -459,10 +447,7 @@ impl CliService for EngineService {
         {
             Ok(op) => op,
             Err(error) => {
-                return Reply::Typed(TGetResultSetMetadataResp {
-                    status: error.to_status(),
-                    schema: None,
-                })
+                return Reply::Typed(TGetResultSetMetadataResp::from_status(error.to_status()))
             }
         };
         let schema = op.schema().unwrap_or_else(|| Arc::new(Schema::empty()));

@@ -11,7 +11,7 @@ use kumiho_thrift::codec;
 use kumiho_thrift::handle::HandleId;
 use kumiho_thrift::server::{serve_binary, serve_http, ServerOptions};
 use kumiho_thrift::service::{CallContext, CliService, Reply, Transport};
-use kumiho_thrift::status;
+use kumiho_thrift::status::{self, FromStatus};
 use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
@@ -143,19 +143,7 @@ impl CliService for EchoService {
         _: &CallContext,
         _: TGetOperationStatusReq,
     ) -> Reply<TGetOperationStatusResp> {
-        Reply::Typed(TGetOperationStatusResp {
-            status: unsupported(),
-            operation_state: None,
-            sql_state: None,
-            error_code: None,
-            error_message: None,
-            task_status: None,
-            operation_started: None,
-            operation_completed: None,
-            has_result_set: None,
-            progress_update_response: None,
-            num_modified_rows: None,
-        })
+        Reply::Typed(TGetOperationStatusResp::from_status(unsupported()))
     }
 
     async fn cancel_operation(
