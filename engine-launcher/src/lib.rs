@@ -5,7 +5,8 @@
 //! - [`engine_ref`]: from the session's user, share level, subdomain and pool, the
 //!   [`EngineRef`] naming the engine it shares, its engine space and its launch lock.
 //! - [`registry`]: the [`Registry`] trait (engine registrations, launch lock, POLLING counter)
-//!   and its backends: [`EmbeddedRegistry`] (files and `flock` under the work directory).
+//!   and its backends: [`EmbeddedRegistry`] (files and `flock` under the work directory) and
+//!   [`ZooKeeperRegistry`] (an ensemble, with sessions that re-register after expiry).
 //!   [`registry::suite`] is the test suite every backend passes.
 //! - [`launcher`]: [`get_or_create`] (look up, else lock, look again, launch), the
 //!   [`Launcher`] that starts engines detached and waits for them to register, and one
@@ -15,6 +16,7 @@
 //!   registration it holds for its lifetime ([`EngineSelfRegistration`]).
 //! - [`process`]: stopping engines and checking that they live.
 //! - [`error`]: [`LaunchError`], worded for the user waiting on the launch.
+//! - `testing` (with `cfg(test)` or the `testing` feature): a real ZooKeeper server for tests.
 //!
 //! The crate knows nothing of Thrift or sessions beyond what an engine reference needs.
 #![forbid(unsafe_code)]
@@ -26,6 +28,8 @@ pub mod launcher;
 pub mod process;
 pub mod registry;
 pub mod self_registration;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
 
 pub use engine_ref::{
     EngineRef, EngineRefError, EngineRefRequest, EngineType, GroupProvider, HostGroupProvider,
@@ -39,6 +43,7 @@ pub use launcher::{
 };
 pub use process::{is_alive, stop_engine, Stopped};
 pub use registry::embedded::EmbeddedRegistry;
+pub use registry::zookeeper::{ZooKeeperLocation, ZooKeeperRegistry};
 pub use registry::{
     EngineEndpoint, EngineRegistration, LockGuard, RegistrationGuard, Registry, RegistryError,
     RegistryLocation,

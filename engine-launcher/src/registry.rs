@@ -1,17 +1,20 @@
 //! The registry trait: where engines announce themselves, the launch lock, the POLLING counter.
 //!
-//! One trait serves every backend (the embedded registry here, ZooKeeper later) and one test
-//! suite ([`suite`]) checks them all. Paths are ZooKeeper-style (`/a/b/c`); engine spaces and
+//! One trait serves every backend ([`embedded`] files under the work directory, [`zookeeper`]
+//! an ensemble) and one test suite ([`suite`]) checks them all. Paths are ZooKeeper-style (`/a/b/c`); engine spaces and
 //! lock paths come from [`EngineRef`](crate::EngineRef).
 
 pub mod embedded;
 pub mod suite;
+pub mod zookeeper;
 
 use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
 
 use async_trait::async_trait;
+
+pub use zookeeper::ZooKeeperLocation;
 
 /// Width of a registration's sequence number, as ZooKeeper writes sequential node names.
 pub const SEQUENCE_DIGITS: usize = 10;
@@ -114,6 +117,8 @@ pub enum RegistryLocation {
         /// The gateway's work directory (the registry is `WORK/registry`).
         work_dir: PathBuf,
     },
+    /// A ZooKeeper ensemble.
+    ZooKeeper(ZooKeeperLocation),
 }
 
 /// A registry failure. I/O and backend failures are the operator's to fix (disk, permissions,
@@ -150,6 +155,29 @@ pub enum RegistryError {
         /// The underlying error.
         #[source]
         source: std::io::Error,
+    },
+    /// No server of the registry's ZooKeeper ensemble answered in time (it is down, the
+    /// addresses are wrong, or the network is cut). A retry may help once it is back.
+    #[error(
+        "the ZooKeeper ensemble {addresses} is unreachable ({reason}); check that its servers \
+         are running and that this host can reach them, then retry"
+    )]
+    Unavailable {
+        /// The ensemble's addresses, as configured.
+        addresses: String,
+        /// What happened (no answer within the timeout, connection lost during an operation).
+        reason: String,
+    },
+    /// ZooKeeper refused or failed an operation for a reason other than reachability (no
+    /// permission, quota): the operator's to fix in ZooKeeper.
+    #[error("ZooKeeper {action} at {path} failed: {reason}; check the ensemble's ACLs and health")]
+    ZooKeeper {
+        /// What was being done.
+        action: &'static str,
+        /// Where.
+        path: String,
+        /// ZooKeeper's error.
+        reason: String,
     },
 }
 

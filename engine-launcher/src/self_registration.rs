@@ -24,6 +24,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::registry::embedded::EmbeddedRegistry;
+use crate::registry::zookeeper::{self, ZooKeeperLocation, ZooKeeperRegistry};
 use crate::registry::{
     EngineEndpoint, EngineRegistration, RegistrationGuard, Registry, RegistryError,
     RegistryLocation,
@@ -60,15 +61,26 @@ pub enum ArgsError {
         /// The missing flag.
         flag: &'static str,
     },
-    /// `--idle-timeout` is not a duration.
-    #[error("--idle-timeout `{value}` is not a duration such as `30m` or `90s`")]
+    /// Registry flags without the registry itself.
+    #[error("the registry flags need {REGISTRY_DIR} (embedded registry) or {REGISTRY_ZOOKEEPER} (ZooKeeper ensemble)")]
+    MissingRegistry,
+    /// Both registries were named.
+    #[error("{REGISTRY_DIR} and {REGISTRY_ZOOKEEPER} name two registries; give one")]
+    TwoRegistries,
+    /// A duration flag that is not a duration.
+    #[error("{flag} `{value}` is not a duration such as `30m` or `90s`")]
     BadDuration {
+        /// The flag.
+        flag: &'static str,
         /// The value given.
         value: String,
     },
 }
 
 const REGISTRY_DIR: &str = "--registry-dir";
+const REGISTRY_ZOOKEEPER: &str = "--registry-zookeeper";
+const ZOOKEEPER_SESSION_TIMEOUT: &str = "--registry-zookeeper-session-timeout";
+const ZOOKEEPER_CONNECT_TIMEOUT: &str = "--registry-zookeeper-connect-timeout";
 const ENGINE_SPACE: &str = "--engine-space";
 const REF_ID: &str = "--ref-id";
 const IDLE_TIMEOUT: &str = "--idle-timeout";
@@ -76,23 +88,55 @@ const IDLE_TIMEOUT: &str = "--idle-timeout";
 /// The default idle timeout when `--idle-timeout` is absent (Kyuubi's `PT30M`).
 pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(30 * 60);
 
+fn format_duration(duration: Duration) -> String {
+    humantime::format_duration(duration).to_string()
+}
+
+fn parse_duration(flag: &'static str, value: Option<String>, default: Duration) -> Result<Duration, ArgsError> {
+    match value {
+        None => Ok(default),
+        Some(value) => {
+            humantime::parse_duration(&value).map_err(|_| ArgsError::BadDuration { flag, value })
+        }
+    }
+}
+
 impl EngineRegistrationArgs {
     /// The flags this struct reads and writes.
-    pub const FLAGS: [&'static str; 4] = [REGISTRY_DIR, ENGINE_SPACE, REF_ID, IDLE_TIMEOUT];
+    pub const FLAGS: [&'static str; 7] = [
+        REGISTRY_DIR,
+        REGISTRY_ZOOKEEPER,
+        ZOOKEEPER_SESSION_TIMEOUT,
+        ZOOKEEPER_CONNECT_TIMEOUT,
+        ENGINE_SPACE,
+        REF_ID,
+        IDLE_TIMEOUT,
+    ];
 
     /// The flags as command-line arguments.
     pub fn to_args(&self) -> Vec<String> {
-        let RegistryLocation::Embedded { work_dir } = &self.registry;
-        vec![
-            REGISTRY_DIR.to_owned(),
-            work_dir.display().to_string(),
+        let mut args = match &self.registry {
+            RegistryLocation::Embedded { work_dir } => {
+                vec![REGISTRY_DIR.to_owned(), work_dir.display().to_string()]
+            }
+            RegistryLocation::ZooKeeper(zookeeper) => vec![
+                REGISTRY_ZOOKEEPER.to_owned(),
+                zookeeper.addresses.clone(),
+                ZOOKEEPER_SESSION_TIMEOUT.to_owned(),
+                format_duration(zookeeper.session_timeout),
+                ZOOKEEPER_CONNECT_TIMEOUT.to_owned(),
+                format_duration(zookeeper.connect_timeout),
+            ],
+        };
+        args.extend([
             ENGINE_SPACE.to_owned(),
             self.engine_space.clone(),
             REF_ID.to_owned(),
             self.ref_id.clone(),
             IDLE_TIMEOUT.to_owned(),
-            humantime::format_duration(self.idle_timeout).to_string(),
-        ]
+            format_duration(self.idle_timeout),
+        ]);
+        args
     }
 
     /// Takes the registry flags (`--flag value` or `--flag=value`) out of `args` and returns
@@ -102,7 +146,7 @@ impl EngineRegistrationArgs {
         args: impl IntoIterator<Item = String>,
     ) -> Result<(Option<EngineRegistrationArgs>, Vec<String>), ArgsError> {
         let mut rest = Vec::new();
-        let mut found: [Option<String>; 4] = Default::default();
+        let mut found: [Option<String>; 7] = Default::default();
         let mut args = args.into_iter();
         while let Some(arg) = args.next() {
             let (name, inline_value) = match arg.split_once('=') {
@@ -123,21 +167,34 @@ impl EngineRegistrationArgs {
         if found.iter().all(Option::is_none) {
             return Ok((None, rest));
         }
-        let [registry_dir, engine_space, ref_id, idle_timeout] = found;
+        let [registry_dir, zookeeper_addresses, session_timeout, connect_timeout, engine_space, ref_id, idle_timeout] =
+            found;
         let required = |value: Option<String>, flag| value.ok_or(ArgsError::MissingFlag { flag });
-        let idle_timeout = match idle_timeout {
-            None => DEFAULT_IDLE_TIMEOUT,
-            Some(value) => {
-                humantime::parse_duration(&value).map_err(|_| ArgsError::BadDuration { value })?
-            }
+        let registry = match (registry_dir, zookeeper_addresses) {
+            (Some(work_dir), None) => RegistryLocation::Embedded {
+                work_dir: PathBuf::from(work_dir),
+            },
+            (None, Some(addresses)) => RegistryLocation::ZooKeeper(ZooKeeperLocation {
+                addresses,
+                session_timeout: parse_duration(
+                    ZOOKEEPER_SESSION_TIMEOUT,
+                    session_timeout,
+                    zookeeper::DEFAULT_SESSION_TIMEOUT,
+                )?,
+                connect_timeout: parse_duration(
+                    ZOOKEEPER_CONNECT_TIMEOUT,
+                    connect_timeout,
+                    zookeeper::DEFAULT_CONNECT_TIMEOUT,
+                )?,
+            }),
+            (None, None) => return Err(ArgsError::MissingRegistry),
+            (Some(_), Some(_)) => return Err(ArgsError::TwoRegistries),
         };
         let parsed = EngineRegistrationArgs {
-            registry: RegistryLocation::Embedded {
-                work_dir: PathBuf::from(required(registry_dir, REGISTRY_DIR)?),
-            },
+            registry,
             engine_space: required(engine_space, ENGINE_SPACE)?,
             ref_id: required(ref_id, REF_ID)?,
-            idle_timeout,
+            idle_timeout: parse_duration(IDLE_TIMEOUT, idle_timeout, DEFAULT_IDLE_TIMEOUT)?,
         };
         Ok((Some(parsed), rest))
     }
@@ -158,17 +215,26 @@ impl EngineSelfRegistration {
         host: &str,
         port: u16,
     ) -> Result<EngineSelfRegistration, RegistryError> {
-        let RegistryLocation::Embedded { work_dir } = &args.registry;
-        let registry = EmbeddedRegistry::open(work_dir.clone())?;
         let endpoint = EngineEndpoint {
             host: host.to_owned(),
             port,
             version: ENGINE_VERSION.to_owned(),
             ref_id: args.ref_id.clone(),
         };
-        let guard = registry
-            .register_engine(&args.engine_space, endpoint)
-            .await?;
+        let guard = match &args.registry {
+            RegistryLocation::Embedded { work_dir } => {
+                EmbeddedRegistry::open(work_dir.clone())?
+                    .register_engine(&args.engine_space, endpoint)
+                    .await?
+            }
+            // The guard keeps the registry's session: the registration lives on it.
+            RegistryLocation::ZooKeeper(location) => {
+                ZooKeeperRegistry::connect(location.clone())
+                    .await?
+                    .register_engine(&args.engine_space, endpoint)
+                    .await?
+            }
+        };
         tracing::info!(space = %args.engine_space, node = %guard.registration().node_name(), "engine registered");
         Ok(EngineSelfRegistration { guard })
     }

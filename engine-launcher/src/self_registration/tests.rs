@@ -56,12 +56,7 @@ fn no_registry_flags_means_no_registration() {
 #[test]
 fn incomplete_or_bad_flags_are_reported() {
     let missing = EngineRegistrationArgs::extract(strings(&["e", "--ref-id", "r"])).unwrap_err();
-    assert_eq!(
-        missing,
-        ArgsError::MissingFlag {
-            flag: "--registry-dir"
-        }
-    );
+    assert_eq!(missing, ArgsError::MissingRegistry);
     let no_value = EngineRegistrationArgs::extract(strings(&["e", "--ref-id"])).unwrap_err();
     assert_eq!(no_value, ArgsError::MissingValue { flag: "--ref-id" });
     let bad = EngineRegistrationArgs::extract(strings(&[
@@ -103,6 +98,95 @@ async fn an_engine_registers_itself_and_deregisters_on_request() {
     assert_eq!(held.registration().sequence, listed[0].sequence);
     held.deregister().unwrap();
     assert!(registry
+        .get_engines(&wanted.engine_space)
+        .await
+        .unwrap()
+        .is_empty());
+}
+
+fn zookeeper_args(location: ZooKeeperLocation) -> EngineRegistrationArgs {
+    EngineRegistrationArgs {
+        registry: RegistryLocation::ZooKeeper(location),
+        ..args()
+    }
+}
+
+#[test]
+fn zookeeper_flags_round_trip() {
+    let wanted = zookeeper_args(ZooKeeperLocation {
+        addresses: "zk1:2181,zk2:2181".to_owned(),
+        session_timeout: Duration::from_secs(45),
+        connect_timeout: Duration::from_secs(7),
+    });
+    let mut command_line = strings(&["kumiho-engine", "--port", "0"]);
+    command_line.extend(wanted.to_args());
+    assert!(command_line
+        .windows(2)
+        .any(|pair| pair == ["--registry-zookeeper", "zk1:2181,zk2:2181"]));
+    let (parsed, rest) = EngineRegistrationArgs::extract(command_line).unwrap();
+    assert_eq!(parsed, Some(wanted));
+    assert_eq!(rest, ["kumiho-engine", "--port", "0"]);
+}
+
+#[test]
+fn zookeeper_timeouts_default_to_kyuubis_and_two_registries_are_refused() {
+    let (parsed, _) = EngineRegistrationArgs::extract(strings(&[
+        "e",
+        "--registry-zookeeper=zk:2181",
+        "--engine-space=/s/u/d",
+        "--ref-id=r",
+    ]))
+    .unwrap();
+    assert_eq!(
+        parsed.unwrap().registry,
+        RegistryLocation::ZooKeeper(ZooKeeperLocation::new("zk:2181"))
+    );
+    let both = EngineRegistrationArgs::extract(strings(&[
+        "e",
+        "--registry-zookeeper=zk:2181",
+        "--registry-dir=/w",
+        "--engine-space=/s/u/d",
+        "--ref-id=r",
+    ]))
+    .unwrap_err();
+    assert_eq!(both, ArgsError::TwoRegistries);
+    let bad = EngineRegistrationArgs::extract(strings(&[
+        "e",
+        "--registry-zookeeper=zk:2181",
+        "--registry-zookeeper-session-timeout=long",
+        "--engine-space=/s/u/d",
+        "--ref-id=r",
+    ]))
+    .unwrap_err();
+    assert_eq!(
+        bad.to_string(),
+        "--registry-zookeeper-session-timeout `long` is not a duration such as `30m` or `90s`"
+    );
+}
+
+#[tokio::test]
+async fn an_engine_registers_itself_in_zookeeper_and_deregisters_on_request() {
+    let server = crate::testing::ZooKeeperServer::start().await;
+    let wanted = zookeeper_args(server.location());
+    let held = EngineSelfRegistration::start(&wanted, "127.0.0.1", 40124)
+        .await
+        .unwrap();
+    let gateway = ZooKeeperRegistry::connect(server.location()).await.unwrap();
+    let listed = gateway.get_engines(&wanted.engine_space).await.unwrap();
+    assert_eq!(listed.len(), 1);
+    assert_eq!(
+        (listed[0].address(), listed[0].ref_id.as_str()),
+        ("127.0.0.1:40124".to_owned(), "r-1")
+    );
+    assert_eq!(listed[0].version, ENGINE_VERSION);
+    assert_eq!(held.registration().sequence, listed[0].sequence);
+    held.deregister().unwrap();
+    // The engine's own session deleted it; the gateway's watch sees it go.
+    tokio::time::timeout(Duration::from_secs(30), gateway.watch_engine(&listed[0]))
+        .await
+        .expect("the deregistered engine stayed registered")
+        .unwrap();
+    assert!(gateway
         .get_engines(&wanted.engine_space)
         .await
         .unwrap()

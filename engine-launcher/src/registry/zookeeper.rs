@@ -1,0 +1,437 @@
+//! The ZooKeeper registry: engine registrations, launch locks and POLLING counters in an ensemble.
+//!
+//! The tree is DESIGN.md's "Registry layout":
+//!
+//! - an engine registers one EPHEMERAL_SEQUENTIAL child of its engine space,
+//!   `serviceUri=host:port;version=V;refId=ID;sequence=NNNNNNNNNN`, data `host:port`;
+//! - the launch lock is ZooKeeper's lock recipe under the lock path (Curator's
+//!   `_c_{uuid}-lock-NNNNNNNNNN` children, so Curator tools read it): each contender adds an
+//!   ephemeral sequential child and waits for the one before it to go;
+//! - a POLLING counter is the decimal text in the data of the node at its path, advanced by a
+//!   versioned compare-and-set.
+//!
+//! One [`ZooKeeperRegistry`] holds one ZooKeeper session ([`session`]) for everything it does:
+//! a gateway's lookups and locks, an engine's own registration. Requests of one session reach
+//! the ensemble in the order they were made, so a registration deleted by a guard is gone for
+//! every later request of the same registry. When the session expires (the ensemble lost
+//! sight of it for the session timeout), the registry opens a new one and registers its
+//! engines again; locks held on the old session are lost with it, as ZooKeeper's recipe says.
+//!
+//! Every request is bounded by the connect timeout: an unreachable ensemble makes calls fail
+//! with [`RegistryError::Unavailable`] instead of hanging.
+
+mod session;
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use zookeeper_client::{
+    Acls, Client, CreateMode, Error as ZkError, EventType, LockOptions, LockPrefix,
+    OwnedLockClient, SessionState,
+};
+
+use self::session::Session;
+use super::{
+    humanize, path_components, EngineEndpoint, EngineRegistration, Hold, LockGuard,
+    RegistrationGuard, Registry, RegistryError, RegistryLocation,
+};
+
+/// Kyuubi's default ZooKeeper session timeout (`kyuubi.ha.zookeeper.session.timeout`).
+pub const DEFAULT_SESSION_TIMEOUT: Duration = Duration::from_secs(60);
+/// Kyuubi's default ZooKeeper connection timeout (`kyuubi.ha.zookeeper.connection.timeout`).
+pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(15);
+
+/// Curator's lock name: contenders are `{lock path}/_c_{uuid}-lock-{sequence}`.
+const LOCK_NAME: &str = "lock-";
+
+/// Where a ZooKeeper registry lives and how long its sessions last.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ZooKeeperLocation {
+    /// The ensemble, as operators write it: `zk1:2181,zk2:2181`.
+    pub addresses: String,
+    /// How long the ensemble keeps a silent session (and its registrations and locks) alive.
+    /// An engine that dies unannounced stays listed this long.
+    pub session_timeout: Duration,
+    /// How long to wait for a server to answer before calling the ensemble unreachable; also
+    /// the bound on every single request.
+    pub connect_timeout: Duration,
+}
+
+impl ZooKeeperLocation {
+    /// The ensemble at `addresses` with Kyuubi's default timeouts.
+    pub fn new(addresses: impl Into<String>) -> ZooKeeperLocation {
+        ZooKeeperLocation {
+            addresses: addresses.into(),
+            session_timeout: DEFAULT_SESSION_TIMEOUT,
+            connect_timeout: DEFAULT_CONNECT_TIMEOUT,
+        }
+    }
+
+    /// The error for an ensemble that did not answer.
+    fn unavailable(&self, reason: impl Into<String>) -> RegistryError {
+        RegistryError::Unavailable {
+            addresses: self.addresses.clone(),
+            reason: reason.into(),
+        }
+    }
+}
+
+/// A registry in a ZooKeeper ensemble. Cheap to share behind an `Arc`; dropping the last
+/// handle (and every guard from it) closes its session, which removes what it still held.
+#[derive(Debug)]
+pub struct ZooKeeperRegistry {
+    session: Arc<Session>,
+}
+
+impl ZooKeeperRegistry {
+    /// Connects; a [`RegistryError::Unavailable`] naming the addresses if no server answers
+    /// within the location's connect timeout.
+    pub async fn connect(location: ZooKeeperLocation) -> Result<ZooKeeperRegistry, RegistryError> {
+        Ok(ZooKeeperRegistry {
+            session: Session::open(location).await?,
+        })
+    }
+
+    /// The id of the ZooKeeper session in use now (it changes when a session expires).
+    pub fn session_id(&self) -> i64 {
+        self.session.client().session_id().0
+    }
+
+    /// Ends the current session from the server's side, as the ensemble does to a session it
+    /// has not heard from for the session timeout: a second connection takes the session over
+    /// and closes it. The registry then sees its session expire. For tests of expiry.
+    #[cfg(any(test, feature = "testing"))]
+    pub async fn expire_session(&self) -> Result<(), RegistryError> {
+        let location = &self.session.location;
+        let current = self.session.client();
+        let intruder = tokio::time::timeout(
+            location.connect_timeout,
+            Client::connector()
+                .with_session(current.session().clone())
+                .with_session_timeout(location.session_timeout)
+                .connect(&location.addresses),
+        )
+        .await
+        .map_err(|_| location.unavailable("no answer while expiring the session"))?
+        .map_err(|error| location.unavailable(error.to_string()))?;
+        drop(intruder); // closes the taken-over session
+        Ok(())
+    }
+
+    /// Runs one request with the connect timeout, mapping ZooKeeper's errors.
+    async fn request<T>(
+        &self,
+        action: &'static str,
+        path: &str,
+        request: impl Future<Output = Result<T, ZkError>>,
+    ) -> Result<T, RegistryError> {
+        bounded(&self.session.location, action, path, request).await
+    }
+
+    /// Runs one request with the connect timeout and returns ZooKeeper's answer, errors
+    /// included, for the caller to act on some (no node, bad version); no answer in time is
+    /// an unavailable ensemble.
+    async fn answer<T>(
+        &self,
+        action: &'static str,
+        path: &str,
+        request: impl Future<Output = Result<T, ZkError>>,
+    ) -> Result<Result<T, ZkError>, RegistryError> {
+        answer(&self.session.location, action, path, request).await
+    }
+
+    /// ZooKeeper's error about `path` as a registry error.
+    fn error(&self, action: &'static str, path: &str, error: ZkError) -> RegistryError {
+        map_error(&self.session.location, action, path, error)
+    }
+
+    /// Creates `path` and its missing parents as persistent nodes.
+    async fn make_parents(&self, client: &Client, path: &str) -> Result<(), RegistryError> {
+        self.request(
+            "create",
+            path,
+            client.mkdir(path, &CreateMode::Persistent.with_acls(Acls::anyone_all())),
+        )
+        .await
+    }
+}
+
+/// Runs `request` within `location`'s connect timeout and maps ZooKeeper's errors: loss of
+/// the connection or session makes the ensemble unavailable, anything else is ZooKeeper's
+/// answer about `path`.
+async fn bounded<T>(
+    location: &ZooKeeperLocation,
+    action: &'static str,
+    path: &str,
+    request: impl Future<Output = Result<T, ZkError>>,
+) -> Result<T, RegistryError> {
+    answer(location, action, path, request)
+        .await?
+        .map_err(|error| map_error(location, action, path, error))
+}
+
+/// ZooKeeper's answer to `request`, or an unavailable ensemble if none came within
+/// `location`'s connect timeout.
+async fn answer<T>(
+    location: &ZooKeeperLocation,
+    action: &'static str,
+    path: &str,
+    request: impl Future<Output = Result<T, ZkError>>,
+) -> Result<Result<T, ZkError>, RegistryError> {
+    tokio::time::timeout(location.connect_timeout, request)
+        .await
+        .map_err(|_| {
+            location.unavailable(format!(
+                "no answer to {action} {path} within {}",
+                humanize(location.connect_timeout)
+            ))
+        })
+}
+
+/// A ZooKeeper error as a registry error.
+fn map_error(
+    location: &ZooKeeperLocation,
+    action: &'static str,
+    path: &str,
+    error: ZkError,
+) -> RegistryError {
+    match error {
+        ZkError::ConnectionLoss
+        | ZkError::SessionExpired
+        | ZkError::SessionMoved
+        | ZkError::ClientClosed
+        | ZkError::NoHosts
+        | ZkError::Timeout => {
+            location.unavailable(format!("{action} {path} failed: {error}; retry"))
+        }
+        other => RegistryError::ZooKeeper {
+            action,
+            path: path.to_owned(),
+            reason: other.to_string(),
+        },
+    }
+}
+
+/// Resolves with a reason once `client` can no longer serve: its session ended, or no server
+/// has answered it for the connect timeout.
+async fn lost(client: &Client, connect_timeout: Duration) -> String {
+    let mut states = client.state_watcher();
+    let mut state = client.state();
+    loop {
+        match state {
+            SessionState::SyncConnected | SessionState::ConnectedReadOnly => {
+                state = states.changed().await;
+            }
+            SessionState::Disconnected => {
+                tokio::select! {
+                    next = states.changed() => state = next,
+                    () = tokio::time::sleep(connect_timeout) => {
+                        return format!("no server answered for {}", humanize(connect_timeout));
+                    }
+                }
+            }
+            terminal => return format!("the ZooKeeper session ended ({terminal})"),
+        }
+    }
+}
+
+/// The node-name prefix of an endpoint's registration; ZooKeeper appends the sequence.
+fn registration_prefix(endpoint: &EngineEndpoint) -> String {
+    format!(
+        "serviceUri={}:{};version={};refId={};sequence=",
+        endpoint.host, endpoint.port, endpoint.version, endpoint.ref_id
+    )
+}
+
+/// Joins a registry path and a child name.
+fn child_path(parent: &str, name: &str) -> String {
+    format!("{parent}/{name}")
+}
+
+#[async_trait]
+impl Registry for ZooKeeperRegistry {
+    fn location(&self) -> RegistryLocation {
+        RegistryLocation::ZooKeeper(self.session.location.clone())
+    }
+
+    async fn get_engines(&self, space: &str) -> Result<Vec<EngineRegistration>, RegistryError> {
+        path_components(space)?;
+        let client = self.session.usable_client().await?;
+        let children = match self.answer("list", space, client.list_children(space)).await? {
+            Ok(children) => children,
+            Err(ZkError::NoNode) => return Ok(Vec::new()),
+            Err(error) => return Err(self.error("list", space, error)),
+        };
+        let mut engines: Vec<EngineRegistration> = children
+            .iter()
+            .filter_map(|name| EngineRegistration::parse_node_name(space, name))
+            .collect();
+        engines.sort_by_key(|engine| engine.sequence);
+        Ok(engines)
+    }
+
+    async fn register_engine(
+        &self,
+        space: &str,
+        endpoint: EngineEndpoint,
+    ) -> Result<RegistrationGuard, RegistryError> {
+        path_components(space)?;
+        let client = self.session.usable_client().await?;
+        let node = self.session.create_registration(&client, space, &endpoint).await?;
+        let name = node.rsplit('/').next().unwrap_or_default();
+        let mut registration = EngineRegistration::parse_node_name(space, name).ok_or_else(|| {
+            RegistryError::ZooKeeper {
+                action: "register",
+                path: node.clone(),
+                reason: "ZooKeeper named the registration in a way it cannot be read back \
+                         (a sequence past 10 digits?)"
+                    .to_owned(),
+            }
+        })?;
+        registration.pid = Some(std::process::id());
+        let hold = self
+            .session
+            .hold_registration(space, endpoint, node, client.session_id().0);
+        tracing::debug!(space, node = %registration.node_name(), "registered in ZooKeeper");
+        Ok(RegistrationGuard::new(registration, Box::new(hold)))
+    }
+
+    async fn lock(&self, path: &str, timeout: Duration) -> Result<LockGuard, RegistryError> {
+        path_components(path)?;
+        let location = &self.session.location;
+        let client = self.session.usable_client().await?;
+        let prefix = LockPrefix::new_curator(path, LOCK_NAME)
+            .map_err(|error| map_error(location, "lock", path, error))?;
+        let options = LockOptions::new(Acls::anyone_all())
+            .with_ancestor_options(CreateMode::Persistent.with_acls(Acls::anyone_all()))
+            .map_err(|error| map_error(location, "lock", path, error))?;
+        // Who holds it, for an operator reading the tree.
+        let holder = format!("pid {}", std::process::id());
+        // `Client::lock` is cancellation safe: a contender dropped by the timeout or by a lost
+        // session removes its node in the background.
+        let taken = tokio::select! {
+            taken = client.lock(prefix, holder.as_bytes(), options) => taken,
+            () = tokio::time::sleep(timeout) => {
+                return Err(RegistryError::LockTimeout { path: path.to_owned(), timeout });
+            }
+            reason = lost(&client, location.connect_timeout) => {
+                return Err(location.unavailable(format!("while waiting for lock {path}: {reason}")));
+            }
+        };
+        let owned = taken
+            .map_err(|error| map_error(location, "lock", path, error))?
+            .into_owned();
+        Ok(LockGuard::new(
+            path.to_owned(),
+            Box::new(LockHold {
+                lock: Some(owned),
+                runtime: tokio::runtime::Handle::current(),
+            }),
+        ))
+    }
+
+    async fn watch_engine(&self, registration: &EngineRegistration) -> Result<(), RegistryError> {
+        path_components(&registration.space)?;
+        let node = child_path(&registration.space, &registration.node_name());
+        loop {
+            // A new session after an expiry: its watch is set afresh below (the watch of the
+            // old session died with it), so a registration that left meanwhile is seen.
+            let client = self.session.usable_client().await?;
+            let (stat, watcher) = self
+                .request("watch", &node, client.check_and_watch_stat(&node))
+                .await?;
+            if stat.is_none() {
+                return Ok(());
+            }
+            // While disconnected, the client re-arms the watch on reconnection by itself
+            // and reports what happened meanwhile; only an ended session needs a new watch.
+            let event = watcher.changed().await;
+            match event.event_type {
+                EventType::NodeDeleted => return Ok(()),
+                EventType::Session => {
+                    tracing::debug!(node, state = %event.session_state, "watch lost its session; watching again");
+                }
+                _ => {}
+            }
+        }
+    }
+
+    async fn next_polling_index(
+        &self,
+        path: &str,
+        pool_size: usize,
+    ) -> Result<usize, RegistryError> {
+        path_components(path)?;
+        let client = self.session.usable_client().await?;
+        let value = loop {
+            match self.answer("read", path, client.get_data(path)).await? {
+                Ok((data, stat)) => {
+                    let value = parse_counter(&data).ok_or_else(|| RegistryError::ZooKeeper {
+                        action: "read",
+                        path: path.to_owned(),
+                        reason: format!(
+                            "the POLLING counter holds {:?}, not a number; delete the node to reset it",
+                            String::from_utf8_lossy(&data)
+                        ),
+                    })?;
+                    let next = (value + 1).to_string();
+                    // Versioned: a concurrent caller's increment makes this fail, and we retry.
+                    let update = client.set_data(path, next.as_bytes(), Some(stat.version));
+                    match self.answer("update", path, update).await? {
+                        Ok(_) => break value,
+                        Err(ZkError::BadVersion) => {}
+                        Err(error) => return Err(self.error("update", path, error)),
+                    }
+                }
+                Err(ZkError::NoNode) => {
+                    if let Some((parent, _)) = path.rsplit_once('/').filter(|(p, _)| !p.is_empty()) {
+                        self.make_parents(&client, parent).await?;
+                    }
+                    let options = CreateMode::Persistent.with_acls(Acls::anyone_all());
+                    match self.answer("create", path, client.create(path, b"1", &options)).await? {
+                        Ok(_) => break 0,
+                        // Another caller created it first: count on its node.
+                        Err(ZkError::NodeExists) => {}
+                        Err(error) => return Err(self.error("create", path, error)),
+                    }
+                }
+                Err(error) => return Err(self.error("read", path, error)),
+            }
+        };
+        let size = pool_size.max(1) as u64;
+        // The remainder is below `size`, which came from a usize.
+        Ok(usize::try_from(value % size).unwrap_or(0))
+    }
+}
+
+/// The counter in a POLLING node's data (empty counts as 0).
+fn parse_counter(data: &[u8]) -> Option<u64> {
+    let text = std::str::from_utf8(data).ok()?.trim();
+    if text.is_empty() {
+        return Some(0);
+    }
+    text.parse().ok()
+}
+
+/// A held launch lock: the contender node of ZooKeeper's lock recipe.
+struct LockHold {
+    lock: Option<OwnedLockClient>,
+    /// The runtime the lock was taken on: the client deletes the node from a task on it,
+    /// and a guard may be dropped outside any runtime.
+    runtime: tokio::runtime::Handle,
+}
+
+impl Hold for LockHold {
+    fn release(&mut self) -> Result<(), RegistryError> {
+        let _entered = self.runtime.enter();
+        // Dropping the lock client deletes its node in the background, retrying across
+        // connection loss; a lost session has deleted it already.
+        drop(self.lock.take());
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,262 @@
+//! The ZooKeeper registry against a real ZooKeeper: the shared suite, expiry, outages, locks.
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::*;
+use crate::registry::suite;
+use crate::testing::ZooKeeperServer;
+
+/// Bounds things that must happen "soon" (re-registration, a watch firing), so that a broken
+/// registry fails the test instead of hanging it.
+const EVENTUALLY: Duration = Duration::from_secs(30);
+
+fn endpoint(port: u16, ref_id: &str) -> EngineEndpoint {
+    EngineEndpoint {
+        host: "127.0.0.1".to_owned(),
+        port,
+        version: "0.1.0".to_owned(),
+        ref_id: ref_id.to_owned(),
+    }
+}
+
+fn space(name: &str) -> String {
+    format!("/kumiho_test_{}/alice/{name}", uuid::Uuid::new_v4().simple())
+}
+
+/// Retries `attempt` until it returns `Some`, failing after [`EVENTUALLY`] with `what`.
+async fn eventually<T, F: Future<Output = Option<T>>>(what: &str, mut attempt: impl FnMut() -> F) -> T {
+    let deadline = tokio::time::Instant::now() + EVENTUALLY;
+    loop {
+        if let Some(value) = attempt().await {
+            return value;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "{what} did not happen within {EVENTUALLY:?}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test]
+async fn the_shared_registry_suite_passes_on_zookeeper() {
+    let server = ZooKeeperServer::start().await;
+    let registry = ZooKeeperRegistry::connect(server.location()).await.unwrap();
+    suite::run_all(Arc::new(registry)).await;
+}
+
+#[tokio::test]
+async fn registrations_are_ephemeral_sequential_nodes_in_the_design_layout() {
+    let server = ZooKeeperServer::start().await;
+    let registry = ZooKeeperRegistry::connect(server.location()).await.unwrap();
+    let space = space("default");
+    let guard = registry
+        .register_engine(&space, endpoint(10010, "layout"))
+        .await
+        .unwrap();
+    let reader = Client::connect(&server.address()).await.unwrap();
+    let children = reader.list_children(&space).await.unwrap();
+    assert_eq!(
+        children,
+        ["serviceUri=127.0.0.1:10010;version=0.1.0;refId=layout;sequence=0000000000"]
+    );
+    let node = child_path(&space, &children[0]);
+    let (data, stat) = reader.get_data(&node).await.unwrap();
+    assert_eq!(data, b"127.0.0.1:10010");
+    assert_eq!(stat.ephemeral_owner, registry.session_id());
+    assert_eq!(guard.registration().pid, Some(std::process::id()));
+}
+
+#[tokio::test]
+async fn an_unreachable_ensemble_is_named_in_the_error() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let location = ZooKeeperLocation {
+        addresses: format!("127.0.0.1:{port}"),
+        session_timeout: Duration::from_secs(4),
+        connect_timeout: Duration::from_secs(1),
+    };
+    let error = tokio::time::timeout(EVENTUALLY, ZooKeeperRegistry::connect(location))
+        .await
+        .expect("connect must give up within its connect timeout")
+        .unwrap_err();
+    assert!(matches!(error, RegistryError::Unavailable { .. }), "{error:?}");
+    let message = error.to_string();
+    assert!(
+        message.contains(&format!("ZooKeeper ensemble 127.0.0.1:{port} is unreachable")),
+        "{message}"
+    );
+}
+
+#[tokio::test]
+async fn calls_fail_while_zookeeper_is_down_and_work_once_it_is_back() {
+    let mut server = ZooKeeperServer::start().await;
+    let registry = ZooKeeperRegistry::connect(server.location()).await.unwrap();
+    let space = space("outage");
+    registry.get_engines(&space).await.unwrap();
+
+    server.stop();
+    // Each call gives up within the timeouts with an error naming the ensemble.
+    let listed = tokio::time::timeout(EVENTUALLY, registry.get_engines(&space)).await;
+    let registered = tokio::time::timeout(
+        EVENTUALLY,
+        registry.register_engine(&space, endpoint(10011, "down")),
+    )
+    .await;
+    let locked = tokio::time::timeout(
+        EVENTUALLY,
+        registry.lock(&format!("{space}_lock"), Duration::from_secs(600)),
+    )
+    .await;
+    for (call, outcome) in [
+        ("get_engines", listed.map(|r| r.map(drop))),
+        ("register_engine", registered.map(|r| r.map(drop))),
+        ("lock", locked.map(|r| r.map(drop))),
+    ] {
+        let error = outcome
+            .unwrap_or_else(|_| panic!("{call} hung while ZooKeeper was down"))
+            .expect_err(call);
+        assert!(
+            matches!(&error, RegistryError::Unavailable { addresses, .. } if *addresses == server.address()),
+            "{call}: {error:?}"
+        );
+    }
+
+    server.restart().await;
+    eventually("a registration after ZooKeeper came back", || async {
+        registry
+            .register_engine(&space, endpoint(10011, "back"))
+            .await
+            .ok()
+    })
+    .await
+    .deregister()
+    .unwrap();
+    assert!(registry.get_engines(&space).await.unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn an_expired_session_registers_again_once_and_fires_the_watch_for_the_old_node() {
+    let server = ZooKeeperServer::start().await;
+    let engine_side = ZooKeeperRegistry::connect(server.location()).await.unwrap();
+    let gateway = Arc::new(ZooKeeperRegistry::connect(server.location()).await.unwrap());
+    let space = space("expiry");
+    let _held = engine_side
+        .register_engine(&space, endpoint(10012, "expiring"))
+        .await
+        .unwrap();
+    let before = gateway.get_engines(&space).await.unwrap();
+    assert_eq!(before.len(), 1);
+    let watch = {
+        let gateway = Arc::clone(&gateway);
+        let old = before[0].clone();
+        tokio::spawn(async move { gateway.watch_engine(&old).await })
+    };
+    let old_session = engine_side.session_id();
+
+    engine_side.expire_session().await.unwrap();
+
+    tokio::time::timeout(EVENTUALLY, watch)
+        .await
+        .expect("the watch did not fire for the expired session's registration")
+        .unwrap()
+        .unwrap();
+    let after = eventually("the engine registering again", || async {
+        let listed = gateway.get_engines(&space).await.ok()?;
+        (!listed.is_empty()).then_some(listed)
+    })
+    .await;
+    assert_eq!(after.len(), 1, "registered more than once: {after:?}");
+    assert_eq!(after[0].ref_id, "expiring");
+    assert!(after[0].sequence > before[0].sequence);
+    assert_ne!(engine_side.session_id(), old_session);
+
+    // The new session is watched too: a second expiry is survived like the first.
+    engine_side.expire_session().await.unwrap();
+    let again = eventually("the engine registering after a second expiry", || async {
+        let listed = gateway.get_engines(&space).await.ok()?;
+        let newer = listed
+            .first()
+            .is_some_and(|engine| engine.sequence > after[0].sequence);
+        newer.then_some(listed)
+    })
+    .await;
+    assert_eq!(again.len(), 1, "registered more than once: {again:?}");
+}
+
+#[tokio::test]
+async fn a_wiped_zookeeper_gets_every_registration_back_exactly_once() {
+    let mut server = ZooKeeperServer::start().await;
+    let engine_side = ZooKeeperRegistry::connect(server.location()).await.unwrap();
+    let gateway = ZooKeeperRegistry::connect(server.location()).await.unwrap();
+    let space = space("wiped");
+    let held = engine_side
+        .register_engine(&space, endpoint(10013, "survivor"))
+        .await
+        .unwrap();
+
+    server.wipe_and_restart().await;
+
+    let listed = eventually("the engine registering in the wiped ZooKeeper", || async {
+        let listed = gateway.get_engines(&space).await.ok()?;
+        (!listed.is_empty()).then_some(listed)
+    })
+    .await;
+    assert_eq!(listed.len(), 1, "registered more than once: {listed:?}");
+    assert_eq!(listed[0].address(), "127.0.0.1:10013");
+    // Releasing the guard removes the new node, not only the old one.
+    held.deregister().unwrap();
+    tokio::time::timeout(EVENTUALLY, gateway.watch_engine(&listed[0]))
+        .await
+        .expect("the re-registered engine was not removed by its guard")
+        .unwrap();
+}
+
+#[tokio::test]
+async fn a_lock_is_freed_when_its_holders_session_ends() {
+    let server = ZooKeeperServer::start().await;
+    let holder = ZooKeeperRegistry::connect(server.location()).await.unwrap();
+    let waiter = Arc::new(ZooKeeperRegistry::connect(server.location()).await.unwrap());
+    let path = format!(
+        "/kumiho_test_{}_lock/alice/default",
+        uuid::Uuid::new_v4().simple()
+    );
+    let _held = holder.lock(&path, EVENTUALLY).await.unwrap();
+    let refused = waiter.lock(&path, Duration::from_millis(300)).await;
+    assert!(matches!(refused, Err(RegistryError::LockTimeout { .. })), "{refused:?}");
+
+    let waiting = {
+        let waiter = Arc::clone(&waiter);
+        let path = path.clone();
+        tokio::spawn(async move { waiter.lock(&path, EVENTUALLY).await.map(drop) })
+    };
+    holder.expire_session().await.unwrap();
+    tokio::time::timeout(EVENTUALLY, waiting)
+        .await
+        .expect("the lock stayed taken after its holder's session ended")
+        .unwrap()
+        .unwrap();
+}
+
+#[tokio::test]
+async fn dropping_the_registry_and_its_guards_closes_the_session() {
+    let server = ZooKeeperServer::start().await;
+    let gateway = ZooKeeperRegistry::connect(server.location()).await.unwrap();
+    let space = space("closed");
+    let engine_side = ZooKeeperRegistry::connect(server.location()).await.unwrap();
+    let guard = engine_side
+        .register_engine(&space, endpoint(10014, "closing"))
+        .await
+        .unwrap();
+    drop(engine_side);
+    let listed = gateway.get_engines(&space).await.unwrap();
+    assert_eq!(listed.len(), 1, "the guard alone keeps the registration");
+    // The guard was the session's last handle: dropping it deregisters and closes the session.
+    drop(guard);
+    tokio::time::timeout(EVENTUALLY, gateway.watch_engine(&listed[0]))
+        .await
+        .expect("the registration outlived its registry")
+        .unwrap();
+}
