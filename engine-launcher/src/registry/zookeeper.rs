@@ -99,27 +99,6 @@ impl ZooKeeperRegistry {
         self.session.client().session_id().0
     }
 
-    /// Ends the current session from the server's side, as the ensemble does to a session it
-    /// has not heard from for the session timeout: a second connection takes the session over
-    /// and closes it. The registry then sees its session expire. For tests of expiry.
-    #[cfg(any(test, feature = "testing"))]
-    pub async fn expire_session(&self) -> Result<(), RegistryError> {
-        let location = &self.session.location;
-        let current = self.session.client();
-        let intruder = tokio::time::timeout(
-            location.connect_timeout,
-            Client::connector()
-                .with_session(current.session().clone())
-                .with_session_timeout(location.session_timeout)
-                .connect(&location.addresses),
-        )
-        .await
-        .map_err(|_| location.unavailable("no answer while expiring the session"))?
-        .map_err(|error| location.unavailable(error.to_string()))?;
-        drop(intruder); // closes the taken-over session
-        Ok(())
-    }
-
     /// Runs one request with the connect timeout, mapping ZooKeeper's errors.
     async fn request<T>(
         &self,

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use super::*;
 use crate::registry::suite;
-use crate::testing::ZooKeeperServer;
+use crate::testing::{PartitionProxy, ZooKeeperServer};
 
 /// Bounds things that must happen "soon" (re-registration, a watch firing), so that a broken
 /// registry fails the test instead of hanging it.
@@ -35,6 +35,16 @@ async fn eventually<T, F: Future<Output = Option<T>>>(what: &str, mut attempt: i
         assert!(tokio::time::Instant::now() < deadline, "{what} did not happen within {EVENTUALLY:?}");
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
+}
+
+/// A registry that reaches `server` through a proxy the test can cut.
+async fn behind_proxy(server: &ZooKeeperServer) -> (ZooKeeperRegistry, PartitionProxy) {
+    let proxy = PartitionProxy::start(server.address()).await;
+    let location = ZooKeeperLocation {
+        addresses: proxy.address(),
+        ..server.location()
+    };
+    (ZooKeeperRegistry::connect(location).await.unwrap(), proxy)
 }
 
 #[tokio::test]
@@ -140,50 +150,44 @@ async fn calls_fail_while_zookeeper_is_down_and_work_once_it_is_back() {
 #[tokio::test]
 async fn an_expired_session_registers_again_once_and_fires_the_watch_for_the_old_node() {
     let server = ZooKeeperServer::start().await;
-    let engine_side = ZooKeeperRegistry::connect(server.location()).await.unwrap();
+    let (engine_side, link) = behind_proxy(&server).await;
     let gateway = Arc::new(ZooKeeperRegistry::connect(server.location()).await.unwrap());
     let space = space("expiry");
     let _held = engine_side
         .register_engine(&space, endpoint(10012, "expiring"))
         .await
         .unwrap();
-    let before = gateway.get_engines(&space).await.unwrap();
-    assert_eq!(before.len(), 1);
-    let watch = {
-        let gateway = Arc::clone(&gateway);
-        let old = before[0].clone();
-        tokio::spawn(async move { gateway.watch_engine(&old).await })
-    };
-    let old_session = engine_side.session_id();
+    let mut previous = gateway.get_engines(&space).await.unwrap();
+    assert_eq!(previous.len(), 1);
 
-    engine_side.expire_session().await.unwrap();
-
-    tokio::time::timeout(EVENTUALLY, watch)
-        .await
-        .expect("the watch did not fire for the expired session's registration")
-        .unwrap()
-        .unwrap();
-    let after = eventually("the engine registering again", || async {
-        let listed = gateway.get_engines(&space).await.ok()?;
-        (!listed.is_empty()).then_some(listed)
-    })
-    .await;
-    assert_eq!(after.len(), 1, "registered more than once: {after:?}");
-    assert_eq!(after[0].ref_id, "expiring");
-    assert!(after[0].sequence > before[0].sequence);
-    assert_ne!(engine_side.session_id(), old_session);
-
-    // The new session is watched too: a second expiry is survived like the first.
-    engine_side.expire_session().await.unwrap();
-    let again = eventually("the engine registering after a second expiry", || async {
-        let listed = gateway.get_engines(&space).await.ok()?;
-        let newer = listed
-            .first()
-            .is_some_and(|engine| engine.sequence > after[0].sequence);
-        newer.then_some(listed)
-    })
-    .await;
-    assert_eq!(again.len(), 1, "registered more than once: {again:?}");
+    // Twice: the session watch must be armed again on the new session.
+    for round in 1..=2 {
+        let watch = {
+            let gateway = Arc::clone(&gateway);
+            let old = previous[0].clone();
+            tokio::spawn(async move { gateway.watch_engine(&old).await })
+        };
+        let old_session = engine_side.session_id();
+        // Cut off for longer than the session timeout, the engine's session expires.
+        link.cut();
+        tokio::time::timeout(EVENTUALLY, watch)
+            .await
+            .unwrap_or_else(|_| panic!("round {round}: the watch did not fire when the session expired"))
+            .unwrap()
+            .unwrap();
+        assert!(gateway.get_engines(&space).await.unwrap().is_empty());
+        link.heal();
+        let listed = eventually("the engine registering again", || async {
+            let listed = gateway.get_engines(&space).await.ok()?;
+            (!listed.is_empty()).then_some(listed)
+        })
+        .await;
+        assert_eq!(listed.len(), 1, "round {round}: registered more than once: {listed:?}");
+        assert_eq!(listed[0].address(), "127.0.0.1:10012");
+        assert!(listed[0].sequence > previous[0].sequence);
+        assert_ne!(engine_side.session_id(), old_session);
+        previous = listed;
+    }
 }
 
 #[tokio::test]
@@ -217,7 +221,7 @@ async fn a_wiped_zookeeper_gets_every_registration_back_exactly_once() {
 #[tokio::test]
 async fn a_lock_is_freed_when_its_holders_session_ends() {
     let server = ZooKeeperServer::start().await;
-    let holder = ZooKeeperRegistry::connect(server.location()).await.unwrap();
+    let (holder, link) = behind_proxy(&server).await;
     let waiter = Arc::new(ZooKeeperRegistry::connect(server.location()).await.unwrap());
     let path = format!(
         "/kumiho_test_{}_lock/alice/default",
@@ -232,7 +236,8 @@ async fn a_lock_is_freed_when_its_holders_session_ends() {
         let path = path.clone();
         tokio::spawn(async move { waiter.lock(&path, EVENTUALLY).await.map(drop) })
     };
-    holder.expire_session().await.unwrap();
+    // The holder vanishes from the network; the ensemble expires its session.
+    link.cut();
     tokio::time::timeout(EVENTUALLY, waiting)
         .await
         .expect("the lock stayed taken after its holder's session ended")
