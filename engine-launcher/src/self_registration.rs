@@ -92,7 +92,11 @@ fn format_duration(duration: Duration) -> String {
     humantime::format_duration(duration).to_string()
 }
 
-fn parse_duration(flag: &'static str, value: Option<String>, default: Duration) -> Result<Duration, ArgsError> {
+fn parse_duration(
+    flag: &'static str,
+    value: Option<String>,
+    default: Duration,
+) -> Result<Duration, ArgsError> {
     match value {
         None => Ok(default),
         Some(value) => {

@@ -238,7 +238,10 @@ impl Registry for ZooKeeperRegistry {
     async fn get_engines(&self, space: &str) -> Result<Vec<EngineRegistration>, RegistryError> {
         path_components(space)?;
         let client = self.session.usable_client().await?;
-        let children = match self.answer("list", space, client.list_children(space)).await? {
+        let children = match self
+            .answer("list", space, client.list_children(space))
+            .await?
+        {
             Ok(children) => children,
             Err(ZkError::NoNode) => return Ok(Vec::new()),
             Err(error) => return Err(self.error("list", space, error)),
@@ -258,17 +261,21 @@ impl Registry for ZooKeeperRegistry {
     ) -> Result<RegistrationGuard, RegistryError> {
         path_components(space)?;
         let client = self.session.usable_client().await?;
-        let node = self.session.create_registration(&client, space, &endpoint).await?;
+        let node = self
+            .session
+            .create_registration(&client, space, &endpoint)
+            .await?;
         let name = node.rsplit('/').next().unwrap_or_default();
-        let mut registration = EngineRegistration::parse_node_name(space, name).ok_or_else(|| {
-            RegistryError::ZooKeeper {
-                action: "register",
-                path: node.clone(),
-                reason: "ZooKeeper named the registration in a way it cannot be read back \
+        let mut registration =
+            EngineRegistration::parse_node_name(space, name).ok_or_else(|| {
+                RegistryError::ZooKeeper {
+                    action: "register",
+                    path: node.clone(),
+                    reason: "ZooKeeper named the registration in a way it cannot be read back \
                          (a sequence past 10 digits?)"
-                    .to_owned(),
-            }
-        })?;
+                        .to_owned(),
+                }
+            })?;
         registration.pid = Some(std::process::id());
         let hold = self
             .session
@@ -365,11 +372,15 @@ impl Registry for ZooKeeperRegistry {
                     }
                 }
                 Err(ZkError::NoNode) => {
-                    if let Some((parent, _)) = path.rsplit_once('/').filter(|(p, _)| !p.is_empty()) {
+                    if let Some((parent, _)) = path.rsplit_once('/').filter(|(p, _)| !p.is_empty())
+                    {
                         self.make_parents(&client, parent).await?;
                     }
                     let options = CreateMode::Persistent.with_acls(Acls::anyone_all());
-                    match self.answer("create", path, client.create(path, b"1", &options)).await? {
+                    match self
+                        .answer("create", path, client.create(path, b"1", &options))
+                        .await?
+                    {
                         Ok(_) => break 0,
                         // Another caller created it first: count on its node.
                         Err(ZkError::NodeExists) => {}

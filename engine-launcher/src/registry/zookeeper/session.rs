@@ -58,7 +58,9 @@ struct Registered {
 
 fn locked<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     // A panic elsewhere while holding the lock leaves the data consistent (single writes).
-    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// Opens a session with `location`'s timeouts; unavailable if no server answers in time.
@@ -197,7 +199,20 @@ impl Session {
             owner,
             released: false,
         }));
-        locked(&self.registrations).push(Arc::clone(&entry));
+        let current = {
+            let mut registrations = locked(&self.registrations);
+            registrations.push(Arc::clone(&entry));
+            // Read under the same lock as `replace` swaps sessions: either this entry is in
+            // the swap's round of re-registrations, or the swap came first and shows here.
+            self.client()
+        };
+        if current.session_id().0 != owner {
+            // The session ended between the node's creation and now, and its successor's
+            // round has passed: register on the successor here.
+            let session = Arc::clone(self);
+            let entry = Arc::clone(&entry);
+            tokio::spawn(async move { session.register_again(&current, &entry).await });
+        }
         RegistrationHold {
             session: Arc::clone(self),
             entry,
@@ -206,7 +221,13 @@ impl Session {
 
     /// Swaps in a new session's client and registers every held registration on it.
     async fn replace(&self, client: Client) {
-        let ended = self.current.send_replace(client.clone());
+        let (ended, held) = {
+            let registrations = locked(&self.registrations);
+            (
+                self.current.send_replace(client.clone()),
+                registrations.clone(),
+            )
+        };
         tracing::info!(
             addresses = %self.location.addresses,
             ended = %ended.session_id(),
@@ -214,7 +235,6 @@ impl Session {
             "new ZooKeeper session"
         );
         drop(ended);
-        let held: Vec<_> = locked(&self.registrations).clone();
         for entry in held {
             self.register_again(&client, &entry).await;
         }
@@ -230,7 +250,12 @@ impl Session {
             if held.released || held.owner == session_id {
                 return;
             }
-            (held.space.clone(), held.endpoint.clone(), held.node.clone(), held.owner)
+            (
+                held.space.clone(),
+                held.endpoint.clone(),
+                held.node.clone(),
+                held.owner,
+            )
         };
         if let Some(old_node) = old_node {
             self.delete_if_owned(client, &old_node, old_owner).await;
@@ -244,7 +269,11 @@ impl Session {
                         // Released while being made: undo (sent now, in order).
                         drop(client.delete(&node, None));
                     } else {
-                        tracing::info!(space, node, "engine registered again on the new ZooKeeper session");
+                        tracing::info!(
+                            space,
+                            node,
+                            "engine registered again on the new ZooKeeper session"
+                        );
                         held.node = Some(node);
                         held.owner = session_id;
                     }
@@ -296,7 +325,9 @@ impl fmt::Debug for Session {
 async fn supervise(session: Weak<Session>, mut stop: oneshot::Receiver<()>) {
     loop {
         let (mut states, mut state) = {
-            let Some(session) = session.upgrade() else { return };
+            let Some(session) = session.upgrade() else {
+                return;
+            };
             let client = session.client();
             // Only the state watcher is kept: a client clone here would keep the session open
             // after the registry is gone.
@@ -320,7 +351,9 @@ async fn supervise(session: Weak<Session>, mut stop: oneshot::Receiver<()>) {
             };
             match connected {
                 Ok(client) => {
-                    let Some(session) = session.upgrade() else { return };
+                    let Some(session) = session.upgrade() else {
+                        return;
+                    };
                     session.replace(client).await;
                     break;
                 }

@@ -22,17 +22,26 @@ fn endpoint(port: u16, ref_id: &str) -> EngineEndpoint {
 }
 
 fn space(name: &str) -> String {
-    format!("/kumiho_test_{}/alice/{name}", uuid::Uuid::new_v4().simple())
+    format!(
+        "/kumiho_test_{}/alice/{name}",
+        uuid::Uuid::new_v4().simple()
+    )
 }
 
 /// Retries `attempt` until it returns `Some`, failing after [`EVENTUALLY`] with `what`.
-async fn eventually<T, F: Future<Output = Option<T>>>(what: &str, mut attempt: impl FnMut() -> F) -> T {
+async fn eventually<T, F: Future<Output = Option<T>>>(
+    what: &str,
+    mut attempt: impl FnMut() -> F,
+) -> T {
     let deadline = tokio::time::Instant::now() + EVENTUALLY;
     loop {
         if let Some(value) = attempt().await {
             return value;
         }
-        assert!(tokio::time::Instant::now() < deadline, "{what} did not happen within {EVENTUALLY:?}");
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "{what} did not happen within {EVENTUALLY:?}"
+        );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
@@ -92,10 +101,15 @@ async fn an_unreachable_ensemble_is_named_in_the_error() {
         .await
         .expect("connect must give up within its connect timeout")
         .unwrap_err();
-    assert!(matches!(error, RegistryError::Unavailable { .. }), "{error:?}");
+    assert!(
+        matches!(error, RegistryError::Unavailable { .. }),
+        "{error:?}"
+    );
     let message = error.to_string();
     assert!(
-        message.contains(&format!("ZooKeeper ensemble 127.0.0.1:{port} is unreachable")),
+        message.contains(&format!(
+            "ZooKeeper ensemble 127.0.0.1:{port} is unreachable"
+        )),
         "{message}"
     );
 }
@@ -172,7 +186,9 @@ async fn an_expired_session_registers_again_once_and_fires_the_watch_for_the_old
         link.cut();
         tokio::time::timeout(EVENTUALLY, watch)
             .await
-            .unwrap_or_else(|_| panic!("round {round}: the watch did not fire when the session expired"))
+            .unwrap_or_else(|_| {
+                panic!("round {round}: the watch did not fire when the session expired")
+            })
             .unwrap()
             .unwrap();
         assert!(gateway.get_engines(&space).await.unwrap().is_empty());
@@ -182,7 +198,11 @@ async fn an_expired_session_registers_again_once_and_fires_the_watch_for_the_old
             (!listed.is_empty()).then_some(listed)
         })
         .await;
-        assert_eq!(listed.len(), 1, "round {round}: registered more than once: {listed:?}");
+        assert_eq!(
+            listed.len(),
+            1,
+            "round {round}: registered more than once: {listed:?}"
+        );
         assert_eq!(listed[0].address(), "127.0.0.1:10012");
         assert!(listed[0].sequence > previous[0].sequence);
         assert_ne!(engine_side.session_id(), old_session);
@@ -229,7 +249,10 @@ async fn a_lock_is_freed_when_its_holders_session_ends() {
     );
     let _held = holder.lock(&path, EVENTUALLY).await.unwrap();
     let refused = waiter.lock(&path, Duration::from_millis(300)).await;
-    assert!(matches!(refused, Err(RegistryError::LockTimeout { .. })), "{refused:?}");
+    assert!(
+        matches!(refused, Err(RegistryError::LockTimeout { .. })),
+        "{refused:?}"
+    );
 
     let waiting = {
         let waiter = Arc::clone(&waiter);
