@@ -25,8 +25,10 @@ use crate::registry::{humanize, EngineEndpoint, Hold, RegistryError};
 
 /// First pause between two attempts to open a new session or re-register; doubled each time.
 const RETRY_PAUSE_MIN: Duration = Duration::from_millis(100);
-/// Longest pause between two attempts.
-const RETRY_PAUSE_MAX: Duration = Duration::from_secs(5);
+/// Longest pause between two attempts. Short: once the ensemble is back, an engine must be
+/// registered again before a gateway looks for it, or that gateway launches a second engine.
+/// Attempts on an ensemble that is down fail fast (connection refused) and cost little.
+const RETRY_PAUSE_MAX: Duration = Duration::from_secs(1);
 /// Attempts at creating a registration node when the connection drops during the request.
 const CREATE_ATTEMPTS: usize = 3;
 
