@@ -125,16 +125,17 @@ impl ZooKeeperRegistry {
     fn error(&self, action: &'static str, path: &str, error: ZkError) -> RegistryError {
         map_error(&self.session.location, action, path, error)
     }
+}
 
-    /// Creates `path` and its missing parents as persistent nodes.
-    async fn make_parents(&self, client: &Client, path: &str) -> Result<(), RegistryError> {
-        self.request(
-            "create",
-            path,
-            client.mkdir(path, &CreateMode::Persistent.with_acls(Acls::anyone_all())),
-        )
-        .await
-    }
+/// Creates `path` and its missing parents as persistent nodes, open to all (the registry's
+/// tree is as readable as the ensemble; restrict it with ZooKeeper's own ACLs on a parent).
+async fn make_dirs(
+    location: &ZooKeeperLocation,
+    client: &Client,
+    path: &str,
+) -> Result<(), RegistryError> {
+    let options = CreateMode::Persistent.with_acls(Acls::anyone_all());
+    bounded(location, "create", path, client.mkdir(path, &options)).await
 }
 
 /// Runs `request` within `location`'s connect timeout and maps ZooKeeper's errors: loss of
@@ -266,16 +267,16 @@ impl Registry for ZooKeeperRegistry {
             .create_registration(&client, space, &endpoint)
             .await?;
         let name = node.rsplit('/').next().unwrap_or_default();
-        let mut registration =
-            EngineRegistration::parse_node_name(space, name).ok_or_else(|| {
-                RegistryError::ZooKeeper {
-                    action: "register",
-                    path: node.clone(),
-                    reason: "ZooKeeper named the registration in a way it cannot be read back \
+        let Some(mut registration) = EngineRegistration::parse_node_name(space, name) else {
+            drop(client.delete(&node, None)); // sent now; nobody could find it anyway
+            return Err(RegistryError::ZooKeeper {
+                action: "register",
+                path: node,
+                reason: "ZooKeeper named the registration in a way it cannot be read back \
                          (a sequence past 10 digits?)"
-                        .to_owned(),
-                }
-            })?;
+                    .to_owned(),
+            });
+        };
         registration.pid = Some(std::process::id());
         let hold = self
             .session
@@ -374,7 +375,7 @@ impl Registry for ZooKeeperRegistry {
                 Err(ZkError::NoNode) => {
                     if let Some((parent, _)) = path.rsplit_once('/').filter(|(p, _)| !p.is_empty())
                     {
-                        self.make_parents(&client, parent).await?;
+                        make_dirs(&self.session.location, &client, parent).await?;
                     }
                     let options = CreateMode::Persistent.with_acls(Acls::anyone_all());
                     match self

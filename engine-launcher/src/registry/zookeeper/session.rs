@@ -20,7 +20,9 @@ use std::time::Duration;
 use tokio::sync::{oneshot, watch};
 use zookeeper_client::{Acls, Client, CreateMode, Error as ZkError};
 
-use super::{answer, bounded, child_path, map_error, registration_prefix, ZooKeeperLocation};
+use super::{
+    answer, bounded, child_path, make_dirs, map_error, registration_prefix, ZooKeeperLocation,
+};
 use crate::registry::{humanize, EngineEndpoint, Hold, RegistryError};
 
 /// First pause between two attempts to open a new session or re-register; doubled each time.
@@ -146,8 +148,7 @@ impl Session {
             match answer(location, "register in", space, create).await? {
                 Ok((_stat, sequence)) => return Ok(format!("{prefix}{sequence}")),
                 Err(ZkError::NoNode) if !made_parents => {
-                    let parents = CreateMode::Persistent.with_acls(Acls::anyone_all());
-                    bounded(location, "create", space, client.mkdir(space, &parents)).await?;
+                    make_dirs(location, client, space).await?;
                     made_parents = true;
                 }
                 Err(ZkError::ConnectionLoss) => {
