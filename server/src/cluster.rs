@@ -87,15 +87,24 @@ impl Default for EmbeddedRegistryConfig {
     }
 }
 
-/// A ZooKeeper ensemble (used from the ZooKeeper issue on; parsed and validated now).
+/// A ZooKeeper ensemble: engines register there and every gateway naming it shares them.
+/// Clusters on the same ensemble (same `addresses`) share one connection; the timeouts of the
+/// first cluster to open it apply.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(default, rename_all = "kebab-case", deny_unknown_fields)]
 pub struct ZookeeperConfig {
     /// `host:port` list separated by commas.
     pub addresses: String,
+    /// First segment of every path (`/{namespace}_{version}_{SHARE}_{TYPE}/...`); the
+    /// internal secret, unless the cluster sets one, is kept at `/{namespace}_secret`.
     pub namespace: String,
+    /// How long the ensemble keeps a silent session (and its registrations) alive.
     #[serde(with = "duration::serde_text")]
     pub session_timeout: Duration,
+    /// How long a session of this cluster waits for the ensemble to answer before it fails
+    /// with "registry unavailable".
+    #[serde(with = "duration::serde_text")]
+    pub connect_timeout: Duration,
 }
 
 impl Default for ZookeeperConfig {
@@ -103,7 +112,9 @@ impl Default for ZookeeperConfig {
         Self {
             addresses: String::new(),
             namespace: "kumiho".to_owned(),
+            // Kyuubi's kyuubi.ha.zookeeper.session.timeout and .connection.timeout.
             session_timeout: Duration::from_secs(60),
+            connect_timeout: Duration::from_secs(15),
         }
     }
 }
@@ -206,7 +217,7 @@ impl fmt::Debug for Secret {
 
 /// Reads a name such as `USER` or `spark_sql` through the type's `FromStr`, whose error lists
 /// the valid names; the YAML parser adds the line.
-fn by_name<'de, D, T>(deserializer: D) -> Result<T, D::Error>
+pub(crate) fn by_name<'de, D, T>(deserializer: D) -> Result<T, D::Error>
 where
     D: Deserializer<'de>,
     T: std::str::FromStr,
@@ -237,6 +248,9 @@ impl ClusterConfig {
                     "registry.zookeeper.addresses is empty; write e.g. `zk1:2181,zk2:2181`"
                         .to_owned(),
                 );
+            }
+            if zk.session_timeout.is_zero() || zk.connect_timeout.is_zero() {
+                return Err("registry.zookeeper session-timeout and connect-timeout must be longer than zero, e.g. `60s` and `15s`".to_owned());
             }
         }
         if !valid_namespace(self.registry.namespace()) {
@@ -299,7 +313,7 @@ fn with_line(text: &str, message: String) -> String {
     }
 }
 
-fn valid_namespace(namespace: &str) -> bool {
+pub(crate) fn valid_namespace(namespace: &str) -> bool {
     !namespace.is_empty()
         && namespace
             .chars()

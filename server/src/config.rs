@@ -9,6 +9,7 @@ use std::time::Duration;
 use clap::Parser;
 use serde::Deserialize;
 
+use crate::cluster::Secret;
 use crate::duration;
 
 /// Settings of one `kumiho` process.
@@ -50,6 +51,61 @@ pub struct ServerConfig {
     pub max_message_size: usize,
     /// Log filter, in `tracing_subscriber::EnvFilter` syntax (`info`, `kumiho_server=debug`).
     pub log_level: String,
+    /// ZooKeeper ensemble (`host:port,...`) this gateway registers in for Hive JDBC's
+    /// ZooKeeper discovery (Kyuubi's `kyuubi.ha.addresses`); none: no registration.
+    pub ha_addresses: Option<String>,
+    /// Parent node of the registrations: clients use `zooKeeperNamespace=NS` (Kyuubi's
+    /// `kyuubi.ha.namespace`).
+    pub ha_namespace: String,
+    /// Session timeout of the registration's ZooKeeper session: how long after this gateway
+    /// vanishes its registration stays visible.
+    #[serde(with = "duration::serde_text")]
+    pub ha_session_timeout: Duration,
+    /// How long to wait for the HA ensemble to answer before giving up (at start, and per
+    /// attempt when registering again).
+    #[serde(with = "duration::serde_text")]
+    pub ha_connect_timeout: Duration,
+    /// Which frontend the registration advertises: `binary` (Hive JDBC's default) or `http`.
+    #[serde(deserialize_with = "crate::cluster::by_name")]
+    pub ha_transport_mode: HaTransportMode,
+    /// Host clients are told to connect to (in the registration); by default the bind host,
+    /// or this machine's host name when binding every address.
+    pub advertised_host: Option<String>,
+    /// Secret the HTTP auth cookie's key is derived from; gateways behind one name need the
+    /// same one. Default: with `ha-addresses`, a secret kept in the HA ensemble
+    /// (`/{ha-namespace}_secret`); alone, a random key per process. Never logged.
+    pub cookie_secret: Option<Secret>,
+}
+
+/// The frontend a ZooKeeper registration points clients at.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum HaTransportMode {
+    #[default]
+    Binary,
+    Http,
+}
+
+impl std::str::FromStr for HaTransportMode {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        match text.to_ascii_lowercase().as_str() {
+            "binary" => Ok(HaTransportMode::Binary),
+            "http" => Ok(HaTransportMode::Http),
+            _ => Err(format!(
+                "ha-transport-mode `{text}` is unknown; use `binary` or `http`"
+            )),
+        }
+    }
+}
+
+impl std::fmt::Display for HaTransportMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            HaTransportMode::Binary => "binary",
+            HaTransportMode::Http => "http",
+        })
+    }
 }
 
 impl Default for ServerConfig {
@@ -70,6 +126,13 @@ impl Default for ServerConfig {
             engine_binary: None,
             max_message_size: 100 * 1024 * 1024,
             log_level: "info".to_owned(),
+            ha_addresses: None,
+            ha_namespace: "kumiho".to_owned(),
+            ha_session_timeout: Duration::from_secs(60),
+            ha_connect_timeout: Duration::from_secs(15),
+            ha_transport_mode: HaTransportMode::Binary,
+            advertised_host: None,
+            cookie_secret: None,
         }
     }
 }
@@ -113,6 +176,25 @@ pub struct Cli {
     pub max_message_size: Option<usize>,
     #[arg(long)]
     pub log_level: Option<String>,
+    /// ZooKeeper ensemble to register in for Hive JDBC's discovery, e.g. `zk1:2181,zk2:2181`.
+    #[arg(long, env = "KUMIHO_HA_ADDRESSES")]
+    pub ha_addresses: Option<String>,
+    /// Namespace of the registrations (`zooKeeperNamespace=` in JDBC URLs); default `kumiho`.
+    #[arg(long, env = "KUMIHO_HA_NAMESPACE")]
+    pub ha_namespace: Option<String>,
+    #[arg(long, value_parser = duration::parse)]
+    pub ha_session_timeout: Option<Duration>,
+    #[arg(long, value_parser = duration::parse)]
+    pub ha_connect_timeout: Option<Duration>,
+    /// `binary` or `http`: the frontend the registration advertises.
+    #[arg(long)]
+    pub ha_transport_mode: Option<HaTransportMode>,
+    /// Host name or address written in the registration for clients to connect to.
+    #[arg(long, env = "KUMIHO_ADVERTISED_HOST")]
+    pub advertised_host: Option<String>,
+    /// Shared secret for the HTTP auth cookie (use the environment: flags show in `ps`).
+    #[arg(long, env = "KUMIHO_COOKIE_SECRET", hide_env_values = true)]
+    pub cookie_secret: Option<String>,
 }
 
 impl Cli {
@@ -139,10 +221,23 @@ impl Cli {
             session_idle_timeout,
             shutdown_grace,
             max_message_size,
-            log_level
+            log_level,
+            ha_namespace,
+            ha_session_timeout,
+            ha_connect_timeout,
+            ha_transport_mode
         );
         if self.engine_binary.is_some() {
             config.engine_binary = self.engine_binary;
+        }
+        if self.ha_addresses.is_some() {
+            config.ha_addresses = self.ha_addresses;
+        }
+        if self.advertised_host.is_some() {
+            config.advertised_host = self.advertised_host;
+        }
+        if let Some(secret) = self.cookie_secret {
+            config.cookie_secret = Some(Secret(secret));
         }
         config.validate()?;
         Ok(config)
@@ -197,6 +292,41 @@ impl ServerConfig {
                 self.max_message_size
             ));
         }
+        if let Some(addresses) = &self.ha_addresses {
+            if addresses.trim().is_empty() {
+                return Err("ha-addresses is empty; write e.g. `zk1:2181,zk2:2181`, or leave it out to skip ZooKeeper registration".to_owned());
+            }
+        }
+        if !crate::cluster::valid_namespace(&self.ha_namespace) {
+            return Err(format!(
+                "ha-namespace `{}` must be letters, digits, `-` or `_`",
+                self.ha_namespace
+            ));
+        }
+        if self.ha_session_timeout.is_zero() || self.ha_connect_timeout.is_zero() {
+            return Err(
+                "ha-session-timeout and ha-connect-timeout must be longer than zero, e.g. `60s` and `15s`"
+                    .to_owned(),
+            );
+        }
+        if self
+            .advertised_host
+            .as_deref()
+            .is_some_and(|host| host.trim().is_empty())
+        {
+            return Err(
+                "advertised-host is empty; name the host clients should connect to".to_owned(),
+            );
+        }
+        if self
+            .cookie_secret
+            .as_ref()
+            .is_some_and(|secret| secret.0.len() < 16)
+        {
+            return Err(
+                "cookie-secret is shorter than 16 characters; use a long random secret".to_owned(),
+            );
+        }
         tracing_subscriber::EnvFilter::try_new(&self.log_level)
             .map_err(|e| format!("log-level `{}` is not a valid filter: {e}", self.log_level))?;
         Ok(())
@@ -241,6 +371,35 @@ mod tests {
         assert_eq!(config.http_port, 30010);
         assert_eq!(config.launch_wait, Duration::from_secs(120));
         assert_eq!(config.work_dir, PathBuf::from("/tmp/w"));
+    }
+
+    #[test]
+    fn ha_settings_come_from_file_and_flags() {
+        let config = ServerConfig::from_yaml(
+            "ha-addresses: zk1:2181,zk2:2181\nha-namespace: gw\nha-transport-mode: HTTP\ncookie-secret: 0123456789abcdef0123\n",
+        )
+        .unwrap();
+        assert_eq!(config.ha_addresses.as_deref(), Some("zk1:2181,zk2:2181"));
+        assert_eq!(config.ha_namespace, "gw");
+        assert_eq!(config.ha_transport_mode, HaTransportMode::Http);
+        assert_eq!(config.validate(), Ok(()));
+        assert!(!format!("{config:?}").contains("0123456789abcdef"));
+        let cli = Cli::try_parse_from([
+            "kumiho",
+            "--ha-addresses",
+            "127.0.0.1:2181",
+            "--advertised-host",
+            "gw1.example.com",
+        ])
+        .unwrap();
+        let config = cli.into_config().unwrap();
+        assert_eq!(config.ha_namespace, "kumiho");
+        assert_eq!(config.advertised_host.as_deref(), Some("gw1.example.com"));
+        let bad = ServerConfig {
+            ha_namespace: "a/b".to_owned(),
+            ..Default::default()
+        };
+        assert!(bad.validate().unwrap_err().contains("ha-namespace"));
     }
 
     #[test]

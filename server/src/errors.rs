@@ -52,6 +52,11 @@ pub enum GatewayError {
     #[error("server configuration problem: {0}; ask an operator to fix the cluster config")]
     Config(String),
 
+    /// The registry of the session's cluster does not answer (its ZooKeeper ensemble is
+    /// down or unreachable): the operator's to fix; other clusters are not affected.
+    #[error("the engine registry of cluster `{cluster}` is unavailable: {reason}; ask an operator to check it, or use another cluster")]
+    RegistryUnavailable { cluster: String, reason: String },
+
     /// A bug in the gateway.
     #[error("internal gateway error: {0}; please report it")]
     Internal(String),
@@ -79,6 +84,7 @@ impl GatewayError {
             | GatewayError::Launch { .. }
             | GatewayError::EngineRefused(_)
             | GatewayError::Config(_)
+            | GatewayError::RegistryUnavailable { .. }
             | GatewayError::Internal(_) => status::error(status::SQLSTATE_GENERAL, message),
         }
     }

@@ -21,7 +21,9 @@
 //! - [`config`]: the gateway's own settings (YAML file and flags).
 //! - [`cluster`]: cluster configs, one file per cluster, watched and reloaded.
 //! - [`routing`]: session settings → cluster, user, [`kumiho_engine_launcher::EngineRef`].
-//! - [`registries`]: each cluster's engine registry, opened once.
+//! - [`registries`]: each cluster's engine registry (embedded, ZooKeeper), opened once, and
+//!   its engine secret.
+//! - [`discovery`]: the gateway's registration for Hive JDBC's ZooKeeper discovery.
 //! - [`session`]: gateway sessions, their launches and engine connections.
 //! - [`operation`]: operations the gateway answers itself (LaunchEngine).
 //! - [`proxy`]: the HiveServer2 service: forwarding as phases, one error handler.
@@ -32,6 +34,7 @@
 
 pub mod cluster;
 pub mod config;
+pub mod discovery;
 pub mod duration;
 pub mod errors;
 pub mod operation;

@@ -9,7 +9,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use kumiho_engine_launcher::{
-    EngineRef, EngineRefRequest, GroupProvider, PoolRequest, PoolSelectPolicy, Registry,
+    EngineRef, EngineRefRequest, EngineSecret, GroupProvider, PoolRequest, PoolSelectPolicy,
+    Registry,
 };
 use kumiho_thrift::session_conf::SessionConf;
 
@@ -43,8 +44,10 @@ pub struct Route {
     pub login_user: String,
     pub cluster: Arc<Cluster>,
     pub registry: Arc<dyn Registry>,
-    /// Where the registry keeps its tree, and the gateway the engine secret and logs.
+    /// Where the registry keeps its tree, and the gateway the engine logs.
     pub registry_dir: PathBuf,
+    /// The password the cluster's engines require of the gateway.
+    pub secret: EngineSecret,
     pub engine_ref: EngineRef,
     /// Whether OpenSession answers before the engine is up.
     pub launch_async: bool,
@@ -142,7 +145,8 @@ impl Router {
             }),
         };
 
-        let (registry, registry_dir) = self.registries.for_cluster(&cluster)?;
+        let backend = self.registries.for_cluster(&cluster).await?;
+        let registry = backend.registry;
         let request = EngineRefRequest {
             namespace: config.registry.namespace().to_owned(),
             version: self.version.clone(),
@@ -163,7 +167,8 @@ impl Router {
             login_user: login_user.to_owned(),
             cluster,
             registry,
-            registry_dir,
+            registry_dir: backend.dir,
+            secret: backend.secret,
             engine_ref,
             launch_async,
             idle_timeout,

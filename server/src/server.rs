@@ -1,9 +1,12 @@
 //! The gateway's services, started in order and stopped in reverse.
 //!
-//! Order: cluster configs (and their watcher), engine launcher, session manager, then the
-//! frontends (binary, HTTP). A failed start stops what already started. On shutdown the
-//! frontends stop accepting first, then sessions close (their CONNECTION engines stop;
-//! shared engines keep running for the next gateway), then the watcher stops.
+//! Order: cluster configs (and their watcher), the HA ZooKeeper session (when configured: it
+//! also holds the cookie secret), engine launcher, session manager, the frontends (binary,
+//! HTTP), then the registration for ZooKeeper discovery, once there is something to discover.
+//! A failed start stops what already started. On shutdown the registration goes first (no
+//! client is sent here any more), then the frontends stop accepting, then sessions close
+//! (their CONNECTION engines stop; shared engines keep running for the next gateway), then
+//! the watcher stops.
 
 use std::net::SocketAddr;
 use std::path::Path;
@@ -19,6 +22,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::cluster::{watcher, ClusterRegistry};
 use crate::config::ServerConfig;
+use crate::discovery::{advertised_host, Advertised, Ensemble, GatewayRegistration};
 use crate::proxy::Gateway;
 use crate::registries::Registries;
 use crate::routing::{server_user, Router};
@@ -37,6 +41,8 @@ pub struct RunningGateway {
     tasks: Vec<(&'static str, JoinHandle<()>)>,
     watcher: JoinHandle<()>,
     reaper: JoinHandle<()>,
+    /// The registration for ZooKeeper discovery, when `ha-addresses` is set.
+    registration: Option<GatewayRegistration>,
     config: ServerConfig,
 }
 
@@ -73,12 +79,26 @@ pub async fn start(mut config: ServerConfig) -> Result<RunningGateway, String> {
         background.clone(),
     );
 
+    let ha = match connect_ha(&config).await {
+        Ok(ha) => ha,
+        Err(e) => {
+            stop_watcher(background, watcher).await;
+            return Err(e);
+        }
+    };
+    let cookie_secret = match cookie_secret(&config, ha.as_ref()).await {
+        Ok(secret) => secret,
+        Err(e) => {
+            stop_watcher(background, watcher).await;
+            return Err(e);
+        }
+    };
+
     let started = start_frontends(&config, clusters.clone()).await;
     let (sessions, binary, http) = match started {
         Ok(started) => started,
         Err(e) => {
-            background.cancel();
-            let _ = watcher.await;
+            stop_watcher(background, watcher).await;
             return Err(e);
         }
     };
@@ -93,6 +113,7 @@ pub async fn start(mut config: ServerConfig) -> Result<RunningGateway, String> {
         allow_nosasl: true,
         max_message_size: config.max_message_size,
         http_path: config.http_path.trim_matches('/').to_owned(),
+        cookie_secret,
     });
     let tasks = vec![
         (
@@ -115,6 +136,37 @@ pub async fn start(mut config: ServerConfig) -> Result<RunningGateway, String> {
         config.session_idle_timeout,
         background.clone(),
     );
+    let registration = match ha {
+        None => None,
+        Some((client, ensemble)) => {
+            let advertised = Advertised {
+                host: advertised_host(config.advertised_host.as_deref(), &config.bind_host),
+                binary_port: binary_addr.port(),
+                http_port: http_addr.port(),
+                http_path: config.http_path.trim_matches('/').to_owned(),
+                transport: config.ha_transport_mode,
+                version: env!("CARGO_PKG_VERSION").to_owned(),
+            };
+            let registering = GatewayRegistration::start(
+                client,
+                ensemble,
+                config.ha_namespace.clone(),
+                advertised,
+            );
+            match registering.await {
+                Ok(registration) => Some(registration),
+                Err(e) => {
+                    frontends.cancel();
+                    for (_, task) in tasks {
+                        let _ = task.await;
+                    }
+                    reaper.abort();
+                    stop_watcher(background, watcher).await;
+                    return Err(format!("{e} (ha-addresses)"));
+                }
+            }
+        }
+    };
     tracing::info!(%binary_addr, %http_addr, http_path = %config.http_path, work_dir = %config.work_dir.display(), "kumiho gateway started");
     Ok(RunningGateway {
         binary_addr,
@@ -126,8 +178,57 @@ pub async fn start(mut config: ServerConfig) -> Result<RunningGateway, String> {
         tasks,
         watcher,
         reaper,
+        registration,
         config,
     })
+}
+
+/// Stops the cluster-config watcher of a start that failed.
+async fn stop_watcher(background: CancellationToken, watcher: JoinHandle<()>) {
+    background.cancel();
+    let _ = watcher.await;
+}
+
+/// The session on the HA ensemble, when `ha-addresses` is set; the gateway does not start
+/// without it, since clients could not find it.
+async fn connect_ha(
+    config: &ServerConfig,
+) -> Result<Option<(zookeeper_client::Client, Ensemble)>, String> {
+    let Some(addresses) = &config.ha_addresses else {
+        return Ok(None);
+    };
+    let ensemble = Ensemble {
+        addresses: addresses.trim().to_owned(),
+        session_timeout: config.ha_session_timeout,
+        connect_timeout: config.ha_connect_timeout,
+    };
+    let client = ensemble.connect().await.map_err(|e| {
+        format!("{e} (ha-addresses; the gateway registers there for ZooKeeper discovery)")
+    })?;
+    Ok(Some((client, ensemble)))
+}
+
+/// The HTTP cookie secret: the configured one, else the HA namespace's shared secret (so that
+/// every gateway discovered together accepts the others' cookies), else none (a random key).
+async fn cookie_secret(
+    config: &ServerConfig,
+    ha: Option<&(zookeeper_client::Client, Ensemble)>,
+) -> Result<Option<String>, String> {
+    if let Some(secret) = &config.cookie_secret {
+        return Ok(Some(secret.0.clone()));
+    }
+    let Some((client, ensemble)) = ha else {
+        return Ok(None);
+    };
+    crate::secret::zookeeper_secret(client, &config.ha_namespace, ensemble.connect_timeout, None)
+        .await
+        .map(Some)
+        .map_err(|e| {
+            format!(
+                "{e} (the HTTP cookie secret of ha-namespace `{}`; or set cookie-secret)",
+                config.ha_namespace
+            )
+        })
 }
 
 async fn start_frontends(
@@ -189,8 +290,11 @@ fn spawn_frontend(
 }
 
 impl RunningGateway {
-    /// Stops in reverse order of start: frontends, sessions, watcher.
+    /// Stops in reverse order of start: registration, frontends, sessions, watcher.
     pub async fn stop(self) {
+        if let Some(registration) = self.registration {
+            registration.deregister().await;
+        }
         tracing::info!("stopping: no new connections");
         self.frontends.cancel();
         for (name, task) in self.tasks {

@@ -29,7 +29,6 @@ use tokio_util::task::TaskTracker;
 use crate::errors::GatewayError;
 use crate::operation::launch_engine::{LaunchEngine, LaunchedEngine};
 use crate::routing::{Route, Router};
-use crate::secret::engine_secret;
 
 /// How long a CONNECTION-level engine gets to exit after SIGTERM before SIGKILL.
 const ENGINE_STOP_GRACE: Duration = Duration::from_secs(10);
@@ -352,7 +351,7 @@ async fn launch_and_connect(
     let log = &session.launch.log;
     let cluster = &route.cluster;
     let dir = &route.registry_dir;
-    let secret = engine_secret(cluster, dir).map_err(|e| e.to_string())?;
+    let secret = route.secret.clone();
     let engine = &cluster.config.engine;
     let spec = EngineLaunchSpec {
         engine_ref: route.engine_ref.clone(),

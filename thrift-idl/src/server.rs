@@ -35,6 +35,10 @@ pub struct ServerOptions {
     pub max_message_size: usize,
     /// The HTTP endpoint, e.g. `cliservice` (a leading slash is optional).
     pub http_path: String,
+    /// Secret the HTTP auth cookie's signing key is derived from, shared by every server
+    /// behind one name so that each accepts the others' cookies; `None`: a random key, good
+    /// for this process only. Never printed.
+    pub cookie_secret: Option<String>,
 }
 
 impl Default for ServerOptions {
@@ -45,6 +49,7 @@ impl Default for ServerOptions {
             allow_nosasl: true,
             max_message_size: DEFAULT_MAX_MESSAGE_SIZE,
             http_path: "cliservice".into(),
+            cookie_secret: None,
         }
     }
 }
@@ -56,6 +61,7 @@ impl std::fmt::Debug for ServerOptions {
             .field("allow_nosasl", &self.allow_nosasl)
             .field("max_message_size", &self.max_message_size)
             .field("http_path", &self.http_path)
+            .field("cookie_secret", &self.cookie_secret.as_ref().map(|_| "***"))
             .finish_non_exhaustive()
     }
 }

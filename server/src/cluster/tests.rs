@@ -166,3 +166,22 @@ fn missing_directory_says_what_to_do() {
         .unwrap();
     assert!(err.contains("--cluster-configs"), "{err}");
 }
+
+#[test]
+fn zookeeper_timeouts_parse_and_default_to_kyuubis() {
+    let config = ClusterConfig::from_yaml(
+        "registry:\n  zookeeper:\n    addresses: zk1:2181\n    connect-timeout: 3s\n",
+    )
+    .unwrap();
+    let RegistryConfig::Zookeeper(zk) = &config.registry else {
+        panic!("not a ZooKeeper registry: {:?}", config.registry);
+    };
+    assert_eq!(zk.connect_timeout, Duration::from_secs(3));
+    assert_eq!(zk.session_timeout, Duration::from_secs(60));
+    assert_eq!(zk.namespace, "kumiho");
+    let err = ClusterConfig::from_yaml(
+        "registry:\n  zookeeper:\n    addresses: zk1:2181\n    connect-timeout: 0s\n",
+    )
+    .unwrap_err();
+    assert!(err.contains("connect-timeout"), "{err}");
+}

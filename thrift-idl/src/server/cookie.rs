@@ -1,6 +1,11 @@
 //! The HTTP auth cookie `hive.server2.auth`: after one request with credentials, a client
 //! sends it back instead, as Hive JDBC does. The cookie is signed, not stored, so the server
 //! keeps no state per client and a forged or expired cookie is simply not accepted.
+//!
+//! The signing key is random per process unless the server is given a shared secret: then
+//! every server holding the same secret derives the same key, so that a cookie issued by one
+//! gateway is accepted by the others behind the same name (a load balancer, ZooKeeper
+//! discovery).
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -16,16 +21,36 @@ pub const COOKIE_NAME: &str = "hive.server2.auth";
 /// `hive.server2.thrift.http.cookie.max.age` default).
 pub const COOKIE_MAX_AGE: Duration = Duration::from_secs(86_400);
 
-/// Issues and checks cookies under a random key that lives as long as the server.
+/// Separates the cookie key from any other use of the same shared secret.
+const KEY_DERIVATION_LABEL: &[u8] = b"kumiho hive.server2.auth cookie key v1";
+
+/// Issues and checks cookies under a key that lives as long as the server.
 pub struct CookieSigner {
     key: [u8; 32],
 }
 
 impl CookieSigner {
+    /// A signer with a random key: its cookies are good on this server only.
     pub fn new() -> Self {
         Self {
             key: rand::random(),
         }
+    }
+
+    /// A signer whose key is derived from `secret` (HMAC-SHA256 of a fixed label under the
+    /// secret), so that every server sharing the secret accepts the others' cookies.
+    pub fn from_shared_secret(secret: &str) -> Self {
+        let mut mac =
+            Hmac::<Sha256>::new_from_slice(secret.as_bytes()).expect("HMAC takes any key length");
+        mac.update(KEY_DERIVATION_LABEL);
+        Self {
+            key: mac.finalize().into_bytes().into(),
+        }
+    }
+
+    /// A shared-secret signer when a secret is given, else a random one.
+    pub fn for_secret(secret: Option<&str>) -> Self {
+        secret.map_or_else(Self::new, Self::from_shared_secret)
     }
 
     /// A `Set-Cookie` header value naming `user`.
@@ -103,6 +128,20 @@ mod tests {
         let other_server = CookieSigner::new();
         assert_eq!(other_server.user([value(&set).as_bytes()]), None);
         assert_eq!(signer.user([b"hive.server2.auth=garbage".as_slice()]), None);
+    }
+
+    #[test]
+    fn servers_sharing_a_secret_accept_each_others_cookies() {
+        let first = CookieSigner::from_shared_secret("cluster secret");
+        let second = CookieSigner::for_secret(Some("cluster secret"));
+        let set = first.set_cookie("alice");
+        assert_eq!(second.user([value(&set).as_bytes()]), Some("alice".into()));
+        let stranger = CookieSigner::from_shared_secret("another secret");
+        assert_eq!(stranger.user([value(&set).as_bytes()]), None);
+        assert_eq!(
+            CookieSigner::for_secret(None).user([value(&set).as_bytes()]),
+            None
+        );
     }
 
     #[test]

@@ -39,9 +39,9 @@ pub async fn serve_http<S: CliService>(
 ) -> std::io::Result<()> {
     let endpoint = Arc::new(Endpoint {
         path: format!("/{}", options.http_path.trim_matches('/')),
+        cookies: CookieSigner::for_secret(options.cookie_secret.as_deref()),
         service,
         options,
-        cookies: CookieSigner::new(),
     });
     let tracker = TaskTracker::new();
     while let Some((stream, peer)) = accept(&listener, &shutdown).await {
