@@ -8,6 +8,7 @@
 //! cannot register (Spark) is wrapped by its builder in something that registers for it.
 
 pub mod datafusion;
+pub mod spark;
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
@@ -28,6 +29,7 @@ use crate::registry::{humanize, EngineRegistration, Registry};
 use crate::self_registration::EngineRegistrationArgs;
 
 pub use datafusion::{DataFusionBuilder, DataFusionSettings};
+pub use spark::{SparkBuilder, SparkSettings};
 
 /// Environment variable carrying the engine's secret: never on the command line, where any
 /// user of the host could read it in `ps`.
@@ -77,6 +79,8 @@ impl fmt::Debug for EngineSecret {
 pub enum EngineSettings {
     /// Settings of `kumiho-engine`.
     DataFusion(DataFusionSettings),
+    /// Settings of the Spark SQL engine (`kumiho-spark-engine` around `spark-submit`).
+    Spark(SparkSettings),
 }
 
 /// Everything needed to launch one engine.

@@ -10,11 +10,12 @@
 //!   [`registry::suite`] is the test suite every backend passes.
 //! - [`launcher`]: [`get_or_create`] (look up, else lock, look again, launch), the
 //!   [`Launcher`] that starts engines detached and waits for them to register, and one
-//!   [`EngineBuilder`] per engine type ([`DataFusionBuilder`]).
+//!   [`EngineBuilder`] per engine type ([`DataFusionBuilder`], [`SparkBuilder`]).
 //! - [`launch_log`]: the [`LaunchLog`] a client follows while its engine starts.
 //! - [`self_registration`]: the registry flags a launched engine receives and the
 //!   registration it holds for its lifetime ([`EngineSelfRegistration`]).
 //! - [`process`]: stopping engines and checking that they live.
+//! - [`idle`]: the idle timeout every launched engine stops itself after.
 //! - [`error`]: [`LaunchError`], worded for the user waiting on the launch.
 //! - `testing` (with `cfg(test)` or the `testing` feature): a real ZooKeeper server for tests.
 //!
@@ -23,6 +24,7 @@
 
 pub mod engine_ref;
 pub mod error;
+pub mod idle;
 pub mod launch_log;
 pub mod launcher;
 pub mod process;
@@ -39,7 +41,7 @@ pub use error::LaunchError;
 pub use launch_log::LaunchLog;
 pub use launcher::{
     get_or_create, DataFusionBuilder, DataFusionSettings, EngineBuilder, EngineCommand,
-    EngineLaunchSpec, EngineSecret, EngineSettings, Launcher,
+    EngineLaunchSpec, EngineSecret, EngineSettings, Launcher, SparkBuilder, SparkSettings,
 };
 pub use process::{is_alive, stop_engine, Stopped};
 pub use registry::embedded::EmbeddedRegistry;

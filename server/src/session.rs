@@ -13,7 +13,7 @@ use std::time::Duration;
 use dashmap::DashMap;
 use kumiho_engine_launcher::{
     get_or_create, stop_engine, EngineLaunchSpec, EngineRegistration, EngineSecret, EngineSettings,
-    Launcher, ShareLevel,
+    EngineType, Launcher, ShareLevel,
 };
 use kumiho_thrift::cli::{
     TCloseSessionReq, TCloseSessionResp, TOpenSessionReq, TOpenSessionResp, TProtocolVersion,
@@ -359,7 +359,14 @@ async fn launch_and_connect(
         bind_host: engine.bind_host.clone(),
         secret: secret.clone(),
         env: cluster.config.env.clone(),
-        settings: EngineSettings::DataFusion(engine.datafusion.to_launch_settings()),
+        settings: match route.engine_ref.engine_type {
+            EngineType::DataFusion => {
+                EngineSettings::DataFusion(engine.datafusion.to_launch_settings())
+            }
+            EngineType::SparkSql => {
+                EngineSettings::Spark(engine.spark.to_launch_settings(&session.conf.settings))
+            }
+        },
         idle_timeout: route.idle_timeout,
         initialize_timeout: route.initialize_timeout,
         log_path: EngineLaunchSpec::default_log_path(dir, &route.engine_ref),

@@ -184,4 +184,12 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
     pub fn get_mut(&mut self) -> &mut S {
         &mut self.stream
     }
+
+    /// The socket and the bytes read from it but not yet consumed, exactly as they arrived
+    /// (still in SASL frames): for relaying a connection byte for byte after its negotiation.
+    /// Call it before any `read_message`, which unwraps frames.
+    pub fn into_parts(self) -> (S, BytesMut) {
+        debug_assert!(self.payload.is_empty(), "into_parts after read_message");
+        (self.stream, self.incoming)
+    }
 }

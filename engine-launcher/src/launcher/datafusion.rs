@@ -107,7 +107,13 @@ impl EngineBuilder for DataFusionBuilder {
         spec: &EngineLaunchSpec,
         registration: &EngineRegistrationArgs,
     ) -> Result<EngineCommand, LaunchError> {
-        let EngineSettings::DataFusion(settings) = &spec.settings;
+        let EngineSettings::DataFusion(settings) = &spec.settings else {
+            return Err(LaunchError::BadSettings {
+                engine_type: EngineType::DataFusion,
+                reason: "the launch carries another engine type's settings (a gateway bug)"
+                    .to_owned(),
+            });
+        };
         let mut args = vec![
             "--host".to_owned(),
             spec.bind_host.clone(),

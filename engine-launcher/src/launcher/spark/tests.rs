@@ -1,0 +1,249 @@
+//! The kumiho-spark-engine command line: spark-submit from the settings, conf overlay, master,
+//! Spark home, environment, and the secret kept off the command line.
+
+use std::time::Duration;
+
+use super::*;
+use crate::engine_ref::{EngineRef, ShareLevel};
+use crate::launcher::EngineSecret;
+use crate::registry::RegistryLocation;
+
+const SECRET: &str = "s3cr3t-value";
+
+/// A directory shaped like a Spark installation (`bin/spark-submit`).
+fn spark_home() -> tempfile::TempDir {
+    let home = tempfile::tempdir().unwrap();
+    std::fs::create_dir(home.path().join("bin")).unwrap();
+    std::fs::write(home.path().join("bin/spark-submit"), "#!/bin/sh\n").unwrap();
+    home
+}
+
+fn spec(work_dir: &Path, settings: SparkSettings) -> EngineLaunchSpec {
+    let engine_ref = EngineRef {
+        namespace: "kumiho".to_owned(),
+        version: "0.1.0".to_owned(),
+        share_level: ShareLevel::User,
+        engine_type: EngineType::SparkSql,
+        routing_user: "alice".to_owned(),
+        subdomain: "default".to_owned(),
+        session_user: "alice".to_owned(),
+    };
+    EngineLaunchSpec {
+        log_path: EngineLaunchSpec::default_log_path(work_dir, &engine_ref),
+        engine_ref,
+        cluster: "prod-a".to_owned(),
+        bind_host: "127.0.0.1".to_owned(),
+        secret: EngineSecret::new(SECRET),
+        env: BTreeMap::from([("HADOOP_CONF_DIR".to_owned(), "/etc/hadoop".to_owned())]),
+        settings: EngineSettings::Spark(settings),
+        idle_timeout: Duration::from_secs(1800),
+        initialize_timeout: Duration::from_secs(180),
+    }
+}
+
+fn registration(work_dir: &Path) -> EngineRegistrationArgs {
+    EngineRegistrationArgs {
+        registry: RegistryLocation::Embedded {
+            work_dir: work_dir.to_owned(),
+        },
+        engine_space: "/kumiho_0.1.0_USER_SPARK_SQL/alice/default".to_owned(),
+        ref_id: "r-1".to_owned(),
+        idle_timeout: Duration::from_secs(1800),
+    }
+}
+
+fn build(settings: SparkSettings) -> Result<(EngineCommand, tempfile::TempDir), LaunchError> {
+    let work = tempfile::tempdir().unwrap();
+    let command = SparkBuilder::new("/opt/kumiho/bin/kumiho-spark-engine")
+        .build(&spec(work.path(), settings), &registration(work.path()))?;
+    Ok((command, work))
+}
+
+/// The arguments after `--`: the spark-submit command.
+fn spark_submit(command: &EngineCommand) -> Vec<String> {
+    let dashes = command.args.iter().position(|arg| arg == "--").unwrap();
+    command.args[dashes + 1..].to_vec()
+}
+
+/// The `--conf` pairs of a spark-submit command, in order.
+fn confs(submit: &[String]) -> Vec<String> {
+    submit
+        .windows(2)
+        .filter(|pair| pair[0] == "--conf")
+        .map(|pair| pair[1].clone())
+        .collect()
+}
+
+fn value_of(submit: &[String], flag: &str) -> String {
+    let at = submit.iter().position(|arg| arg == flag).unwrap();
+    submit[at + 1].clone()
+}
+
+#[test]
+fn the_supervisor_gets_registry_flags_bind_host_work_dir_and_then_spark_submit() {
+    let home = spark_home();
+    let settings = SparkSettings {
+        home: Some(home.path().to_owned()),
+        master: Some("yarn".to_owned()),
+        ..SparkSettings::default()
+    };
+    let (command, work) = build(settings).unwrap();
+    assert_eq!(
+        command.program,
+        PathBuf::from("/opt/kumiho/bin/kumiho-spark-engine")
+    );
+    let mut expected = registration(work.path()).to_args();
+    expected.extend([
+        "--bind-host".to_owned(),
+        "127.0.0.1".to_owned(),
+        "--work-dir".to_owned(),
+        work.path()
+            .join("engines/USER-SPARK_SQL-alice-default")
+            .display()
+            .to_string(),
+        "--".to_owned(),
+        home.path().join("bin/spark-submit").display().to_string(),
+        "--master".to_owned(),
+        "yarn".to_owned(),
+        "--deploy-mode".to_owned(),
+        "client".to_owned(),
+        "--name".to_owned(),
+        "kumiho-USER-SPARK_SQL-alice-default".to_owned(),
+        "--class".to_owned(),
+        THRIFT_SERVER_CLASS.to_owned(),
+        "spark-internal".to_owned(),
+    ]);
+    assert_eq!(command.args, expected);
+}
+
+#[test]
+fn the_secret_is_only_in_the_environment_beside_spark_home_and_the_cluster_env() {
+    let home = spark_home();
+    let settings = SparkSettings {
+        home: Some(home.path().to_owned()),
+        ..SparkSettings::default()
+    };
+    let (command, _work) = build(settings).unwrap();
+    assert!(command.args.iter().all(|arg| !arg.contains(SECRET)));
+    assert!(!format!("{command} {command:?}").contains(SECRET));
+    assert_eq!(command.env[SECRET_ENV], SECRET);
+    assert_eq!(command.env["SPARK_HOME"], home.path().display().to_string());
+    assert_eq!(command.env["HADOOP_CONF_DIR"], "/etc/hadoop");
+}
+
+#[test]
+fn session_spark_keys_overlay_the_cluster_conf_and_other_keys_stay_out() {
+    let home = spark_home();
+    let session = BTreeMap::from([
+        ("spark.executor.memory".to_owned(), "8g".to_owned()),
+        ("spark.sql.shuffle.partitions".to_owned(), "4".to_owned()),
+        ("kyuubi.engine.type".to_owned(), "SPARK_SQL".to_owned()),
+        ("hive.server2.proxy.user".to_owned(), "bob".to_owned()),
+    ]);
+    let settings = SparkSettings {
+        home: Some(home.path().to_owned()),
+        master: Some("local[2]".to_owned()),
+        conf: BTreeMap::from([
+            ("spark.executor.memory".to_owned(), "4g".to_owned()),
+            (
+                "spark.dynamicAllocation.enabled".to_owned(),
+                "true".to_owned(),
+            ),
+        ]),
+        ..SparkSettings::default()
+    }
+    .with_session_conf(&session);
+    assert_eq!(settings.session_conf.len(), 2);
+    let (command, _work) = build(settings).unwrap();
+    let submit = spark_submit(&command);
+    assert_eq!(
+        confs(&submit),
+        [
+            "spark.dynamicAllocation.enabled=true",
+            "spark.executor.memory=8g",
+            "spark.sql.shuffle.partitions=4",
+        ]
+    );
+    assert_eq!(value_of(&submit, "--master"), "local[2]");
+}
+
+#[test]
+fn the_master_comes_from_the_session_then_the_cluster_then_its_conf_then_the_default() {
+    let home = spark_home();
+    let base = SparkSettings {
+        home: Some(home.path().to_owned()),
+        ..SparkSettings::default()
+    };
+    let master_of = |settings: SparkSettings| {
+        let (command, _work) = build(settings).unwrap();
+        let submit = spark_submit(&command);
+        assert!(
+            confs(&submit)
+                .iter()
+                .all(|conf| !conf.starts_with("spark.master=")),
+            "{submit:?}"
+        );
+        value_of(&submit, "--master")
+    };
+    assert_eq!(master_of(base.clone()), DEFAULT_MASTER);
+    let with_conf = SparkSettings {
+        conf: BTreeMap::from([("spark.master".to_owned(), "spark://m:7077".to_owned())]),
+        ..base.clone()
+    };
+    assert_eq!(master_of(with_conf.clone()), "spark://m:7077");
+    let with_master = SparkSettings {
+        master: Some("yarn".to_owned()),
+        ..with_conf
+    };
+    assert_eq!(master_of(with_master.clone()), "yarn");
+    let session = BTreeMap::from([("spark.master".to_owned(), "bogus://x".to_owned())]);
+    assert_eq!(
+        master_of(with_master.with_session_conf(&session)),
+        "bogus://x"
+    );
+}
+
+#[test]
+fn cluster_deploy_mode_is_refused_with_the_reason() {
+    let home = spark_home();
+    let settings = SparkSettings {
+        home: Some(home.path().to_owned()),
+        deploy_mode: Some("cluster".to_owned()),
+        ..SparkSettings::default()
+    };
+    let error = build(settings).unwrap_err().to_string();
+    assert!(
+        error.contains("deploy mode `cluster`") && error.contains("deploy-mode: client"),
+        "{error}"
+    );
+}
+
+#[test]
+fn a_spark_home_without_spark_submit_names_the_setting_to_fix() {
+    let not_spark = tempfile::tempdir().unwrap();
+    let settings = SparkSettings {
+        home: Some(not_spark.path().to_owned()),
+        ..SparkSettings::default()
+    };
+    let error = build(settings).unwrap_err().to_string();
+    assert!(
+        error.contains("bin/spark-submit does not exist")
+            && error.contains("engine.spark.home")
+            && error.contains("prod-a"),
+        "{error}"
+    );
+}
+
+#[test]
+fn spark_home_falls_back_to_the_cluster_environment() {
+    let home = spark_home();
+    let settings = SparkSettings::default();
+    let (home_found, spark_submit) = resolve_spark_home(
+        &settings,
+        &BTreeMap::from([("SPARK_HOME".to_owned(), home.path().display().to_string())]),
+        "prod-a",
+    )
+    .unwrap();
+    assert_eq!(home_found, home.path());
+    assert_eq!(spark_submit, home.path().join("bin/spark-submit"));
+}
