@@ -49,7 +49,7 @@ def pins(path):
         line = line.split("#", 1)[0].strip()
         if line:
             name, wanted = line.split("==")
-            yield name, wanted
+            yield name.split("[")[0], wanted  # `moto[server]`: extras are not in the name
 stale = []
 for name, wanted in pins(sys.argv[1]):
     try:

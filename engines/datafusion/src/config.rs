@@ -48,7 +48,8 @@ pub const DEFAULT_TPCH_SCALE: f64 = 0.1;
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct TableConfig {
     pub format: TableFormat,
-    /// A local path (file or directory) or a URL of an object store DataFusion can read.
+    /// A local path (file or directory), `file://`, or an object store URL: `s3://`, `gs://`,
+    /// `az://` (and `abfs(s)://`, `adl://`) or `http(s)://` (see `object_stores`).
     pub location: String,
     /// CSV only: whether the first line names the columns (default true).
     #[serde(default)]

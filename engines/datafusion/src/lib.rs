@@ -22,6 +22,7 @@ pub mod config;
 pub mod engine;
 pub mod idle;
 pub mod metadata;
+pub mod object_stores;
 pub mod operation;
 pub mod rowset;
 pub mod service;

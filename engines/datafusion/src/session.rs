@@ -9,13 +9,14 @@ use std::sync::{Arc, Mutex};
 
 use dashmap::DashMap;
 use datafusion::catalog::CatalogProviderList;
-use datafusion::execution::runtime_env::RuntimeEnv;
+use datafusion::execution::runtime_env::{RuntimeEnv, RuntimeEnvBuilder};
 use datafusion::execution::SessionStateBuilder;
 use datafusion::prelude::{SessionConfig, SessionContext};
 use kumiho_thrift::handle::HandleId;
 use kumiho_thrift::session_conf::SessionConf;
 
 use crate::catalog::{CATALOG, DEFAULT_DATABASE};
+use crate::object_stores::SchemeObjectStoreRegistry;
 
 /// Prefix of the settings DataFusion itself understands; every other key is kept by the
 /// session for `SET` to show, as HiveServer2 keeps keys it does not use.
@@ -192,7 +193,10 @@ impl SessionManager {
     pub fn new(catalogs: Arc<dyn CatalogProviderList>) -> Self {
         Self {
             catalogs,
-            runtime: Arc::new(RuntimeEnv::default()),
+            runtime: RuntimeEnvBuilder::new()
+                .with_object_store_registry(Arc::new(SchemeObjectStoreRegistry::new()))
+                .build_arc()
+                .expect("a runtime with default pools and disk manager builds"),
             sessions: DashMap::new(),
         }
     }
