@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::Duration;
 
 use tokio::sync::{oneshot, watch};
-use zookeeper_client::{Acls, Client, CreateMode, Error as ZkError};
+use zookeeper_client::{Acls, Client, CreateMode, Error as ZkError, SessionInfo, SessionState};
 
 use super::{
     answer, bounded, child_path, make_dirs, map_error, registration_prefix, ZooKeeperLocation,
@@ -31,6 +31,9 @@ const RETRY_PAUSE_MIN: Duration = Duration::from_millis(100);
 /// registered again before a gateway looks for it, or that gateway launches a second engine.
 /// Attempts on an ensemble that is down fail fast (connection refused) and cost little.
 const RETRY_PAUSE_MAX: Duration = Duration::from_secs(1);
+/// How long a session stays disconnected before the supervisor asks the ensemble whether it
+/// still knows it, and how often it asks again.
+const PROBE_PAUSE: Duration = Duration::from_secs(1);
 /// Attempts at creating a registration node when the connection drops during the request.
 const CREATE_ATTEMPTS: usize = 3;
 
@@ -327,19 +330,37 @@ impl fmt::Debug for Session {
 /// Waits for each session to end and replaces it, until the registry is dropped.
 async fn supervise(session: Weak<Session>, mut stop: oneshot::Receiver<()>) {
     loop {
-        let (mut states, mut state) = {
+        let (mut states, mut state, info, location) = {
             let Some(session) = session.upgrade() else {
                 return;
             };
             let client = session.client();
-            // Only the state watcher is kept: a client clone here would keep the session open
-            // after the registry is gone.
-            (client.state_watcher(), client.state())
+            // Only the state watcher and the session's id are kept: a client clone here would
+            // keep the session open after the registry is gone.
+            let info = client.session().clone();
+            (
+                client.state_watcher(),
+                client.state(),
+                info,
+                session.location.clone(),
+            )
         };
         while !state.is_terminated() {
-            tokio::select! {
-                next = states.changed() => state = next,
-                _ = &mut stop => return,
+            if state == SessionState::Disconnected {
+                tokio::select! {
+                    next = states.changed() => state = next,
+                    () = tokio::time::sleep(PROBE_PAUSE) => {
+                        if is_forgotten(&location, &info).await {
+                            state = SessionState::Expired;
+                        }
+                    }
+                    _ = &mut stop => return,
+                }
+            } else {
+                tokio::select! {
+                    next = states.changed() => state = next,
+                    _ = &mut stop => return,
+                }
             }
         }
         let mut pause = RETRY_PAUSE_MIN;
@@ -371,6 +392,23 @@ async fn supervise(session: Weak<Session>, mut stop: oneshot::Receiver<()>) {
             }
         }
     }
+}
+
+/// Whether the ensemble answers that it no longer knows the session `info`, as a wiped or
+/// replaced ensemble does. The client itself cannot tell: such an ensemble refuses its
+/// reconnections (it has seen newer transactions than the ensemble has) until the client gives
+/// up after 1.4 session timeouts. A probe that presents the session without its last
+/// transaction gets the answer at once. The probe is detached, so that closing it leaves a
+/// session that is still alive alone.
+async fn is_forgotten(location: &ZooKeeperLocation, info: &SessionInfo) -> bool {
+    let probe = Client::connector()
+        .with_session(info.clone())
+        .with_session_timeout(location.session_timeout)
+        .with_detached()
+        .with_fail_eagerly()
+        .connect(&location.addresses);
+    let answer = tokio::time::timeout(location.connect_timeout, probe).await;
+    matches!(answer, Ok(Err(ZkError::SessionExpired)))
 }
 
 /// A held registration; releasing it deletes its node.

@@ -213,8 +213,14 @@ async fn an_expired_session_registers_again_once_and_fires_the_watch_for_the_old
 #[tokio::test]
 async fn a_wiped_zookeeper_gets_every_registration_back_exactly_once() {
     let mut server = ZooKeeperServer::start().await;
-    let engine_side = ZooKeeperRegistry::connect(server.location()).await.unwrap();
-    let gateway = ZooKeeperRegistry::connect(server.location()).await.unwrap();
+    // Sessions far longer than the test may wait: the registrations must come back as soon as
+    // the wiped ensemble answers, not when the client would give its session up by itself.
+    let location = ZooKeeperLocation {
+        session_timeout: Duration::from_secs(100),
+        ..server.location()
+    };
+    let engine_side = ZooKeeperRegistry::connect(location.clone()).await.unwrap();
+    let gateway = ZooKeeperRegistry::connect(location).await.unwrap();
     let space = space("wiped");
     let held = engine_side
         .register_engine(&space, endpoint(10013, "survivor"))
