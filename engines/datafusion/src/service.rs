@@ -4,16 +4,20 @@
 //! into the response. Result rows are encoded straight from Arrow by [`crate::rowset`].
 
 use std::collections::BTreeMap;
+use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
 use datafusion::arrow::datatypes::Schema;
+use datafusion::arrow::record_batch::RecordBatch;
+use datafusion::error::DataFusionError;
 use kumiho_thrift::cli::*;
 use kumiho_thrift::handle::HandleId;
 use kumiho_thrift::service::{CallContext, CliService, Reply};
 use kumiho_thrift::status::{self, FromStatus};
 
 use crate::engine::{Engine, EngineError};
+use crate::session::Session;
 use crate::{metadata, rowset, types};
 
 /// The newest protocol this engine speaks; a client gets `min(its own, this)`.
@@ -41,6 +45,25 @@ impl EngineService {
 
     pub fn engine(&self) -> &Engine {
         &self.engine
+    }
+
+    /// A metadata RPC's reply fields: the session its handle names computes the rows with
+    /// `rows`, and the client gets a FINISHED operation serving them, or the error.
+    async fn metadata_reply<F, Fut>(
+        &self,
+        session_handle: &TSessionHandle,
+        kind: TOperationType,
+        rows: F,
+    ) -> (TStatus, Option<TOperationHandle>)
+    where
+        F: FnOnce(Arc<Session>) -> Fut,
+        Fut: Future<Output = Result<RecordBatch, DataFusionError>>,
+    {
+        let result = match session_id(session_handle) {
+            Ok(id) => self.engine.metadata(&id, kind, rows).await,
+            Err(error) => Err(error),
+        };
+        op_reply(result)
     }
 }
 
@@ -217,17 +240,13 @@ impl CliService for EngineService {
         _ctx: &CallContext,
         req: TGetTypeInfoReq,
     ) -> Reply<TGetTypeInfoResp> {
-        let result = match session_id(&req.session_handle) {
-            Ok(id) => {
-                self.engine
-                    .metadata(&id, TOperationType::GET_TYPE_INFO, |_| async {
-                        metadata::type_info()
-                    })
-                    .await
-            }
-            Err(error) => Err(error),
-        };
-        let (status, operation_handle) = op_reply(result);
+        let (status, operation_handle) = self
+            .metadata_reply(
+                &req.session_handle,
+                TOperationType::GET_TYPE_INFO,
+                |_| async { metadata::type_info() },
+            )
+            .await;
         Reply::Typed(TGetTypeInfoResp {
             status,
             operation_handle,
@@ -239,17 +258,13 @@ impl CliService for EngineService {
         _ctx: &CallContext,
         req: TGetCatalogsReq,
     ) -> Reply<TGetCatalogsResp> {
-        let result = match session_id(&req.session_handle) {
-            Ok(id) => {
-                self.engine
-                    .metadata(&id, TOperationType::GET_CATALOGS, |session| async move {
-                        metadata::catalogs(session.context())
-                    })
-                    .await
-            }
-            Err(error) => Err(error),
-        };
-        let (status, operation_handle) = op_reply(result);
+        let (status, operation_handle) = self
+            .metadata_reply(
+                &req.session_handle,
+                TOperationType::GET_CATALOGS,
+                |session| async move { metadata::catalogs(session.context()) },
+            )
+            .await;
         Reply::Typed(TGetCatalogsResp {
             status,
             operation_handle,
@@ -257,21 +272,19 @@ impl CliService for EngineService {
     }
 
     async fn get_schemas(&self, _ctx: &CallContext, req: TGetSchemasReq) -> Reply<TGetSchemasResp> {
-        let result = match session_id(&req.session_handle) {
-            Ok(id) => {
-                self.engine
-                    .metadata(&id, TOperationType::GET_SCHEMAS, |session| async move {
-                        metadata::schemas(
-                            session.context(),
-                            req.catalog_name.as_deref(),
-                            req.schema_name.as_deref(),
-                        )
-                    })
-                    .await
-            }
-            Err(error) => Err(error),
-        };
-        let (status, operation_handle) = op_reply(result);
+        let (status, operation_handle) = self
+            .metadata_reply(
+                &req.session_handle,
+                TOperationType::GET_SCHEMAS,
+                |session| async move {
+                    metadata::schemas(
+                        session.context(),
+                        req.catalog_name.as_deref(),
+                        req.schema_name.as_deref(),
+                    )
+                },
+            )
+            .await;
         Reply::Typed(TGetSchemasResp {
             status,
             operation_handle,
@@ -279,23 +292,21 @@ impl CliService for EngineService {
     }
 
     async fn get_tables(&self, _ctx: &CallContext, req: TGetTablesReq) -> Reply<TGetTablesResp> {
-        let result = match session_id(&req.session_handle) {
-            Ok(id) => {
-                self.engine
-                    .metadata(&id, TOperationType::GET_TABLES, |session| async move {
-                        metadata::tables(
-                            session.context(),
-                            req.catalog_name.as_deref(),
-                            req.schema_name.as_deref(),
-                            req.table_name.as_deref(),
-                            req.table_types.as_deref(),
-                        )
-                    })
-                    .await
-            }
-            Err(error) => Err(error),
-        };
-        let (status, operation_handle) = op_reply(result);
+        let (status, operation_handle) = self
+            .metadata_reply(
+                &req.session_handle,
+                TOperationType::GET_TABLES,
+                |session| async move {
+                    metadata::tables(
+                        session.context(),
+                        req.catalog_name.as_deref(),
+                        req.schema_name.as_deref(),
+                        req.table_name.as_deref(),
+                        req.table_types.as_deref(),
+                    )
+                },
+            )
+            .await;
         Reply::Typed(TGetTablesResp {
             status,
             operation_handle,
@@ -307,17 +318,13 @@ impl CliService for EngineService {
         _ctx: &CallContext,
         req: TGetTableTypesReq,
     ) -> Reply<TGetTableTypesResp> {
-        let result = match session_id(&req.session_handle) {
-            Ok(id) => {
-                self.engine
-                    .metadata(&id, TOperationType::GET_TABLE_TYPES, |_| async {
-                        metadata::table_types()
-                    })
-                    .await
-            }
-            Err(error) => Err(error),
-        };
-        let (status, operation_handle) = op_reply(result);
+        let (status, operation_handle) = self
+            .metadata_reply(
+                &req.session_handle,
+                TOperationType::GET_TABLE_TYPES,
+                |_| async { metadata::table_types() },
+            )
+            .await;
         Reply::Typed(TGetTableTypesResp {
             status,
             operation_handle,
@@ -325,23 +332,21 @@ impl CliService for EngineService {
     }
 
     async fn get_columns(&self, _ctx: &CallContext, req: TGetColumnsReq) -> Reply<TGetColumnsResp> {
-        let result = match session_id(&req.session_handle) {
-            Ok(id) => {
-                self.engine
-                    .metadata(&id, TOperationType::GET_COLUMNS, |session| async move {
-                        metadata::columns(
-                            session.context(),
-                            req.catalog_name.as_deref(),
-                            req.schema_name.as_deref(),
-                            req.table_name.as_deref(),
-                            req.column_name.as_deref(),
-                        )
-                    })
-                    .await
-            }
-            Err(error) => Err(error),
-        };
-        let (status, operation_handle) = op_reply(result);
+        let (status, operation_handle) = self
+            .metadata_reply(
+                &req.session_handle,
+                TOperationType::GET_COLUMNS,
+                |session| async move {
+                    metadata::columns(
+                        session.context(),
+                        req.catalog_name.as_deref(),
+                        req.schema_name.as_deref(),
+                        req.table_name.as_deref(),
+                        req.column_name.as_deref(),
+                    )
+                },
+            )
+            .await;
         Reply::Typed(TGetColumnsResp {
             status,
             operation_handle,
@@ -353,22 +358,20 @@ impl CliService for EngineService {
         _ctx: &CallContext,
         req: TGetFunctionsReq,
     ) -> Reply<TGetFunctionsResp> {
-        let result = match session_id(&req.session_handle) {
-            Ok(id) => {
-                self.engine
-                    .metadata(&id, TOperationType::GET_FUNCTIONS, |session| async move {
-                        metadata::functions(
-                            session.context(),
-                            req.catalog_name.as_deref(),
-                            req.schema_name.as_deref(),
-                            &req.function_name,
-                        )
-                    })
-                    .await
-            }
-            Err(error) => Err(error),
-        };
-        let (status, operation_handle) = op_reply(result);
+        let (status, operation_handle) = self
+            .metadata_reply(
+                &req.session_handle,
+                TOperationType::GET_FUNCTIONS,
+                |session| async move {
+                    metadata::functions(
+                        session.context(),
+                        req.catalog_name.as_deref(),
+                        req.schema_name.as_deref(),
+                        &req.function_name,
+                    )
+                },
+            )
+            .await;
         Reply::Typed(TGetFunctionsResp {
             status,
             operation_handle,
