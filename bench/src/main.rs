@@ -62,6 +62,10 @@ struct Args {
     /// Override the number of idle sessions of case 4.
     #[arg(long)]
     idle_sessions: Option<usize>,
+    /// Run kumiho under this command, e.g. `--gateway-wrapper 'valgrind --tool=callgrind'` to
+    /// profile it (figures are then meaningless; the profile is the point).
+    #[arg(long)]
+    gateway_wrapper: Option<String>,
 }
 
 impl Args {
@@ -160,7 +164,19 @@ async fn run(args: &Args, dir: &Path, report: &mut Report) -> Result<()> {
     );
     let secret = random_secret()?;
     let mut engine = process::start_engine(&args.engine, &secret, sizes.tpch_scale, &logs).await?;
-    let mut gateway = process::start_gateway(&args.kumiho, &work_dir, &cluster_dir, &logs).await?;
+    let mut gateway = process::start_gateway(
+        &args.kumiho,
+        &args.engine,
+        &args
+            .gateway_wrapper
+            .iter()
+            .flat_map(|words| words.split_whitespace().map(str::to_owned))
+            .collect::<Vec<_>>(),
+        &work_dir,
+        &cluster_dir,
+        &logs,
+    )
+    .await?;
     let targets = Targets {
         kumiho: Target::plain("kumiho", gateway.addr.clone(), USER, "x"),
         engine: Target::plain("engine", engine.addr.clone(), USER, &secret),

@@ -116,14 +116,25 @@ pub async fn start_engine(
     spawn_announcing(command, "engine", logs, "listening on ").await
 }
 
-/// Starts `kumiho` on a free binary port with its own work and cluster-configs directories.
+/// Starts `kumiho` on a free binary port with its own work and cluster-configs directories,
+/// launching `engine_binary`, under `wrapper` if one is given (a profiler: `valgrind
+/// --tool=callgrind`).
 pub async fn start_gateway(
     binary: &Path,
+    engine_binary: &Path,
+    wrapper: &[String],
     work_dir: &Path,
     cluster_dir: &Path,
     logs: &Path,
 ) -> Result<Service> {
-    let mut command = Command::new(binary);
+    let mut command = match wrapper.split_first() {
+        Some((program, args)) => {
+            let mut command = Command::new(program);
+            command.args(args).arg(binary);
+            command
+        }
+        None => Command::new(binary),
+    };
     command
         .args([
             "--bind-host",
@@ -136,7 +147,10 @@ pub async fn start_gateway(
         .arg("--work-dir")
         .arg(work_dir)
         .arg("--cluster-configs")
-        .arg(cluster_dir);
+        .arg(cluster_dir)
+        // Named, not found beside `kumiho`: under a wrapper, kumiho's own path is the wrapper's.
+        .arg("--engine-binary")
+        .arg(engine_binary);
     spawn_announcing(command, "kumiho", logs, "binary listening on ").await
 }
 
@@ -178,10 +192,12 @@ async fn spawn_announcing(
                 }
             }
             Ok(_) => return Err(service.gone()),
-            Err(_) => return Err(BenchError::Setup(format!(
+            Err(_) => {
+                return Err(BenchError::Setup(format!(
                 "{name} did not print `{prefix}HOST:PORT` within {READY_TIMEOUT:?}; its log:\n{}",
                 log_tail(&service.log)
-            ))),
+            )))
+            }
         }
     }
     // Keep draining stdout so that the process never blocks on a full pipe.

@@ -149,6 +149,9 @@ impl Report {
             .collect();
         let header = ["figure", "value", "target", ""];
         let mut widths = header.map(str::len);
+        for figure in &self.figures {
+            widths[0] = widths[0].max(figure.case.len() + 4);
+        }
         for row in &rows {
             for (width, cell) in widths.iter_mut().zip(row) {
                 *width = (*width).max(cell.len());
@@ -202,7 +205,7 @@ impl Report {
 /// Three significant digits, without exponent noise for the usual ranges.
 pub fn number(value: f64) -> String {
     let magnitude = value.abs();
-    if magnitude >= 100.0 {
+    if magnitude >= 100.0 || (value.fract() == 0.0 && magnitude < 1e15) {
         format!("{value:.0}")
     } else if magnitude >= 10.0 {
         format!("{value:.1}")
@@ -228,6 +231,6 @@ mod tests {
         assert_eq!(report.figures[2].met, None);
         let table = report.table();
         assert!(table.contains("MET") && table.contains("MISSED"), "{table}");
-        assert!(table.contains("<= 1.00 ms"), "{table}");
+        assert!(table.contains("<= 1 ms"), "{table}");
     }
 }
