@@ -302,3 +302,72 @@ def start_kumiho(gateway_binary, gateway_dirs):
 def kumiho(start_kumiho):
     """One gateway on the test's own directories."""
     return start_kumiho()
+
+
+# ZooKeeper clusters and gateways registered for ZooKeeper discovery (tests/test_zookeeper_*.py).
+
+def zookeeper_cluster(address: str, namespace: str = "kumiho") -> str:
+    """A cluster config whose engines register in the ZooKeeper ensemble at `address`, with
+    timeouts short enough that an unreachable ensemble fails a session quickly."""
+    return f"""\
+registry:
+  zookeeper:
+    addresses: {address}
+    namespace: {namespace}
+    session-timeout: 10s
+    connect-timeout: 3s
+engine:
+  type: DATAFUSION
+  share-level: USER
+  idle-timeout: 5m
+  initialize-timeout: 2m
+"""
+
+
+def ha_flags(address: str, namespace: str) -> tuple[str, ...]:
+    """Gateway flags that register it for ZooKeeper discovery under `/namespace`."""
+    return ("--ha-addresses", address, "--ha-namespace", namespace,
+            "--ha-session-timeout", "10s", "--ha-connect-timeout", "5s")
+
+
+def discovery_url(zookeeper_address: str, namespace: str, database: str = "default") -> str:
+    """A Hive JDBC URL that finds a gateway through ZooKeeper."""
+    return (f"jdbc:hive2://{zookeeper_address}/{database};"
+            f"serviceDiscoveryMode=zooKeeper;zooKeeperNamespace={namespace}")
+
+
+def engine_pids_on(*needles: str) -> list[int]:
+    """Engines whose command line mentions every one of `needles` (a ZooKeeper address, an
+    engine space)."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if cmdline and cmdline[0].endswith(b"kumiho-engine") and all(
+                any(needle.encode() in arg for arg in cmdline) for needle in needles):
+            pids.append(int(entry.name))
+    return pids
+
+
+def kill_engines_on(needle: str):
+    """Engines outlive gateways by design; a test's engines end with the test."""
+    for pid in engine_pids_on(needle):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+@pytest.fixture
+def zookeeper(tmp_path):
+    """A ZooKeeper of the test's own; its engines are killed and it stops when the test ends."""
+    from harness.zookeeper import start_zookeeper
+
+    server = start_zookeeper(tmp_path)
+    yield server
+    kill_engines_on(server.address)
+    server.stop()

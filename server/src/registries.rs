@@ -6,8 +6,9 @@
 //! of its own on the ensemble, for the shared secret and to tell quickly whether the ensemble
 //! answers: a session of a cluster whose ensemble is down fails within the ensemble's
 //! connect timeout, and nothing else waits on it (each ensemble has its own slot, and the
-//! accept loops never touch a registry). An ensemble whose session ended (expired, closed)
-//! is opened again by the next session that needs it.
+//! accept loops never touch a registry). A registry that could not be opened, and the
+//! gateway's session once it ended (expired, closed), are opened again by the next session
+//! that needs them; the registry renews its own sessions.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -41,8 +42,8 @@ pub struct Registries {
     ensembles: DashMap<String, Arc<EnsembleSlot>>,
 }
 
-/// One ensemble: opened at most once at a time (the async mutex), reopened when its session
-/// ended.
+/// One ensemble: opened at most once at a time (the async mutex); the gateway's own session
+/// is opened again when it ended.
 #[derive(Default)]
 struct EnsembleSlot {
     open: tokio::sync::Mutex<Option<OpenEnsemble>>,
@@ -174,7 +175,7 @@ impl EnsembleSlot {
             match wait_connected(&client).await {
                 Ok(()) => return Ok((registry, client)),
                 Err(state) => {
-                    tracing::info!(addresses = %ensemble.addresses, ?state, "the gateway's ZooKeeper session ended; opening the registry again")
+                    tracing::info!(addresses = %ensemble.addresses, ?state, "the gateway's ZooKeeper session ended; opening a new one")
                 }
             }
         }
@@ -184,30 +185,39 @@ impl EnsembleSlot {
         ))
     }
 
-    /// The open registry, or a newly opened one if there is none or its session ended.
+    /// The open registry and the gateway's session: the registry is opened once (it keeps
+    /// its own sessions alive, re-registering after expiry); the gateway's session is opened
+    /// again when it ended.
     async fn open(&self, ensemble: &Ensemble) -> Result<(Arc<dyn Registry>, zk::Client), String> {
         let mut open = self.open.lock().await;
-        if let Some(opened) = open.as_ref() {
-            if !opened.client.state().is_terminated() {
-                return Ok((opened.registry.clone(), opened.client.clone()));
+        match open.as_mut() {
+            Some(opened) if !opened.client.state().is_terminated() => {}
+            Some(opened) => {
+                opened.client = ensemble.connect().await?;
+                self.restore_secrets(&opened.client, ensemble).await?;
+            }
+            None => {
+                let opened = open_ensemble(ensemble).await?;
+                self.restore_secrets(&opened.client, ensemble).await?;
+                *open = Some(opened);
             }
         }
-        *open = None;
-        let opened = open_ensemble(ensemble).await?;
-        // A wiped ensemble lost the secrets engines were launched with: put back the ones
-        // this gateway knows.
+        let opened = open.as_ref().expect("opened above");
+        Ok((opened.registry.clone(), opened.client.clone()))
+    }
+
+    /// A wiped ensemble lost the secrets engines were launched with: puts back the ones this
+    /// gateway knows (a no-op for those still there).
+    async fn restore_secrets(
+        &self,
+        client: &zk::Client,
+        ensemble: &Ensemble,
+    ) -> Result<(), String> {
         for (namespace, secret) in self.known_secrets() {
-            secret::zookeeper_secret(
-                &opened.client,
-                &namespace,
-                ensemble.connect_timeout,
-                Some(&secret),
-            )
-            .await?;
+            secret::zookeeper_secret(client, &namespace, ensemble.connect_timeout, Some(&secret))
+                .await?;
         }
-        let handles = (opened.registry.clone(), opened.client.clone());
-        *open = Some(opened);
-        Ok(handles)
+        Ok(())
     }
 
     /// The secret of `namespace`: remembered, or read (or created) in ZooKeeper once.
