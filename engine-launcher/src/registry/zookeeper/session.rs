@@ -425,12 +425,38 @@ impl Hold for RegistrationHold {
             held.node.take()
         };
         locked(&self.session.registrations).retain(|held| !Arc::ptr_eq(held, &self.entry));
-        if let Some(node) = node {
-            // Sent now, so it reaches the ensemble before any later request of this registry
-            // (a session's requests keep their order). Its answer is not awaited, as a guard's
-            // drop cannot wait; a node it fails to delete goes with its session.
-            drop(self.session.client().delete(&node, None));
+        let Some(node) = node else {
+            return Ok(());
+        };
+        // Sent now, so it reaches the ensemble before any later request of this registry (a
+        // session's requests keep their order).
+        let deleting = self.session.client().delete(&node, None);
+        match wait_where_allowed(deleting, self.session.location.connect_timeout) {
+            Some(Ok(()) | Err(ZkError::NoNode)) | None => Ok(()),
+            Some(Err(error)) => Err(map_error(
+                &self.session.location,
+                "deregister",
+                &node,
+                error,
+            )),
         }
-        Ok(())
     }
+}
+
+/// Waits up to `timeout` for `request`'s answer where the caller's runtime allows blocking (a
+/// multi-threaded one, as engines run): an engine deregisters and then exits, and a request
+/// still queued at exit would leave the engine listed until its session times out. Elsewhere
+/// (a current-thread runtime, no runtime) returns `None` at once: the request was sent, and
+/// later requests of the session come after it.
+fn wait_where_allowed<T>(
+    request: impl std::future::Future<Output = Result<T, ZkError>>,
+    timeout: Duration,
+) -> Option<Result<T, ZkError>> {
+    let runtime = tokio::runtime::Handle::try_current().ok()?;
+    if runtime.runtime_flavor() != tokio::runtime::RuntimeFlavor::MultiThread {
+        return None;
+    }
+    tokio::task::block_in_place(|| {
+        runtime.block_on(async { tokio::time::timeout(timeout, request).await.ok() })
+    })
 }

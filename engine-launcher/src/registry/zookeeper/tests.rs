@@ -294,3 +294,25 @@ async fn dropping_the_registry_and_its_guards_closes_the_session() {
         .expect("the registration outlived its registry")
         .unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn once_deregistered_an_engine_is_gone_for_every_gateway() {
+    let server = ZooKeeperServer::start().await;
+    let engine_side = ZooKeeperRegistry::connect(server.location()).await.unwrap();
+    let gateway = ZooKeeperRegistry::connect(server.location()).await.unwrap();
+    let space = space("leaving");
+    for round in 0..5 {
+        let guard = engine_side
+            .register_engine(&space, endpoint(10015, "leaving"))
+            .await
+            .unwrap();
+        assert_eq!(gateway.get_engines(&space).await.unwrap().len(), 1);
+        // As an engine does before it exits: the deletion is confirmed when this returns.
+        guard.deregister().unwrap();
+        let listed = gateway.get_engines(&space).await.unwrap();
+        assert!(
+            listed.is_empty(),
+            "round {round}: still listed after deregister: {listed:?}"
+        );
+    }
+}
