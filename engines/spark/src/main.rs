@@ -105,8 +105,8 @@ async fn main() -> ExitCode {
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
-            tracing::error!("{message}");
-            // Plain, and last: the launcher quotes the log's last lines to the user.
+            // On stdout (the engine log when launched), plain, and last: the launcher quotes
+            // the log's last lines to the user.
             println!("kumiho-spark-engine: {message}");
             ExitCode::FAILURE
         }

@@ -1,0 +1,112 @@
+"""The Spark SQL engine: a real Spark Thrift Server (pyspark's) launched by kumiho through
+`kumiho-spark-engine`, queried with beeline through the gateway.
+
+Each Spark launch costs tens of seconds here, so the tests launch three engines in all and
+check several things on each.
+"""
+
+import glob
+import os
+
+import pyspark
+import pytest
+
+from gateway_fixtures import *  # noqa: F403 (fixtures)
+from gateway_fixtures import live_registrations, open_session
+from harness.beeline import binary_url, run_beeline
+from harness.spark import (
+    spark_cluster_yaml, spark_jvm_pids, still_running, stop_spark_engines, supervisor_pids, wait_gone,
+)
+from harness.thrift_client import ThriftClient, column_values
+
+SPARK_SQL = "kyuubi.engine.type=SPARK_SQL"
+WRONG = "wrong-Passw0rd"
+# The USER engine of the first test stops itself this long after its last connection.
+IDLE_TIMEOUT = "20s"
+
+
+@pytest.fixture
+def spark_kumiho(start_kumiho, gateway_dirs):
+    """A gateway whose default cluster runs DataFusion but knows where Spark is: sessions
+    choose Spark with `kyuubi.engine.type=SPARK_SQL`. Spark engines stop with the test."""
+    work_dir, cluster_dir = gateway_dirs
+    (cluster_dir / "default.yaml").write_text(spark_cluster_yaml(idle_timeout=IDLE_TIMEOUT))
+    gateway = start_kumiho()
+    yield gateway
+    stop_spark_engines(work_dir)
+
+
+def engine_space_dir(work_dir, share: str, user: str, subdomain: str = "default"):
+    [space] = glob.glob(str(work_dir / "registry" / f"kumiho_*_{share}_SPARK_SQL" / user / subdomain))
+    return "/" + os.path.relpath(space, work_dir / "registry")
+
+
+def test_beeline_runs_spark_sql_sees_the_spark_submit_log_and_the_idle_engine_stops(spark_kumiho):
+    work_dir = spark_kumiho.work_dir
+    run = run_beeline(
+        binary_url(spark_kumiho.port, options=f"?{SPARK_SQL}"),
+        ["select version()", "select sum(id) as total, count(*) as n from range(1000)"],
+    )
+    assert run.returncode == 0, run.describe()
+    version, aggregate = run.result_sets()
+    assert version[0] == ["version()"] and version[1][0].startswith(pyspark.__version__ + " "), run.describe()
+    assert aggregate == [["total", "n"], ["499500", "1000"]], run.describe()
+    # The first statement's log is the launch log: the spark-submit command and Spark's own lines.
+    output = run.stdout + run.stderr
+    assert "spark-submit --master local[1] --deploy-mode client" in output, run.describe()
+    assert "HiveThriftServer2 started" in output, run.describe()
+
+    # Spark's files stay in the engine's directory.
+    assert (work_dir / "engines" / "USER-SPARK_SQL-alice-default" / "metastore_db").is_dir()
+
+    # The registered address is the supervisor's gate: the secret gets in, nothing else does.
+    space = engine_space_dir(work_dir, "USER", "alice")
+    [registration] = live_registrations(work_dir, space)
+    port = int(registration.split(";")[0].rsplit(":", 1)[1])
+    with pytest.raises(Exception, match="wrong password for user 'mallory'"):
+        ThriftClient(port, sasl=True, user="mallory", password=WRONG)
+    secret = (work_dir / "internal-secret").read_text().strip()
+    direct = ThriftClient(port, sasl=True, user="alice", password=secret)
+    try:
+        session = direct.open_session()
+        rowset = direct.fetch(direct.execute(session, "select 6 * 7"), 10)
+        assert [column_values(column) for column in rowset.columns] == [[42]]
+    finally:
+        direct.close()
+
+    # With no connection for the idle timeout the engine deregisters and Spark stops.
+    assert spark_jvm_pids(work_dir), "the Spark JVM is not running"
+    wait_gone(lambda: live_registrations(work_dir, space), "the idle engine's registration")
+    wait_gone(lambda: spark_jvm_pids(work_dir), "the idle engine's Spark JVM")
+    wait_gone(lambda: supervisor_pids(work_dir), "the idle engine's supervisor")
+
+
+def test_a_connection_engine_takes_its_spark_jvm_with_it_when_the_session_closes(spark_kumiho):
+    work_dir = spark_kumiho.work_dir
+    session = open_session(spark_kumiho, user="carol", configuration={
+        "kyuubi.engine.type": "SPARK_SQL",
+        "kyuubi.engine.share.level": "CONNECTION",
+    })
+    try:
+        launched = session.wait_launched()
+        assert launched["engine.type"] == "SPARK_SQL", launched
+        assert session.query("select count(*) from range(10)") == [[10]]
+        jvms = spark_jvm_pids(work_dir)
+        assert len(jvms) == 1, jvms
+    finally:
+        session.close()
+    wait_gone(lambda: still_running(jvms), "the CONNECTION engine's Spark JVM")
+    wait_gone(lambda: supervisor_pids(work_dir), "the CONNECTION engine's supervisor")
+
+
+def test_a_bad_master_fails_the_first_statement_with_spark_submits_error(spark_kumiho):
+    run = run_beeline(
+        binary_url(spark_kumiho.port, options=f"?{SPARK_SQL};spark.master=bogus://x"),
+        ["select 1"],
+        user="bob",
+    )
+    assert run.returncode != 0, run.describe()
+    output = run.stdout + run.stderr
+    assert "Master must either be yarn or start with spark, k8s, or local" in output, run.describe()
+    assert "spark-submit exited with exit status: 1 before the Spark Thrift Server accepted connections" in output, run.describe()
+    assert run.result_sets() == [[]] or run.result_sets() == [], run.describe()
