@@ -107,7 +107,7 @@ async fn main() -> ExitCode {
         Err(message) => {
             // On stdout (the engine log when launched), plain, and last: the launcher quotes
             // the log's last lines to the user.
-            println!("kumiho-spark-engine: {message}");
+            announce(&format!("kumiho-spark-engine: {message}"));
             ExitCode::FAILURE
         }
     }
@@ -162,11 +162,6 @@ async fn run(args: Args, registration: Option<EngineRegistrationArgs>) -> Result
 
     let gate = Gate::new(spark.address(), SharedSecret::new(args.secret.clone()));
     tokio::spawn(std::sync::Arc::clone(&gate).serve(listener));
-    announce(&format!(
-        "listening on {bound} (Spark Thrift Server at {}, pid {})",
-        spark.address(),
-        spark.pid().unwrap_or_default()
-    ));
 
     let registered = match &registration {
         Some(registration) => {
@@ -180,6 +175,12 @@ async fn run(args: Args, registration: Option<EngineRegistrationArgs>) -> Result
         }
         None => None,
     };
+    // Announced once registered: whoever reads it can find the engine in the registry.
+    announce(&format!(
+        "listening on {bound} (Spark Thrift Server at {}, pid {})",
+        spark.address(),
+        spark.pid().unwrap_or_default()
+    ));
     let idle_timeout = registration.as_ref().map(|r| r.idle_timeout);
     let idle = async {
         match idle_timeout {
@@ -212,7 +213,8 @@ async fn run(args: Args, registration: Option<EngineRegistrationArgs>) -> Result
     Ok(())
 }
 
-/// Prints a line on stdout and flushes it (stdout is the engine's log).
+/// Prints a line on stdout and flushes it (stdout is the engine's log). Unlike `println!` it
+/// does not panic when stdout is gone: the engine's work matters more than its log.
 fn announce(line: &str) {
     let mut out = std::io::stdout().lock();
     let _ = writeln!(out, "{line}").and_then(|()| out.flush());
