@@ -83,7 +83,17 @@ fn start(registry: &Path, idle: &str) -> Supervisor {
             };
         }
     }
+    let _ = child.kill();
+    let _ = child.wait();
     panic!("the supervisor never announced its gate: {lines:?}");
+}
+
+/// A test that fails half-way leaves no supervisor (and so no Spark stand-in) behind.
+impl Drop for Supervisor {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
 
 async fn registrations(registry: &Path) -> usize {
