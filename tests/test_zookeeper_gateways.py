@@ -151,3 +151,20 @@ def test_an_http_cookie_from_one_gateway_is_accepted_by_the_other(zookeeper, two
     # A gateway on its own (no ZooKeeper, no cookie-secret) has a key of its own.
     alone = start_kumiho()
     assert post(alone.http_port, {"Cookie": cookie})[0] == 401
+
+
+def test_a_gateway_can_advertise_its_http_frontend(zookeeper, gateway_dirs, start_kumiho):
+    _, cluster_dir = gateway_dirs
+    (cluster_dir / "default.yaml").write_text(zookeeper_cluster(zookeeper.address))
+    namespace = "kumiho-http"
+    gateway = start_kumiho(*ha_flags(zookeeper.address, namespace), "--ha-transport-mode", "http")
+    [node] = zookeeper.children(f"/{namespace}")
+    data = dict(pair.split("=", 1) for pair in zookeeper.get(f"/{namespace}/{node}").decode().split(";"))
+    assert data["hive.server2.transport.mode"] == "http"
+    assert data["hive.server2.thrift.http.port"] == str(gateway.http_port)
+    assert data["hive.server2.thrift.http.path"] == "cliservice"
+    # Only the HTTP port is advertised: connecting at all means beeline went over HTTP.
+    assert "hive.server2.thrift.port" not in data
+    run = run_beeline(discovery_url(zookeeper.address, namespace), ["select 'over http' as via"], user="erin")
+    assert run.returncode == 0, run.describe()
+    assert run.result_sets()[0] == [["via"], ["over http"]], run.describe()
