@@ -18,6 +18,7 @@ from gateway_fixtures import (discovery_url, engine_pids_on, ha_flags, open_sess
 from harness.beeline import run_beeline
 from harness.engine import HOST
 from harness.tcli import TCLIService, ttypes
+from harness.zookeeper import free_port
 
 NAMESPACE = "kumiho-gw"
 
@@ -65,6 +66,17 @@ def test_two_gateways_share_one_engine_per_user(zookeeper, two_gateways):
     assert len(engine_pids_on(zookeeper.address, space)) == 1
     through_first.close()
     through_second.close()
+    # The internal secret both gateways use is kept in ZooKeeper, and no log shows it.
+    secret = zookeeper.get("/kumiho_secret")
+    assert secret and len(secret) >= 32
+    # Whichever gateway won the launch lock launched it, with its log under its work directory.
+    engine_logs = [log for gateway in (first, second)
+                   for log in gateway.work_dir.glob("clusters/default/engines/*.log")]
+    assert len(engine_logs) == 1, engine_logs
+    for gateway in (first, second):
+        assert secret.decode() not in gateway.log()
+    for log in engine_logs:
+        assert secret.decode() not in log.read_text(errors="replace")
 
 
 def test_twenty_concurrent_first_sessions_on_two_gateways_start_one_engine(zookeeper, two_gateways):
@@ -168,3 +180,12 @@ def test_a_gateway_can_advertise_its_http_frontend(zookeeper, gateway_dirs, star
     run = run_beeline(discovery_url(zookeeper.address, namespace), ["select 'over http' as via"], user="erin")
     assert run.returncode == 0, run.describe()
     assert run.result_sets()[0] == [["via"], ["over http"]], run.describe()
+
+
+def test_a_gateway_whose_ha_ensemble_does_not_answer_does_not_start(gateway_binary, gateway_dirs):
+    work_dir, cluster_dir = gateway_dirs
+    nobody = f"{HOST}:{free_port()}"
+    with pytest.raises(RuntimeError) as failed:
+        start_gateway(gateway_binary, work_dir, cluster_dir, "--ha-addresses", nobody, "--ha-connect-timeout", "2s")
+    message = str(failed.value)
+    assert "exited with 1" in message and nobody in message and "ha-addresses" in message, message
