@@ -43,6 +43,9 @@ pub const DEFAULT_SESSION_TIMEOUT: Duration = Duration::from_secs(60);
 /// Kyuubi's default ZooKeeper connection timeout (`kyuubi.ha.zookeeper.connection.timeout`).
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(15);
 
+/// Pause before setting a watch again after the ensemble failed to answer.
+const WATCH_RETRY_PAUSE: Duration = Duration::from_millis(200);
+
 /// Curator's lock name: contenders are `{lock path}/_c_{uuid}-lock-{sequence}`.
 const LOCK_NAME: &str = "lock-";
 
@@ -322,25 +325,48 @@ impl Registry for ZooKeeperRegistry {
     async fn watch_engine(&self, registration: &EngineRegistration) -> Result<(), RegistryError> {
         path_components(&registration.space)?;
         let node = child_path(&registration.space, &registration.node_name());
+        let location = &self.session.location;
+        // Since when setting the watch has failed: a session being replaced fails a request
+        // or two, an unreachable ensemble fails them all for the connect timeout.
+        let mut failing_since = None;
         loop {
             // A new session after an expiry: its watch is set afresh below (the watch of the
             // old session died with it), so a registration that left meanwhile is seen.
             let client = self.session.usable_client().await?;
-            let (stat, watcher) = self
-                .request("watch", &node, client.check_and_watch_stat(&node))
-                .await?;
+            let watching = self.request("watch", &node, client.check_and_watch_stat(&node));
+            let watched = tokio::select! {
+                watched = watching => watched,
+                // Its session was given up while the request waited: ask the new one.
+                () = self.session.replaced(&client) => continue,
+            };
+            let (stat, watcher) = match watched {
+                Ok(watched) => watched,
+                Err(RegistryError::Unavailable { reason, .. }) => {
+                    let since = *failing_since.get_or_insert_with(tokio::time::Instant::now);
+                    if since.elapsed() >= location.connect_timeout {
+                        return Err(location.unavailable(reason));
+                    }
+                    tokio::time::sleep(WATCH_RETRY_PAUSE).await;
+                    continue;
+                }
+                Err(error) => return Err(error),
+            };
+            failing_since = None;
             if stat.is_none() {
                 return Ok(());
             }
             // While disconnected, the client re-arms the watch on reconnection by itself
-            // and reports what happened meanwhile; only an ended session needs a new watch.
-            let event = watcher.changed().await;
-            match event.event_type {
-                EventType::NodeDeleted => return Ok(()),
-                EventType::Session => {
-                    tracing::debug!(node, state = %event.session_state, "watch lost its session; watching again");
-                }
-                _ => {}
+            // and reports what happened meanwhile; only an ended or replaced session (the
+            // supervisor gave up on it) needs a new watch.
+            tokio::select! {
+                event = watcher.changed() => match event.event_type {
+                    EventType::NodeDeleted => return Ok(()),
+                    EventType::Session => {
+                        tracing::debug!(node, state = %event.session_state, "watch lost its session; watching again");
+                    }
+                    _ => {}
+                },
+                () = self.session.replaced(&client) => {}
             }
         }
     }

@@ -131,6 +131,16 @@ impl Session {
         }
     }
 
+    /// Resolves once `client` is no longer the current client (its session was replaced).
+    pub(super) async fn replaced(&self, client: &Client) {
+        let session = client.session_id();
+        let mut updates = self.current.subscribe();
+        // The sender lives as long as `self`: the wait ends only by a replacement.
+        let _ = updates
+            .wait_for(|current| current.session_id() != session)
+            .await;
+    }
+
     /// Creates an engine's registration node in `space` on `client`'s session and returns its
     /// path. A request cut off by a lost connection may have been carried out: the node is then
     /// looked for (this session's, with the endpoint's name) rather than created twice.

@@ -245,6 +245,36 @@ async fn a_wiped_zookeeper_gets_every_registration_back_exactly_once() {
 }
 
 #[tokio::test]
+async fn a_watch_resolves_when_a_wiped_zookeeper_lost_the_engine() {
+    let mut server = ZooKeeperServer::start().await;
+    // Long sessions: the gateway must not wait for its old session to time out.
+    let location = ZooKeeperLocation {
+        session_timeout: Duration::from_secs(100),
+        ..server.location()
+    };
+    let (engine_side, link) = behind_proxy(&server).await;
+    let gateway = Arc::new(ZooKeeperRegistry::connect(location).await.unwrap());
+    let space = space("lost");
+    let _held = engine_side
+        .register_engine(&space, endpoint(10016, "lost"))
+        .await
+        .unwrap();
+    let registration = gateway.get_engines(&space).await.unwrap().remove(0);
+    let watch = {
+        let gateway = Arc::clone(&gateway);
+        tokio::spawn(async move { gateway.watch_engine(&registration).await })
+    };
+    // The engine cannot register again (cut off); the ensemble forgets everything.
+    link.cut();
+    server.wipe_and_restart().await;
+    tokio::time::timeout(EVENTUALLY, watch)
+        .await
+        .expect("the watch did not resolve for an engine the wiped ensemble lost")
+        .unwrap()
+        .unwrap();
+}
+
+#[tokio::test]
 async fn a_lock_is_freed_when_its_holders_session_ends() {
     let server = ZooKeeperServer::start().await;
     let (holder, link) = behind_proxy(&server).await;
