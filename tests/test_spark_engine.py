@@ -27,10 +27,12 @@ IDLE_TIMEOUT = "20s"
 
 @pytest.fixture
 def spark_kumiho(start_kumiho, gateway_dirs):
-    """A gateway whose default cluster runs DataFusion but knows where Spark is: sessions
-    choose Spark with `kyuubi.engine.type=SPARK_SQL`. Spark engines stop with the test."""
+    """A gateway whose default cluster runs DataFusion but knows where Spark is (sessions
+    choose Spark with `kyuubi.engine.type=SPARK_SQL`), and whose cluster `spark` runs Spark
+    by default. Spark engines stop with the test."""
     work_dir, cluster_dir = gateway_dirs
     (cluster_dir / "default.yaml").write_text(spark_cluster_yaml(idle_timeout=IDLE_TIMEOUT))
+    (cluster_dir / "spark.yaml").write_text(spark_cluster_yaml(engine_type="SPARK_SQL"))
     gateway = start_kumiho()
     yield gateway
     stop_spark_engines(work_dir)
@@ -83,8 +85,9 @@ def test_beeline_runs_spark_sql_sees_the_spark_submit_log_and_the_idle_engine_st
 
 def test_a_connection_engine_takes_its_spark_jvm_with_it_when_the_session_closes(spark_kumiho):
     work_dir = spark_kumiho.work_dir
+    # The cluster's `engine.type: SPARK_SQL` picks Spark; the session only names the cluster.
     session = open_session(spark_kumiho, user="carol", configuration={
-        "kyuubi.engine.type": "SPARK_SQL",
+        "kyuubi.session.cluster": "spark",
         "kyuubi.engine.share.level": "CONNECTION",
     })
     try:
@@ -97,6 +100,9 @@ def test_a_connection_engine_takes_its_spark_jvm_with_it_when_the_session_closes
         session.close()
     wait_gone(lambda: still_running(jvms), "the CONNECTION engine's Spark JVM")
     wait_gone(lambda: supervisor_pids(work_dir), "the CONNECTION engine's supervisor")
+    # The engine's directory (metastore_db, ...) was the session's own: it went with it.
+    leftovers = [entry.name for entry in (work_dir / "engines").iterdir() if entry.is_dir()]
+    assert leftovers == [], leftovers
 
 
 def test_a_bad_master_fails_the_first_statement_with_spark_submits_error(spark_kumiho):
