@@ -51,3 +51,15 @@ def test_sessions_survive_a_zookeeper_restart_and_the_engine_is_reused(zookeeper
     assert len(engine_pids_on(zookeeper.address, space)) == 1
     after_wipe.close()
     session.close()
+
+
+def test_a_deleted_gateway_registration_is_created_again(zookeeper, gateway_dirs, start_kumiho):
+    _, cluster_dir = gateway_dirs
+    (cluster_dir / "default.yaml").write_text(zookeeper_cluster(zookeeper.address))
+    start_kumiho(*ha_flags(zookeeper.address, NAMESPACE))
+    [node] = zookeeper.children(f"/{NAMESPACE}")
+    zookeeper.client().delete(f"/{NAMESPACE}/{node}")
+    wait_until(lambda: len(zookeeper.children(f"/{NAMESPACE}")) == 1, "the gateway registered again",
+               timeout=REGISTERED_AGAIN_TIMEOUT_S)
+    [again] = zookeeper.children(f"/{NAMESPACE}")
+    assert again != node and again.split(";sequence=")[0] == node.split(";sequence=")[0]

@@ -6,7 +6,8 @@
 //! transport mode, the HTTP path and port, and NOSASL among the authentication values). The
 //! node is `/NS/serverUri=host:port;version=V;sequence=NNNNNNNNNN`, Kyuubi's and HiveServer2's
 //! name. It lives with the gateway's ZooKeeper session; when that session expires (the
-//! ensemble lost it, or was wiped) a new session registers again. On shutdown the node is
+//! ensemble lost it, or was wiped) a new session registers again, and a node deleted by
+//! someone else while the session lives is created again. On shutdown the node is
 //! deleted before the frontends close, so that no client is sent to a gateway on its way out.
 
 use std::time::Duration;
@@ -169,6 +170,18 @@ impl GatewayRegistration {
     }
 }
 
+/// What the keeper of a registration acts on.
+enum KeeperEvent {
+    /// The gateway stops: deregister.
+    Stop,
+    /// Look at the node and session again (after a reconnection or another node event).
+    Rearm,
+    /// The node is gone while the session lives.
+    NodeDeleted,
+    /// The session ended in this state: a new session must register.
+    SessionEnded(zk::SessionState),
+}
+
 /// The background task holding the registration.
 struct Keeper {
     ensemble: Ensemble,
@@ -180,38 +193,82 @@ struct Keeper {
 impl Keeper {
     async fn run(self, mut client: zk::Client, mut node: String) {
         loop {
-            let mut states = client.state_watcher();
-            let current = client.state();
-            let lost = if current.is_terminated() {
-                current
-            } else {
-                loop {
-                    tokio::select! {
-                        _ = self.stop.cancelled() => {
-                            self.remove(&client, &node).await;
-                            return;
+            match self.next_event(&client, &node).await {
+                KeeperEvent::Stop => {
+                    self.remove(&client, &node).await;
+                    return;
+                }
+                KeeperEvent::Rearm => {}
+                KeeperEvent::NodeDeleted => {
+                    // Deleted by someone else while our session lives (an operator, a cleanup
+                    // script): put it back, as Curator's PersistentNode does for HiveServer2.
+                    tracing::warn!(%node, "the registration was deleted while the gateway runs; registering again");
+                    let timeout = self.ensemble.connect_timeout;
+                    match register(&client, &self.namespace, &self.advertised, timeout).await {
+                        Ok(new_node) => {
+                            node = new_node;
+                            tracing::info!(%node, "registered again for ZooKeeper discovery");
                         }
-                        state = states.changed() => match state {
-                            zk::SessionState::Disconnected => {
-                                tracing::warn!(addresses = %self.ensemble.addresses, "lost the connection to the HA ZooKeeper ensemble; the registration stays while the session lives")
+                        Err(e) => {
+                            tracing::warn!(error = %e, "registering again failed; retrying");
+                            tokio::select! {
+                                _ = self.stop.cancelled() => return,
+                                _ = tokio::time::sleep(MAX_RETRY_PAUSE / 10) => {}
                             }
-                            zk::SessionState::SyncConnected => {
-                                tracing::info!(addresses = %self.ensemble.addresses, "reconnected to the HA ZooKeeper ensemble")
-                            }
-                            state if state.is_terminated() => break state,
-                            _ => {}
                         }
                     }
                 }
-            };
-            tracing::warn!(?lost, %node, "the registration's ZooKeeper session ended; registering again");
-            match self.register_again().await {
-                Some((new_client, new_node)) => {
-                    client = new_client;
-                    node = new_node;
-                    tracing::info!(%node, "registered again for ZooKeeper discovery");
+                KeeperEvent::SessionEnded(lost) => {
+                    tracing::warn!(?lost, %node, "the registration's ZooKeeper session ended; registering again");
+                    match self.register_again().await {
+                        Some((new_client, new_node)) => {
+                            client = new_client;
+                            node = new_node;
+                            tracing::info!(%node, "registered again for ZooKeeper discovery");
+                        }
+                        None => return,
+                    }
                 }
-                None => return,
+            }
+        }
+    }
+
+    /// Waits for what needs the keeper: the gateway stopping, the session ending, the node
+    /// deleted, or a reconnection (after which the node's watch is set again).
+    async fn next_event(&self, client: &zk::Client, node: &str) -> KeeperEvent {
+        let mut states = client.state_watcher();
+        let current = client.state();
+        if current.is_terminated() {
+            return KeeperEvent::SessionEnded(current);
+        }
+        let node_gone = async {
+            match client.check_and_watch_stat(node).await {
+                Ok((None, _)) => KeeperEvent::NodeDeleted,
+                Ok((Some(_), watch)) => match watch.changed().await.event_type {
+                    zk::EventType::NodeDeleted => KeeperEvent::NodeDeleted,
+                    // Data changed, or the session ended: look again.
+                    _ => KeeperEvent::Rearm,
+                },
+                // Not connected now: the watch is set again after the reconnection.
+                Err(_) => std::future::pending().await,
+            }
+        };
+        tokio::pin!(node_gone);
+        loop {
+            tokio::select! {
+                _ = self.stop.cancelled() => return KeeperEvent::Stop,
+                event = &mut node_gone => return event,
+                state = states.changed() => match state {
+                    zk::SessionState::Disconnected => {
+                        tracing::warn!(addresses = %self.ensemble.addresses, "lost the connection to the HA ZooKeeper ensemble; the registration stays while the session lives")
+                    }
+                    zk::SessionState::SyncConnected => {
+                        tracing::info!(addresses = %self.ensemble.addresses, "reconnected to the HA ZooKeeper ensemble");
+                        return KeeperEvent::Rearm;
+                    }
+                    state if state.is_terminated() => return KeeperEvent::SessionEnded(state),
+                    _ => {}
+                }
             }
         }
     }
