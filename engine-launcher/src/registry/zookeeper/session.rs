@@ -108,24 +108,33 @@ impl Session {
         self.current.borrow().clone()
     }
 
-    /// The current client, waiting (up to the connect timeout) for a new session when the
-    /// current one has ended.
+    /// The current client once it is connected, waiting up to the connect timeout while it
+    /// reconnects or while the supervisor replaces its session. A request is only sent on a
+    /// connected session: one queued on a session about to be replaced (a wiped ensemble
+    /// refuses it) would wait out its whole timeout.
     pub(super) async fn usable_client(&self) -> Result<Client, RegistryError> {
         let mut updates = self.current.subscribe();
         let deadline = tokio::time::Instant::now() + self.location.connect_timeout;
         loop {
             let client = updates.borrow_and_update().clone();
-            if !client.state().is_terminated() {
+            // The watcher first: a change after it is reported, one before it is read here.
+            let mut states = client.state_watcher();
+            let state = client.state();
+            if matches!(
+                state,
+                SessionState::SyncConnected | SessionState::ConnectedReadOnly
+            ) {
                 return Ok(client);
             }
-            // The supervisor is opening the next session.
-            match tokio::time::timeout_at(deadline, updates.changed()).await {
-                Ok(Ok(())) => {}
-                _ => {
+            tokio::select! {
+                _ = updates.changed() => {}
+                // A terminal state never changes: only the replacement above ends the wait.
+                _ = states.changed() => {}
+                () = tokio::time::sleep_until(deadline) => {
                     return Err(self.location.unavailable(format!(
-                        "the ZooKeeper session ended and no new one could be opened within {}",
+                        "no ZooKeeper server answered within {} (session {state})",
                         humanize(self.location.connect_timeout)
-                    )))
+                    )));
                 }
             }
         }
