@@ -9,6 +9,12 @@
 //! each time, so a second expiry is handled like the first (Kyuubi's bug 7556 is a watcher
 //! that was not re-armed after a reconnect).
 //!
+//! A wiped or replaced ensemble does not end the session by itself: it refuses the client's
+//! reconnections (the client has seen newer transactions) until the client gives up after 1.4
+//! session timeouts. So while the session is disconnected, the supervisor asks every second,
+//! with a detached probe presenting the session, whether the ensemble still knows it, and
+//! replaces it as soon as the answer is "expired".
+//!
 //! A registration is never listed twice: a new node is made only once the old session is
 //! over, and should the old session still be alive at the server (the client gave up on it
 //! first), its node is deleted before the new one is created.
@@ -29,7 +35,7 @@ use crate::registry::{humanize, EngineEndpoint, Hold, RegistryError};
 const RETRY_PAUSE_MIN: Duration = Duration::from_millis(100);
 /// Longest pause between two attempts. Short: once the ensemble is back, an engine must be
 /// registered again before a gateway looks for it, or that gateway launches a second engine.
-/// Attempts on an ensemble that is down fail fast (connection refused) and cost little.
+/// An attempt on an ensemble that is down is itself bounded by the connect timeout.
 const RETRY_PAUSE_MAX: Duration = Duration::from_secs(1);
 /// How long a session stays disconnected before the supervisor asks the ensemble whether it
 /// still knows it, and how often it asks again.
