@@ -6,6 +6,12 @@
 //! [`EngineSelfRegistration::start`]. The engine process holds the registration, so it lives
 //! exactly as long as the engine, whatever happens to the gateway.
 //!
+//! In an embedded registry (`--registry-dir`) the registration is a locked file. In ZooKeeper
+//! (`--registry-zookeeper ADDRS`, with `--registry-zookeeper-session-timeout` and
+//! `--registry-zookeeper-connect-timeout`) it is an ephemeral node of the engine's own session;
+//! should that session expire, the registry registers the engine again on a new one (with a
+//! new sequence number; [`EngineSelfRegistration::registration`] stays the first).
+//!
 //! ```no_run
 //! # async fn engine_main() -> Result<(), Box<dyn std::error::Error>> {
 //! use kumiho_engine_launcher::{EngineRegistrationArgs, EngineSelfRegistration};
