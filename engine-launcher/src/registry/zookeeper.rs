@@ -10,7 +10,7 @@
 //! - a POLLING counter is the decimal text in the data of the node at its path, advanced by a
 //!   versioned compare-and-set.
 //!
-//! One [`ZooKeeperRegistry`] holds one ZooKeeper session ([`session`]) for everything it does:
+//! One [`ZooKeeperRegistry`] holds one ZooKeeper session (module `session`) for everything it does:
 //! a gateway's lookups and locks, an engine's own registration. Requests of one session reach
 //! the ensemble in the order they were made, so a registration deleted by a guard is gone for
 //! every later request of the same registry. When the session expires (the ensemble lost
