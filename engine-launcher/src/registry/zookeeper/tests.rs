@@ -346,3 +346,80 @@ async fn once_deregistered_an_engine_is_gone_for_every_gateway() {
         );
     }
 }
+
+/// Where the helper process below finds its ensemble, space and lock (`ADDRESS SPACE LOCK`).
+const HOLDER_ENV: &str = "KUMIHO_TEST_ZOOKEEPER_HOLDER";
+const HOLDER_READY: &str = "HOLDER READY";
+
+/// Not a test: the entry point of a helper process (a no-op in a normal run) that takes a lock
+/// and registers an engine, then holds both until it is killed or its parent goes.
+#[tokio::test]
+async fn zookeeper_holder_process() {
+    let Ok(spec) = std::env::var(HOLDER_ENV) else {
+        return;
+    };
+    let [addresses, space, lock] = [0, 1, 2].map(|i| spec.split(' ').nth(i).unwrap().to_owned());
+    let location = ZooKeeperLocation {
+        addresses,
+        session_timeout: Duration::from_secs(4),
+        connect_timeout: Duration::from_secs(3),
+    };
+    let registry = ZooKeeperRegistry::connect(location).await.unwrap();
+    let _lock = registry.lock(&lock, EVENTUALLY).await.unwrap();
+    let _registration = registry
+        .register_engine(&space, endpoint(10017, "holder"))
+        .await
+        .unwrap();
+    println!("{HOLDER_READY}");
+    let _ = tokio::io::AsyncReadExt::read_to_end(&mut tokio::io::stdin(), &mut Vec::new()).await;
+}
+
+#[tokio::test]
+async fn a_killed_process_frees_its_lock_and_registration() {
+    use std::io::BufRead;
+    use std::process::{Command, Stdio};
+
+    let server = ZooKeeperServer::start().await;
+    let gateway = ZooKeeperRegistry::connect(server.location()).await.unwrap();
+    let space = space("killed");
+    let lock = format!("{space}_lock");
+    let mut holder = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "registry::zookeeper::tests::zookeeper_holder_process",
+            "--exact",
+            "--nocapture",
+        ])
+        .env(HOLDER_ENV, format!("{} {space} {lock}", server.address()))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let ready = std::io::BufReader::new(holder.stdout.take().unwrap())
+        .lines()
+        .any(|line| line.is_ok_and(|line| line.ends_with(HOLDER_READY)));
+    assert!(
+        ready,
+        "the holder process ended before it held: {:?}",
+        holder.wait()
+    );
+    let registered = gateway.get_engines(&space).await.unwrap();
+    assert_eq!(registered.len(), 1);
+    let refused = gateway.lock(&lock, Duration::from_millis(300)).await;
+    assert!(
+        matches!(refused, Err(RegistryError::LockTimeout { .. })),
+        "{refused:?}"
+    );
+
+    // SIGKILL: no deregistration, no session close; the ensemble expires the session.
+    holder.kill().unwrap();
+    holder.wait().unwrap();
+    tokio::time::timeout(EVENTUALLY, gateway.watch_engine(&registered[0]))
+        .await
+        .expect("the killed process's registration stayed")
+        .unwrap();
+    let taken = gateway.lock(&lock, EVENTUALLY).await;
+    assert!(
+        taken.is_ok(),
+        "the killed process's lock stayed taken: {taken:?}"
+    );
+}
