@@ -442,10 +442,22 @@ struct LockHold {
 
 impl Hold for LockHold {
     fn release(&mut self) -> Result<(), RegistryError> {
+        let Some(lock) = self.lock.take() else {
+            return Ok(());
+        };
+        if lock.client().state().is_terminated() {
+            // ZooKeeper's recipe: the lock went with the session, and another holder may
+            // have had it since. Worth an operator's attention if it coincides with a
+            // duplicate launch.
+            tracing::warn!(
+                lock = lock.lock_path(),
+                "the lock was lost with its ZooKeeper session before it was released"
+            );
+        }
         let _entered = self.runtime.enter();
         // Dropping the lock client deletes its node in the background, retrying across
         // connection loss; a lost session has deleted it already.
-        drop(self.lock.take());
+        drop(lock);
         Ok(())
     }
 }
