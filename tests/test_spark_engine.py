@@ -76,6 +76,19 @@ def test_beeline_runs_spark_sql_sees_the_spark_submit_log_and_the_idle_engine_st
     finally:
         direct.close()
 
+    # A second session finds the running engine; its runtime spark.* keys apply to its own
+    # Spark session, the ones Spark refuses at runtime are skipped and said so.
+    again = run_beeline(
+        binary_url(spark_kumiho.port,
+                   options=f"?{SPARK_SQL};spark.sql.shuffle.partitions=5;spark.sql.warehouse.dir=/nowhere"),
+        ["set spark.sql.shuffle.partitions"],
+    )
+    assert again.returncode == 0, again.describe()
+    assert again.result_sets() == [[["key", "value"], ["spark.sql.shuffle.partitions", "5"]]], again.describe()
+    output = again.stdout + again.stderr
+    assert "found engine at" in output, again.describe()
+    assert "SET spark.sql.warehouse.dir: refused by Spark, ignored" in output, again.describe()
+
     # With no connection for the idle timeout the engine deregisters and Spark stops.
     assert spark_jvm_pids(work_dir), "the Spark JVM is not running"
     wait_gone(lambda: live_registrations(work_dir, space), "the idle engine's registration")

@@ -16,8 +16,9 @@ use kumiho_engine_launcher::{
     EngineType, Launcher, ShareLevel,
 };
 use kumiho_thrift::cli::{
-    TCloseSessionReq, TCloseSessionResp, TOpenSessionReq, TOpenSessionResp, TProtocolVersion,
-    TSessionHandle,
+    TCloseOperationReq, TCloseOperationResp, TCloseSessionReq, TCloseSessionResp,
+    TExecuteStatementReq, TExecuteStatementResp, TOpenSessionReq, TOpenSessionResp,
+    TProtocolVersion, TSessionHandle,
 };
 use kumiho_thrift::client::{Client, ClientAuth};
 use kumiho_thrift::handle::HandleId;
@@ -426,11 +427,66 @@ async fn open_engine_session(
     let session_handle = resp
         .session_handle
         .ok_or("the engine's OpenSession reply has no session handle")?;
+    if session.route.engine_ref.engine_type == EngineType::SparkSql {
+        apply_spark_session_conf(session, &mut client, &session_handle).await?;
+    }
     Ok(EngineLink {
         client,
         session_handle,
         address: address.to_owned(),
     })
+}
+
+/// Applies the session's `spark.*` keys to its Spark engine session with `SET key=value`.
+///
+/// The Spark Thrift Server applies OpenSession keys only in the `set:hiveconf:` form, and
+/// there it refuses the whole session for a key it cannot change at runtime (launch settings,
+/// which a session also carries). So each key is set
+/// on its own, as Kyuubi's Spark engine does: runtime settings (`spark.sql.shuffle.partitions`)
+/// take effect, the ones Spark refuses (static settings such as `spark.sql.warehouse.dir`) are
+/// noted in the launch log and skipped. Only a broken connection fails the session.
+async fn apply_spark_session_conf(
+    session: &GatewaySession,
+    client: &mut Client,
+    handle: &TSessionHandle,
+) -> Result<(), String> {
+    let log = &session.launch.log;
+    for (key, value) in session
+        .conf
+        .settings
+        .iter()
+        .filter(|(k, _)| k.starts_with("spark."))
+    {
+        let req = TExecuteStatementReq {
+            session_handle: handle.clone(),
+            statement: format!("SET {key}={value}"),
+            conf_overlay: None,
+            run_async: Some(false),
+            query_timeout: None,
+        };
+        let resp: TExecuteStatementResp = client
+            .call("ExecuteStatement", &req)
+            .await
+            .map_err(|e| format!("setting {key} on the Spark session: {e}"))?;
+        if let Some(operation_handle) = resp.operation_handle {
+            let close = TCloseOperationReq { operation_handle };
+            let _: TCloseOperationResp = client
+                .call("CloseOperation", &close)
+                .await
+                .map_err(|e| format!("setting {key} on the Spark session: {e}"))?;
+        }
+        if status::is_ok(&resp.status) {
+            log.push(format!("SET {key}: done"));
+        } else {
+            let reason = resp.status.error_message.unwrap_or_default();
+            let reason = reason.lines().next().unwrap_or_default();
+            log.push(format!(
+                "SET {key}: refused by Spark, ignored (a launch setting takes effect only when a \
+                 session launches the engine): {reason}"
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// After a session is forgotten: close its engine session, and stop a CONNECTION engine.
