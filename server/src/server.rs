@@ -273,7 +273,7 @@ fn spawn_idle_session_reaper(
 }
 
 async fn bind(host: &str, port: u16, flag: &str) -> Result<TcpListener, String> {
-    TcpListener::bind((host, port)).await.map_err(|e| {
+    kumiho_thrift::server::bind(host, port).await.map_err(|e| {
         format!("cannot listen on {host}:{port}: {e}; free the port or pick another with --{flag}")
     })
 }

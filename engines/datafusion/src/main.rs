@@ -213,7 +213,7 @@ async fn run(args: Args, registration: Option<EngineRegistrationArgs>) -> Result
 }
 
 async fn bind(host: &str, port: u16) -> Result<TcpListener, String> {
-    TcpListener::bind((host, port))
+    kumiho_thrift::server::bind(host, port)
         .await
         .map_err(|e| format!("cannot listen on {host}:{port}: {e}"))
 }
