@@ -62,32 +62,34 @@ def test_beeline_runs_spark_sql_sees_the_spark_submit_log_and_the_idle_engine_st
     assert (work_dir / "engines" / "USER-SPARK_SQL-alice-default" / "metastore_db").is_dir()
 
     # The registered address is the supervisor's gate: the secret gets in, nothing else does.
+    # The direct connection stays open until the end: an open connection keeps the engine
+    # from idling out while the second beeline starts.
     space = engine_space_dir(work_dir, "USER", "alice")
     [registration] = live_registrations(work_dir, space)
     port = int(registration.split(";")[0].rsplit(":", 1)[1])
-    with pytest.raises(Exception, match="wrong password for user 'mallory'"):
-        ThriftClient(port, sasl=True, user="mallory", password=WRONG)
     secret = (work_dir / "internal-secret").read_text().strip()
     direct = ThriftClient(port, sasl=True, user="alice", password=secret)
     try:
         session = direct.open_session()
         rowset = direct.fetch(direct.execute(session, "select 6 * 7"), 10)
         assert [column_values(column) for column in rowset.columns] == [[42]]
+        with pytest.raises(Exception, match="wrong password for user 'mallory'"):
+            ThriftClient(port, sasl=True, user="mallory", password=WRONG)
+
+        # A second session finds the running engine; its runtime spark.* keys apply to its own
+        # Spark session, the ones Spark refuses at runtime are skipped and said so.
+        again = run_beeline(
+            binary_url(spark_kumiho.port,
+                       options=f"?{SPARK_SQL};spark.sql.shuffle.partitions=5;spark.sql.warehouse.dir=/nowhere"),
+            ["set spark.sql.shuffle.partitions"],
+        )
+        assert again.returncode == 0, again.describe()
+        assert again.result_sets() == [[["key", "value"], ["spark.sql.shuffle.partitions", "5"]]], again.describe()
+        output = again.stdout + again.stderr
+        assert "found engine at" in output, again.describe()
+        assert "SET spark.sql.warehouse.dir: refused by Spark, ignored" in output, again.describe()
     finally:
         direct.close()
-
-    # A second session finds the running engine; its runtime spark.* keys apply to its own
-    # Spark session, the ones Spark refuses at runtime are skipped and said so.
-    again = run_beeline(
-        binary_url(spark_kumiho.port,
-                   options=f"?{SPARK_SQL};spark.sql.shuffle.partitions=5;spark.sql.warehouse.dir=/nowhere"),
-        ["set spark.sql.shuffle.partitions"],
-    )
-    assert again.returncode == 0, again.describe()
-    assert again.result_sets() == [[["key", "value"], ["spark.sql.shuffle.partitions", "5"]]], again.describe()
-    output = again.stdout + again.stderr
-    assert "found engine at" in output, again.describe()
-    assert "SET spark.sql.warehouse.dir: refused by Spark, ignored" in output, again.describe()
 
     # With no connection for the idle timeout the engine deregisters and Spark stops.
     assert spark_jvm_pids(work_dir), "the Spark JVM is not running"
