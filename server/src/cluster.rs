@@ -185,12 +185,33 @@ impl DataFusionSettings {
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
 #[serde(default, rename_all = "kebab-case", deny_unknown_fields)]
 pub struct SparkSettings {
-    /// `SPARK_HOME`; by default the one in the environment.
+    /// `SPARK_HOME`; by default `SPARK_HOME` of the cluster's `env`, then the gateway's.
     pub home: Option<PathBuf>,
-    /// `--master`, e.g. `local[*]`, `yarn`, `k8s://...`.
+    /// `--master`, e.g. `local[*]`, `yarn`, `k8s://...`; sessions may override it with
+    /// `spark.master`.
     pub master: Option<String>,
-    /// `--conf` pairs.
+    /// `--deploy-mode`; only `client` (the default) works: the Thrift Server runs beside the
+    /// supervisor that admits the gateway, its executors on the master's resources.
+    pub deploy_mode: Option<String>,
+    /// `--conf` pairs; a session's `spark.*` keys are laid over them when it launches an engine.
     pub conf: BTreeMap<String, String>,
+}
+
+impl SparkSettings {
+    /// The launcher's form of these settings, with the session's `spark.*` keys over the conf.
+    pub fn to_launch_settings(
+        &self,
+        session: &BTreeMap<String, String>,
+    ) -> kumiho_engine_launcher::SparkSettings {
+        kumiho_engine_launcher::SparkSettings {
+            home: self.home.clone(),
+            master: self.master.clone(),
+            deploy_mode: self.deploy_mode.clone(),
+            conf: self.conf.clone(),
+            session_conf: BTreeMap::new(),
+        }
+        .with_session_conf(session)
+    }
 }
 
 /// Caps on one cluster.

@@ -13,7 +13,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use kumiho_engine_launcher::{DataFusionBuilder, HostGroupProvider, Launcher};
+use kumiho_engine_launcher::{DataFusionBuilder, HostGroupProvider, Launcher, SparkBuilder};
 use kumiho_thrift::auth::AnyPassword;
 use kumiho_thrift::server::{serve_binary, serve_http, ServerOptions};
 use tokio::net::TcpListener;
@@ -238,7 +238,13 @@ async fn start_frontends(
     let engine = DataFusionBuilder::locate(config.engine_binary.as_deref()).map_err(|e| {
         format!("{e} (set --engine-binary; build it with `cargo build -p kumiho-engine`)")
     })?;
-    let launcher = Arc::new(Launcher::new().with_builder(Arc::new(engine)));
+    // The Spark SQL engine's supervisor is looked for beside the gateway; a missing one fails
+    // only Spark launches, naming the path.
+    let launcher = Arc::new(
+        Launcher::new()
+            .with_builder(Arc::new(engine))
+            .with_builder(Arc::new(SparkBuilder::locate(None))),
+    );
     let router = Router {
         clusters,
         registries: Arc::new(Registries::new(&config.work_dir)),
