@@ -16,6 +16,7 @@ use std::time::Duration;
 
 use arc_swap::ArcSwap;
 use kumiho_engine_launcher::{EngineType, ShareLevel};
+use kumiho_thrift::session_conf::SessionConf;
 use serde::{Deserialize, Deserializer};
 
 use crate::duration;
@@ -37,6 +38,9 @@ pub struct ClusterConfig {
     pub allowed_users: Vec<String>,
     /// Caps on what this cluster runs.
     pub limits: Limits,
+    /// Session keys this cluster refuses or drops (Kyuubi's `kyuubi.session.conf.restrict.list`
+    /// and `kyuubi.session.conf.ignore.list`, per cluster).
+    pub session_conf: SessionConfRules,
     /// Password engines require of the gateway. When absent, the gateway keeps a random one
     /// in its work directory, which every gateway sharing that directory reads.
     pub internal_secret: Option<Secret>,
@@ -223,6 +227,133 @@ pub struct Limits {
     pub max_engines: Option<u32>,
     /// Most sessions one user may have open on this gateway. None: no cap.
     pub max_sessions_per_user: Option<u32>,
+}
+
+/// Which session configuration keys a cluster refuses or drops, as Kyuubi's
+/// `kyuubi.session.conf.restrict.list` and `kyuubi.session.conf.ignore.list` do server-wide.
+///
+/// They apply to the session's normalised keys (`set:hiveconf:spark.jars` is `spark.jars`) of
+/// every session on the cluster, super users' too (Kyuubi exempts no one), before anything
+/// reads them: routing, launch settings, and the engine session. They do not reach `SET`
+/// statements run later in the session, which is Kyuubi's behaviour too.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SessionConfRules {
+    /// A session setting one of these keys is refused at OpenSession, naming the key.
+    pub restrict: Vec<KeyPattern>,
+    /// These keys are dropped from the session's settings (noted in its launch log); a key
+    /// both restricted and ignored is restricted.
+    pub ignore: Vec<KeyPattern>,
+}
+
+/// The session's settings after a cluster's [`SessionConfRules`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct RuledSessionConf {
+    /// The settings without the ignored keys.
+    pub conf: SessionConf,
+    /// The keys dropped, in key order.
+    pub ignored: Vec<String>,
+}
+
+/// A session set a key the cluster restricts.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RestrictedKey {
+    /// The key as normalised.
+    pub key: String,
+    /// The `restrict` entry it matched.
+    pub rule: KeyPattern,
+}
+
+impl SessionConfRules {
+    /// Applies the rules to a session's settings: refused at the first restricted key (in key
+    /// order), else the settings without the ignored keys.
+    pub fn apply(&self, conf: &SessionConf) -> Result<RuledSessionConf, RestrictedKey> {
+        if let Some((key, rule)) = conf.settings.keys().find_map(|key| {
+            self.restrict
+                .iter()
+                .find(|rule| rule.matches(key))
+                .map(|rule| (key, rule))
+        }) {
+            return Err(RestrictedKey {
+                key: key.clone(),
+                rule: rule.clone(),
+            });
+        }
+        let (ignored, kept): (BTreeMap<_, _>, BTreeMap<_, _>) = conf
+            .settings
+            .iter()
+            .map(|(key, value)| (key.clone(), value.clone()))
+            .partition(|(key, _)| self.ignore.iter().any(|rule| rule.matches(key)));
+        Ok(RuledSessionConf {
+            conf: SessionConf {
+                settings: kept,
+                database: conf.database.clone(),
+            },
+            ignored: ignored.into_keys().collect(),
+        })
+    }
+}
+
+/// An entry of a [`SessionConfRules`] list: an exact key (`spark.jars`), or a prefix ending
+/// in `*` (`spark.driver.*` matches every key that begins with `spark.driver.`). Keys are
+/// compared as they are written, case included, as Spark and Kyuubi compare them.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(try_from = "String")]
+pub enum KeyPattern {
+    Exact(String),
+    Prefix(String),
+}
+
+impl KeyPattern {
+    /// Whether `key` is this key, or begins with this prefix.
+    pub fn matches(&self, key: &str) -> bool {
+        match self {
+            KeyPattern::Exact(exact) => key == exact,
+            KeyPattern::Prefix(prefix) => key.starts_with(prefix.as_str()),
+        }
+    }
+}
+
+impl TryFrom<String> for KeyPattern {
+    type Error = String;
+
+    fn try_from(entry: String) -> Result<Self, String> {
+        let entry = entry.trim();
+        if entry.is_empty() {
+            return Err("session-conf: an entry is empty; write a key such as `spark.jars` or a prefix such as `spark.driver.*`".to_owned());
+        }
+        if entry.contains(char::is_whitespace) {
+            return Err(format!(
+                "session-conf: entry `{entry}` holds a space; write one key per entry"
+            ));
+        }
+        let (body, is_prefix) = match entry.strip_suffix('*') {
+            Some(prefix) => (prefix, true),
+            None => (entry, false),
+        };
+        if body.contains('*') {
+            return Err(format!(
+                "session-conf: entry `{entry}` has a `*` before its end; `*` may only end an entry, as in `spark.driver.*`"
+            ));
+        }
+        if body.is_empty() {
+            return Err("session-conf: entry `*` would match every key, the gateway's own (kyuubi.*) too; list the keys or prefixes such as `spark.driver.*`".to_owned());
+        }
+        Ok(if is_prefix {
+            KeyPattern::Prefix(body.to_owned())
+        } else {
+            KeyPattern::Exact(body.to_owned())
+        })
+    }
+}
+
+impl fmt::Display for KeyPattern {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            KeyPattern::Exact(key) => f.write_str(key),
+            KeyPattern::Prefix(prefix) => write!(f, "{prefix}*"),
+        }
+    }
 }
 
 /// A secret that never prints.

@@ -1,8 +1,11 @@
 //! From an OpenSession request to an engine reference: user, cluster, engine type, share level, pool.
 //!
 //! Keys are Kyuubi's, so that existing JDBC URLs work unchanged; they arrive normalised by
-//! [`kumiho_thrift::session_conf`]. Every refusal says which setting to change.
+//! [`kumiho_thrift::session_conf`]. The cluster's `session-conf` rules apply before anything
+//! but the cluster choice reads them: a restricted key refuses the session, an ignored one is
+//! dropped, and the [`Route`] carries what is left. Every refusal says which setting to change.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::str::FromStr;
 use std::sync::Arc;
@@ -14,7 +17,7 @@ use kumiho_engine_launcher::{
 };
 use kumiho_thrift::session_conf::SessionConf;
 
-use crate::cluster::{Cluster, ClusterRegistry};
+use crate::cluster::{Cluster, ClusterRegistry, RuledSessionConf};
 use crate::duration;
 use crate::errors::GatewayError;
 use crate::registries::Registries;
@@ -53,6 +56,11 @@ pub struct Route {
     pub launch_async: bool,
     pub idle_timeout: Duration,
     pub initialize_timeout: Duration,
+    /// The session's settings after the cluster's `session-conf` rules: what launch settings
+    /// and the engine session are made of.
+    pub conf: SessionConf,
+    /// Keys the cluster's `session-conf.ignore` dropped from the session's settings.
+    pub ignored_keys: Vec<String>,
 }
 
 /// Computes routes; shared by every session.
@@ -77,20 +85,15 @@ impl Router {
         conf: &SessionConf,
         session_id: &str,
     ) -> Result<Route, GatewayError> {
-        let settings = &conf.settings;
-        let get = |key: &str| {
-            settings
-                .get(key)
-                .map(|value| value.trim())
-                .filter(|value| !value.is_empty())
-        };
-
-        let cluster_name = get(keys::CLUSTER).unwrap_or(&self.default_cluster);
+        let cluster_name = setting(&conf.settings, keys::CLUSTER).unwrap_or(&self.default_cluster);
         let cluster = self
             .clusters
             .get(cluster_name)
             .map_err(|e| GatewayError::BadRequest(e.to_string()))?;
         let config = &cluster.config;
+        // Everything below reads the settings the cluster's rules leave.
+        let ruled = apply_session_conf_rules(&cluster, conf)?;
+        let get = |key: &str| setting(&ruled.conf.settings, key);
 
         let user = effective_user(
             &cluster,
@@ -173,8 +176,40 @@ impl Router {
             launch_async,
             idle_timeout,
             initialize_timeout,
+            conf: ruled.conf,
+            ignored_keys: ruled.ignored,
         })
     }
+}
+
+/// A session setting's value, trimmed; `None` when absent or blank.
+fn setting<'a>(settings: &'a BTreeMap<String, String>, key: &str) -> Option<&'a str> {
+    settings
+        .get(key)
+        .map(|value| value.trim())
+        .filter(|value| !value.is_empty())
+}
+
+/// The session's settings under its cluster's `session-conf` rules; a restricted key refuses
+/// the session, naming the key and the cluster.
+fn apply_session_conf_rules(
+    cluster: &Cluster,
+    conf: &SessionConf,
+) -> Result<RuledSessionConf, GatewayError> {
+    let ruled = cluster
+        .config
+        .session_conf
+        .apply(conf)
+        .map_err(|restricted| {
+            GatewayError::Refused(format!(
+                "session configuration key `{}` is restricted on cluster `{}` (its session-conf.restrict lists `{}`); remove it from the connection URL or session settings, or ask an operator",
+                restricted.key, cluster.name, restricted.rule
+            ))
+        })?;
+    if !ruled.ignored.is_empty() {
+        tracing::debug!(cluster = %cluster.name, keys = ?ruled.ignored, "session settings dropped by session-conf.ignore");
+    }
+    Ok(ruled)
 }
 
 /// The user a session runs as: the login user, or the proxy user when the login user is one

@@ -23,7 +23,7 @@ use kumiho_thrift::cli::{
 use kumiho_thrift::client::{Client, ClientAuth};
 use kumiho_thrift::handle::HandleId;
 use kumiho_thrift::service::{CallContext, Transport};
-use kumiho_thrift::session_conf::{self, SessionConf, USE_DATABASE_KEY};
+use kumiho_thrift::session_conf::{self, USE_DATABASE_KEY};
 use kumiho_thrift::status;
 use tokio_util::task::TaskTracker;
 
@@ -50,7 +50,6 @@ pub struct GatewaySession {
     pub connection_id: Option<u64>,
     pub route: Route,
     pub launch: Arc<LaunchEngine>,
-    conf: SessionConf,
     client_protocol: TProtocolVersion,
     /// Set by the launch; one engine call at a time, as a HiveServer2 client sends them.
     pub engine: tokio::sync::Mutex<Option<EngineLink>>,
@@ -174,7 +173,6 @@ impl SessionManager {
             connection_id: (ctx.transport != Transport::Http).then_some(ctx.connection_id),
             route,
             launch: launch.clone(),
-            conf,
             client_protocol: req.client_protocol,
             engine: tokio::sync::Mutex::new(None),
             launch_log_unshown: AtomicBool::new(true),
@@ -365,7 +363,7 @@ async fn launch_and_connect(
                 EngineSettings::DataFusion(engine.datafusion.to_launch_settings())
             }
             EngineType::SparkSql => {
-                EngineSettings::Spark(engine.spark.to_launch_settings(&session.conf.settings))
+                EngineSettings::Spark(engine.spark.to_launch_settings(&route.conf.settings))
             }
         },
         idle_timeout: route.idle_timeout,
@@ -379,6 +377,13 @@ async fn launch_and_connect(
         route.engine_ref.id(),
         route.engine_ref.share_level
     ));
+    if !route.ignored_keys.is_empty() {
+        log.push(format!(
+            "settings ignored by cluster {} (session-conf.ignore): {}",
+            cluster.name,
+            route.ignored_keys.join(", ")
+        ));
+    }
     let registration = get_or_create(route.registry.as_ref(), launcher, &spec, log)
         .await
         .map_err(|e| e.to_string())?;
@@ -404,8 +409,8 @@ async fn open_engine_session(
     let mut client = Client::connect(address, auth)
         .await
         .map_err(|e| e.to_string())?;
-    let mut configuration = session.conf.settings.clone();
-    if let Some(database) = &session.conf.database {
+    let mut configuration = session.route.conf.settings.clone();
+    if let Some(database) = &session.route.conf.database {
         configuration.insert(USE_DATABASE_KEY.to_owned(), database.clone());
     }
     let req = TOpenSessionReq {
@@ -452,6 +457,7 @@ async fn apply_spark_session_conf(
 ) -> Result<(), String> {
     let log = &session.launch.log;
     for (key, value) in session
+        .route
         .conf
         .settings
         .iter()
