@@ -185,3 +185,113 @@ fn zookeeper_timeouts_parse_and_default_to_kyuubis() {
     .unwrap_err();
     assert!(err.contains("connect-timeout"), "{err}");
 }
+
+fn session_conf(pairs: &[(&str, &str)]) -> SessionConf {
+    SessionConf {
+        settings: pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+        database: Some("sales".to_owned()),
+    }
+}
+
+#[test]
+fn session_conf_rules_default_to_empty_and_keep_every_key() {
+    let config = ClusterConfig::from_yaml("").unwrap();
+    assert_eq!(config.session_conf, SessionConfRules::default());
+    let conf = session_conf(&[("spark.jars", "/tmp/x.jar")]);
+    let ruled = config.session_conf.apply(&conf).unwrap();
+    assert_eq!(ruled.conf, conf);
+    assert!(ruled.ignored.is_empty());
+}
+
+#[test]
+fn session_conf_rules_match_exact_keys_and_star_prefixes() {
+    let config = ClusterConfig::from_yaml(
+        "session-conf:\n  restrict: [spark.jars, spark.driver.*]\n  ignore: [spark.ui.enabled, 'spark.sql.abc*']\n",
+    )
+    .unwrap();
+    let rules = &config.session_conf;
+    assert_eq!(
+        rules.restrict,
+        [
+            KeyPattern::Exact("spark.jars".to_owned()),
+            KeyPattern::Prefix("spark.driver.".to_owned())
+        ]
+    );
+    assert_eq!(rules.ignore[1].to_string(), "spark.sql.abc*");
+
+    // Exact entries match only themselves; prefixes match what begins with them.
+    let restricted = rules
+        .apply(&session_conf(&[("spark.driver.extraJavaOptions", "-X")]))
+        .unwrap_err();
+    assert_eq!(restricted.key, "spark.driver.extraJavaOptions");
+    assert_eq!(restricted.rule.to_string(), "spark.driver.*");
+    assert!(rules
+        .apply(&session_conf(&[("spark.jars", "/tmp/x.jar")]))
+        .is_err());
+    let ruled = rules
+        .apply(&session_conf(&[
+            ("spark.jars.ivy", "/tmp/ivy"),
+            ("spark.driver", "x"),
+            ("spark.ui.enabled", "false"),
+            ("spark.ui.enabled.extra", "1"),
+            ("spark.sql.abcdef", "1"),
+            ("SPARK.JARS", "case differs"),
+        ]))
+        .unwrap();
+    assert_eq!(ruled.ignored, ["spark.sql.abcdef", "spark.ui.enabled"]);
+    let kept: Vec<&str> = ruled.conf.settings.keys().map(String::as_str).collect();
+    assert_eq!(
+        kept,
+        [
+            "SPARK.JARS",
+            "spark.driver",
+            "spark.jars.ivy",
+            "spark.ui.enabled.extra"
+        ]
+    );
+    assert_eq!(ruled.conf.database.as_deref(), Some("sales"));
+}
+
+#[test]
+fn a_key_both_restricted_and_ignored_is_restricted() {
+    let config =
+        ClusterConfig::from_yaml("session-conf: {restrict: [spark.files], ignore: ['spark.*']}\n")
+            .unwrap();
+    let restricted = config
+        .session_conf
+        .apply(&session_conf(&[
+            ("spark.app.name", "a"),
+            ("spark.files", "/f"),
+        ]))
+        .unwrap_err();
+    assert_eq!(restricted.key, "spark.files");
+}
+
+#[test]
+fn bad_session_conf_entries_name_the_line_and_the_fix() {
+    let cases = [
+        ("  restrict: [spark.jars, '']\n", "empty"),
+        (
+            "  restrict: [spark.jars, 'spark.*.options']\n",
+            "may only end",
+        ),
+        ("  ignore: ['*']\n", "every key"),
+        (
+            "  ignore: ['spark.jars spark.files']\n",
+            "one key per entry",
+        ),
+    ];
+    for (section, says) in cases {
+        let text = format!("engine: {{type: DATAFUSION}}\nsession-conf:\n{section}");
+        let err = ClusterConfig::from_yaml(&text).unwrap_err();
+        assert!(err.contains("line 3") && err.contains(says), "{err}");
+    }
+    let err = ClusterConfig::from_yaml("session-conf:\n  restricted: [spark.jars]\n").unwrap_err();
+    assert!(
+        err.contains("restricted") && err.contains("line 2"),
+        "{err}"
+    );
+}

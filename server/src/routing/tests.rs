@@ -201,3 +201,78 @@ async fn super_users_may_impersonate() {
     );
     assert_eq!(route.engine_ref.routing_user, "alice");
 }
+
+/// A cluster `locked` whose rules restrict code-running keys and ignore the UI switch.
+fn with_locked_cluster(f: &Fixture) {
+    let dir = f._dirs.0.path();
+    std::fs::write(
+        dir.join("locked.yaml"),
+        "super-users: [etl]\nsession-conf:\n  restrict: [spark.jars, spark.driver.*]\n  ignore: [spark.ui.enabled, kyuubi.engine.share.level]\n",
+    )
+    .unwrap();
+    f.router.clusters.reload().unwrap();
+}
+
+#[tokio::test]
+async fn restricted_keys_refuse_the_session_naming_key_and_cluster() {
+    let f = fixture();
+    with_locked_cluster(&f);
+    for (user, key) in [
+        ("alice", "set:hiveconf:spark.jars"),
+        ("alice", "set:hivevar:spark.driver.extraJavaOptions"),
+        // Super users are not exempt, as in Kyuubi.
+        ("etl", "spark.jars"),
+    ] {
+        let err = f
+            .router
+            .route(
+                user,
+                &conf(&[("kyuubi.session.cluster", "locked"), (key, "x")]),
+                "s",
+            )
+            .await
+            .unwrap_err();
+        let bare = key.rsplit(':').next().unwrap();
+        assert!(matches!(err, GatewayError::Refused(_)), "{err:?}");
+        let message = err.to_string();
+        assert!(
+            message.contains(&format!("`{bare}`")) && message.contains("`locked`"),
+            "{message}"
+        );
+    }
+    // Other clusters have no rules.
+    let route = f
+        .router
+        .route("alice", &conf(&[("spark.jars", "/tmp/x.jar")]), "s")
+        .await
+        .unwrap();
+    assert_eq!(route.conf.settings["spark.jars"], "/tmp/x.jar");
+}
+
+#[tokio::test]
+async fn ignored_keys_are_dropped_before_routing_reads_them() {
+    let f = fixture();
+    with_locked_cluster(&f);
+    let route = f
+        .router
+        .route(
+            "alice",
+            &conf(&[
+                ("kyuubi.session.cluster", "locked"),
+                ("set:hiveconf:spark.ui.enabled", "true"),
+                ("kyuubi.engine.share.level", "SERVER"),
+                ("spark.sql.shuffle.partitions", "3"),
+            ]),
+            "s",
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        route.ignored_keys,
+        ["kyuubi.engine.share.level", "spark.ui.enabled"]
+    );
+    // The ignored share level never applied: the cluster's default (USER) did.
+    assert_eq!(route.engine_ref.share_level, ShareLevel::User);
+    assert!(!route.conf.settings.contains_key("spark.ui.enabled"));
+    assert_eq!(route.conf.settings["spark.sql.shuffle.partitions"], "3");
+}
