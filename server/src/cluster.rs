@@ -320,11 +320,11 @@ impl TryFrom<String> for KeyPattern {
     fn try_from(entry: String) -> Result<Self, String> {
         let entry = entry.trim();
         if entry.is_empty() {
-            return Err("session-conf: an entry is empty; write a key such as `spark.jars` or a prefix such as `spark.driver.*`".to_owned());
+            return Err("an entry is empty; write a key such as `spark.jars` or a prefix such as `spark.driver.*`".to_owned());
         }
         if entry.contains(char::is_whitespace) {
             return Err(format!(
-                "session-conf: entry `{entry}` holds a space; write one key per entry"
+                "entry `{entry}` holds a space; write one key per entry"
             ));
         }
         let (body, is_prefix) = match entry.strip_suffix('*') {
@@ -333,11 +333,11 @@ impl TryFrom<String> for KeyPattern {
         };
         if body.contains('*') {
             return Err(format!(
-                "session-conf: entry `{entry}` has a `*` before its end; `*` may only end an entry, as in `spark.driver.*`"
+                "entry `{entry}` has a `*` before its end; `*` may only end an entry, as in `spark.driver.*`"
             ));
         }
         if body.is_empty() {
-            return Err("session-conf: entry `*` would match every key, the gateway's own (kyuubi.*) too; list the keys or prefixes such as `spark.driver.*`".to_owned());
+            return Err("entry `*` would match every key, the gateway's own (kyuubi.*) too; list the keys or prefixes such as `spark.driver.*`".to_owned());
         }
         Ok(if is_prefix {
             KeyPattern::Prefix(body.to_owned())

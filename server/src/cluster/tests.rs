@@ -295,3 +295,37 @@ fn bad_session_conf_entries_name_the_line_and_the_fix() {
         "{err}"
     );
 }
+
+#[test]
+fn the_example_restricts_code_running_spark_keys_and_passes_everyday_ones() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cluster-configs");
+    let example = std::fs::read_to_string(dir.join("example.yaml.sample")).unwrap();
+    let rules = ClusterConfig::from_yaml(&example).unwrap().session_conf;
+    for key in [
+        "spark.jars",
+        "spark.jars.packages",
+        "spark.driver.extraJavaOptions",
+        "spark.executor.extraJavaOptions",
+        "spark.driver.extraClassPath",
+        "spark.files",
+        "spark.submit.pyFiles",
+        "spark.executorEnv.LD_PRELOAD",
+        "spark.sql.extensions",
+    ] {
+        assert!(
+            rules.apply(&session_conf(&[(key, "x")])).is_err(),
+            "{key} passes"
+        );
+    }
+    for key in [
+        "spark.sql.shuffle.partitions",
+        "spark.executor.memory",
+        "spark.driver.memory",
+        "kyuubi.engine.share.level",
+    ] {
+        assert!(
+            rules.apply(&session_conf(&[(key, "1")])).is_ok(),
+            "{key} is refused"
+        );
+    }
+}
