@@ -106,7 +106,7 @@ async fn main() -> ExitCode {
     }
     report
         .figures
-        .sort_by(|a, b| case_number(&a.case).cmp(&case_number(&b.case)));
+        .sort_by_key(|figure| case_number(&figure.case));
     println!("{}", report.table());
     if let Err(e) = report.write_json(&args.json) {
         eprintln!("kumiho-bench: {e}");
