@@ -22,6 +22,7 @@
 //! The crate knows nothing of Thrift or sessions beyond what an engine reference needs.
 #![forbid(unsafe_code)]
 
+pub mod engine_main;
 pub mod engine_ref;
 pub mod error;
 pub mod idle;

@@ -3,7 +3,7 @@
 //! Prints `listening on HOST:PORT` (and `http listening on HOST:PORT`) on stdout once bound,
 //! which is how a launcher learns the port; logs go to stderr.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -13,7 +13,7 @@ use kumiho_engine::config::EngineConfig;
 use kumiho_engine::engine::Engine;
 use kumiho_engine::idle::idle_for;
 use kumiho_engine::service::EngineService;
-use kumiho_engine_launcher::{EngineRegistrationArgs, EngineSelfRegistration};
+use kumiho_engine_launcher::{engine_main, EngineRegistrationArgs, EngineSelfRegistration};
 use kumiho_thrift::auth::{AnyPassword, Authenticator, SharedSecret};
 use kumiho_thrift::server::{serve_binary, serve_http, ServerOptions};
 use tokio::net::TcpListener;
@@ -62,17 +62,13 @@ struct Args {
 async fn main() -> ExitCode {
     // A launcher adds registry flags (`--registry-dir`, `--engine-space`, `--ref-id`,
     // `--idle-timeout`); they are taken out before clap sees the engine's own flags.
-    let (registration, own_args) = match EngineRegistrationArgs::extract(std::env::args()) {
+    let (registration, own_args) = match engine_main::split_process_args("kumiho-engine") {
         Ok(split) => split,
-        Err(e) => {
-            eprintln!("kumiho-engine: {e}");
-            return ExitCode::from(2);
-        }
+        Err(code) => return code,
     };
     let args = Args::parse_from(own_args);
-    if let Err(message) = init_logging(&args.log_level) {
-        eprintln!("kumiho-engine: {message}");
-        return ExitCode::from(2);
+    if let Err(code) = engine_main::init_logging("kumiho-engine", &args.log_level) {
+        return code;
     }
     match run(args, registration).await {
         Ok(()) => ExitCode::SUCCESS,
@@ -82,17 +78,6 @@ async fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
-}
-
-fn init_logging(filter: &str) -> Result<(), String> {
-    let filter = tracing_subscriber::EnvFilter::try_new(filter)
-        .map_err(|e| format!("invalid --log-level '{filter}': {e}"))?;
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::stderr().is_terminal())
-        .init();
-    Ok(())
 }
 
 /// Which clients the transports accept.

@@ -19,14 +19,14 @@
 mod gate;
 mod thrift_server;
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Parser;
 use kumiho_engine_launcher::idle::idle_for;
-use kumiho_engine_launcher::{EngineRegistrationArgs, EngineSelfRegistration};
+use kumiho_engine_launcher::{engine_main, EngineRegistrationArgs, EngineSelfRegistration};
 use kumiho_thrift::auth::SharedSecret;
 use tokio::net::TcpListener;
 use tokio::signal::unix::{signal, Signal, SignalKind};
@@ -77,17 +77,13 @@ enum Ending {
 #[tokio::main]
 async fn main() -> ExitCode {
     // The launcher's registry flags are taken out before clap sees the supervisor's own.
-    let (registration, own_args) = match EngineRegistrationArgs::extract(std::env::args()) {
+    let (registration, own_args) = match engine_main::split_process_args("kumiho-spark-engine") {
         Ok(split) => split,
-        Err(e) => {
-            eprintln!("kumiho-spark-engine: {e}");
-            return ExitCode::from(2);
-        }
+        Err(code) => return code,
     };
     let args = Args::parse_from(own_args);
-    if let Err(message) = init_logging(&args.log_level) {
-        eprintln!("kumiho-spark-engine: {message}");
-        return ExitCode::from(2);
+    if let Err(code) = engine_main::init_logging("kumiho-spark-engine", &args.log_level) {
+        return code;
     }
     // `run` is awaited here, on the main thread, never spawned: Spark is tied to the thread
     // that starts it (see `ThriftServer::start`).
@@ -111,17 +107,6 @@ async fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
-}
-
-fn init_logging(filter: &str) -> Result<(), String> {
-    let filter = tracing_subscriber::EnvFilter::try_new(filter)
-        .map_err(|e| format!("invalid --log-level '{filter}': {e}"))?;
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::stderr().is_terminal())
-        .init();
-    Ok(())
 }
 
 async fn run(args: Args, registration: Option<EngineRegistrationArgs>) -> Result<(), String> {
