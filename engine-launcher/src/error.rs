@@ -90,6 +90,16 @@ pub enum LaunchError {
     },
 }
 
+impl LaunchError {
+    /// A builder handed another engine type's settings: the gateway's bug, not the operator's.
+    pub fn settings_of_another_type(engine_type: EngineType) -> LaunchError {
+        LaunchError::BadSettings {
+            engine_type,
+            reason: "the launch carries another engine type's settings (a gateway bug)".to_owned(),
+        }
+    }
+}
+
 fn last_lines_text(lines: &[String], log_path: &std::path::Path) -> String {
     if lines.is_empty() {
         format!("Its log {} is empty.", log_path.display())

@@ -108,11 +108,9 @@ impl EngineBuilder for DataFusionBuilder {
         registration: &EngineRegistrationArgs,
     ) -> Result<EngineCommand, LaunchError> {
         let EngineSettings::DataFusion(settings) = &spec.settings else {
-            return Err(LaunchError::BadSettings {
-                engine_type: EngineType::DataFusion,
-                reason: "the launch carries another engine type's settings (a gateway bug)"
-                    .to_owned(),
-            });
+            return Err(LaunchError::settings_of_another_type(
+                EngineType::DataFusion,
+            ));
         };
         let mut args = vec![
             "--host".to_owned(),

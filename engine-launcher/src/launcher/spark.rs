@@ -212,11 +212,7 @@ impl EngineBuilder for SparkBuilder {
         registration: &EngineRegistrationArgs,
     ) -> Result<EngineCommand, LaunchError> {
         let EngineSettings::Spark(settings) = &spec.settings else {
-            return Err(LaunchError::BadSettings {
-                engine_type: EngineType::SparkSql,
-                reason: "the launch carries another engine type's settings (a gateway bug)"
-                    .to_owned(),
-            });
+            return Err(LaunchError::settings_of_another_type(EngineType::SparkSql));
         };
         let (home, spark_submit) = resolve_spark_home(settings, &spec.env, &spec.cluster)?;
         let name = format!("kumiho-{}", spec.engine_ref.id());
