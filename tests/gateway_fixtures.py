@@ -136,17 +136,7 @@ def start_gateway(binary: Path, work_dir: Path, cluster_dir: Path, *flags: str) 
 
 def engine_pids(work_dir: Path) -> list[int]:
     """Engines launched for `work_dir` (their command line names its registry)."""
-    pids = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            cmdline = (entry / "cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if cmdline and cmdline[0].endswith(b"kumiho-engine") and any(str(work_dir).encode() in arg for arg in cmdline):
-            pids.append(int(entry.name))
-    return pids
+    return engine_pids_on(str(work_dir))
 
 
 def live_registrations(work_dir: Path, space: str) -> list[str]:
