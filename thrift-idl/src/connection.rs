@@ -35,6 +35,10 @@ pub struct Connection<S> {
     payload: BytesMut,
     /// Progress through the message at the start of the buffered message bytes.
     scanner: MessageScanner,
+    /// With SASL framing: each frame holds exactly one message, so frames are taken whole
+    /// instead of walking every value to find where a message ends (see
+    /// [`Self::trust_frame_boundaries`]).
+    frames_are_messages: bool,
 }
 
 impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
@@ -51,7 +55,17 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
             incoming: read,
             payload: BytesMut::new(),
             scanner: MessageScanner::new(),
+            frames_are_messages: false,
         }
+    }
+
+    /// Takes each SASL data frame as one whole message. Only for a peer known to write a
+    /// message per frame: Thrift's `TSaslTransport` (HiveServer2, the Spark Thrift Server)
+    /// frames each flush, and servers flush once per message, as Kumiho's own do. A client
+    /// uses it for replies, which can be megabytes of row data; a server never does, since
+    /// what an untrusted client sends must be parsed to be bounded.
+    pub fn trust_frame_boundaries(&mut self) {
+        self.frames_are_messages = true;
     }
 
     /// Switches framing (after a SASL negotiation).
@@ -65,6 +79,9 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
 
     /// The next whole message, or `None` if the peer closed the connection between messages.
     pub async fn read_message(&mut self) -> Result<Option<Bytes>, WireError> {
+        if self.framing == Framing::SaslFrames && self.frames_are_messages {
+            return self.read_frame_as_message().await;
+        }
         loop {
             if self.framing == Framing::SaslFrames {
                 self.unwrap_frames()?;
@@ -145,26 +162,25 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
         Ok(())
     }
 
+    /// The next whole frame's payload, read as one message.
+    async fn read_frame_as_message(&mut self) -> Result<Option<Bytes>, WireError> {
+        loop {
+            if let Some(frame) = self.take_frame()? {
+                return Ok(Some(frame.freeze()));
+            }
+            if !self.read_more().await? {
+                return if self.incoming.is_empty() {
+                    Ok(None)
+                } else {
+                    Err(WireError::Closed)
+                };
+            }
+        }
+    }
+
     /// Moves every complete data frame from `incoming` to `payload`.
     fn unwrap_frames(&mut self) -> Result<(), WireError> {
-        while self.incoming.len() >= 4 {
-            let len = u32::from_be_bytes([
-                self.incoming[0],
-                self.incoming[1],
-                self.incoming[2],
-                self.incoming[3],
-            ]) as usize;
-            if len > self.max || self.payload.len() + len > self.max {
-                return Err(WireError::TooLarge {
-                    len: (self.payload.len() + len) as u64,
-                    max: self.max,
-                });
-            }
-            if self.incoming.len() < 4 + len {
-                return Ok(());
-            }
-            self.incoming.advance(4);
-            let frame = self.incoming.split_to(len);
+        while let Some(frame) = self.take_frame()? {
             if self.payload.is_empty() {
                 self.payload = frame;
             } else {
@@ -172,6 +188,32 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
             }
         }
         Ok(())
+    }
+
+    /// The payload of the complete data frame at the start of `incoming`, if it is all there;
+    /// a frame whose length (with what is already unwrapped) exceeds the limit is refused
+    /// before anything is allocated for it.
+    fn take_frame(&mut self) -> Result<Option<BytesMut>, WireError> {
+        if self.incoming.len() < 4 {
+            return Ok(None);
+        }
+        let len = u32::from_be_bytes([
+            self.incoming[0],
+            self.incoming[1],
+            self.incoming[2],
+            self.incoming[3],
+        ]) as usize;
+        if len > self.max || self.payload.len() + len > self.max {
+            return Err(WireError::TooLarge {
+                len: (self.payload.len() + len) as u64,
+                max: self.max,
+            });
+        }
+        if self.incoming.len() < 4 + len {
+            return Ok(None);
+        }
+        self.incoming.advance(4);
+        Ok(Some(self.incoming.split_to(len)))
     }
 
     /// Reads what the socket has; false at end of stream.
@@ -193,3 +235,6 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
         (self.stream, self.incoming)
     }
 }
+
+#[cfg(test)]
+mod tests;
