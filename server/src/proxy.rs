@@ -14,6 +14,9 @@
 //! 5. record: replies that create an operation (small) are decoded for its handle, so that
 //!    later operation RPCs find their session.
 //!
+//! FetchResults adds a read-ahead ([`read_ahead`]): after a full batch, the next one is
+//! fetched from the engine while the client reads this one.
+//!
 //! OpenSession, CloseSession, GetInfo's name and version, and the gateway's own operations
 //! (LaunchEngine, statements failed by their launch) are answered here.
 
@@ -33,6 +36,9 @@ use thrift::protocol::TSerializable;
 use crate::errors::GatewayError;
 use crate::operation::{log_reply, FETCH_TYPE_LOG};
 use crate::session::{GatewaySession, OperationKind, SessionManager};
+use read_ahead::ReadAhead;
+
+pub(crate) mod read_ahead;
 
 /// Name the gateway gives in GetInfo (beeline prints "Connected to: Kumiho (version V)").
 pub const SERVER_NAME: &str = "Kumiho";
@@ -164,14 +170,19 @@ impl Gateway {
         Reply::Typed(R::Resp::from_status(error.to_status()))
     }
 
-    async fn try_forward<R: Forwarded>(&self, mut req: R) -> Result<Reply<R::Resp>, GatewayError> {
+    async fn try_forward<R: Forwarded>(&self, req: R) -> Result<Reply<R::Resp>, GatewayError> {
+        self.try_forward_bytes(req).await.map(Reply::Encoded)
+    }
+
+    /// The phases in order; the engine's reply as bytes.
+    async fn try_forward_bytes<R: Forwarded>(&self, mut req: R) -> Result<Bytes, GatewayError> {
         let session = self.resolve(req.target())?;
         self.wait_for_engine(&session).await?;
-        let bytes = self.send(&session, &mut req).await?;
+        let bytes = exchange(&session, &mut req).await?;
         if R::CREATES_OPERATION {
             self.record::<R>(&session, &bytes)?;
         }
-        Ok(Reply::Encoded(bytes))
+        Ok(bytes)
     }
 
     /// Phase 1: the gateway session a request belongs to.
@@ -189,31 +200,6 @@ impl Gateway {
             .wait(self.sessions.launch_wait)
             .await
             .map(drop)
-    }
-
-    /// Phases 3 and 4: rewrite the session handle and exchange the call with the engine.
-    async fn send<R: Forwarded>(
-        &self,
-        session: &GatewaySession,
-        req: &mut R,
-    ) -> Result<Bytes, GatewayError> {
-        let mut engine = session.engine.lock().await;
-        let link = engine.as_mut().ok_or_else(|| {
-            GatewayError::Internal("the launch finished without an engine session".to_owned())
-        })?;
-        req.rewrite(&link.session_handle);
-        link.client
-            .call_encoded(R::METHOD, req)
-            .await
-            .map_err(|e| match e {
-                kumiho_thrift::error::WireError::Application { .. } => {
-                    GatewayError::EngineRefused(e.to_string())
-                }
-                other => GatewayError::EngineGone {
-                    address: link.address.clone(),
-                    reason: other.to_string(),
-                },
-            })
     }
 
     /// Phase 5: remember which session owns the operation a reply created.
@@ -235,10 +221,41 @@ impl Gateway {
             self.sessions.record_operation(
                 handle,
                 session,
-                OperationKind::Engine { launch_log_first },
+                OperationKind::Engine {
+                    launch_log_first,
+                    read_ahead: Arc::default(),
+                },
             );
         }
         Ok(())
+    }
+
+    /// A row fetch of an engine operation: served from the read-ahead when the client asks
+    /// for the next batch and one was read ahead, else forwarded; a full-looking batch starts
+    /// the read-ahead of the one after it.
+    async fn fetch_rows(
+        &self,
+        session: Arc<GatewaySession>,
+        read_ahead: &ReadAhead,
+        req: TFetchResultsReq,
+    ) -> Result<Bytes, GatewayError> {
+        let mut slot = read_ahead.lock().await;
+        if req.orientation != TFetchOrientation::FETCH_NEXT {
+            // The cursor moves elsewhere: a batch read ahead is no longer the next one.
+            let _ = slot.take().await;
+            return self.try_forward_bytes(req).await;
+        }
+        let bytes = match slot.take().await {
+            Some(batch) => batch?,
+            None => self.try_forward_bytes(req.clone()).await?,
+        };
+        if read_ahead::worth_reading_ahead(&bytes) {
+            let mut next = req;
+            slot.keep(tokio::spawn(
+                async move { exchange(&session, &mut next).await },
+            ));
+        }
+        Ok(bytes)
     }
 
     fn open_reply(
@@ -464,7 +481,12 @@ impl CliService for Gateway {
                     status: status::ok(),
                 })
             }
-            Ok(_) => self.forward(req).await,
+            Ok(entry) => {
+                if let OperationKind::Engine { read_ahead, .. } = &entry.kind {
+                    read_ahead.discard().await;
+                }
+                self.forward(req).await
+            }
         }
     }
 
@@ -530,18 +552,48 @@ impl CliService for Gateway {
             OperationKind::LaunchFailed { .. } => {
                 self.reply_error::<TFetchResultsReq>(launch_error(&entry.session))
             }
-            OperationKind::Engine { launch_log_first }
-                if wants_log && launch_log_first.swap(false, Ordering::AcqRel) =>
-            {
+            OperationKind::Engine {
+                launch_log_first, ..
+            } if wants_log && launch_log_first.swap(false, Ordering::AcqRel) => {
                 Reply::Typed(log_reply(entry.session.launch.log.lines_since(0)))
             }
-            OperationKind::Engine { .. } => self.forward(req).await,
+            OperationKind::Engine { .. } if wants_log => self.forward(req).await,
+            OperationKind::Engine { read_ahead, .. } => {
+                match self.fetch_rows(entry.session, &read_ahead, req).await {
+                    Ok(bytes) => Reply::Encoded(bytes),
+                    Err(error) => self.reply_error::<TFetchResultsReq>(error),
+                }
+            }
         }
     }
 
     async fn connection_closed(&self, ctx: &CallContext) {
         self.sessions.close_connection(ctx.connection_id).await;
     }
+}
+
+/// Phases 3 and 4: rewrite the session handle and exchange the call with the engine.
+async fn exchange<R: Forwarded>(
+    session: &GatewaySession,
+    req: &mut R,
+) -> Result<Bytes, GatewayError> {
+    let mut engine = session.engine.lock().await;
+    let link = engine.as_mut().ok_or_else(|| {
+        GatewayError::Internal("the launch finished without an engine session".to_owned())
+    })?;
+    req.rewrite(&link.session_handle);
+    link.client
+        .call_encoded(R::METHOD, req)
+        .await
+        .map_err(|e| match e {
+            kumiho_thrift::error::WireError::Application { .. } => {
+                GatewayError::EngineRefused(e.to_string())
+            }
+            other => GatewayError::EngineGone {
+                address: link.address.clone(),
+                reason: other.to_string(),
+            },
+        })
 }
 
 /// The launch's failure, for RPCs on a statement it failed.

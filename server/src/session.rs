@@ -29,6 +29,7 @@ use tokio_util::task::TaskTracker;
 
 use crate::errors::GatewayError;
 use crate::operation::launch_engine::{LaunchEngine, LaunchedEngine};
+use crate::proxy::read_ahead::ReadAhead;
 use crate::routing::{Route, Router};
 
 /// How long a CONNECTION-level engine gets to exit after SIGTERM before SIGKILL.
@@ -85,7 +86,11 @@ impl GatewaySession {
 pub enum OperationKind {
     /// An engine's operation, forwarded. `launch_log_first`: its log begins with the launch
     /// log, served on the first log fetch (cleared then).
-    Engine { launch_log_first: Arc<AtomicBool> },
+    /// `read_ahead`: the next batch of its result, fetched while the client reads this one.
+    Engine {
+        launch_log_first: Arc<AtomicBool>,
+        read_ahead: Arc<ReadAhead>,
+    },
     /// The session's LaunchEngine operation.
     Launch,
     /// A statement that failed because the launch did; answered by the gateway.
