@@ -46,14 +46,7 @@ impl Service {
 
     /// The soft limit on open files (`Max open files` in /proc/PID/limits).
     pub fn open_files_limit(&self) -> Option<u64> {
-        let limits = std::fs::read_to_string(format!("/proc/{}/limits", self.pid()?)).ok()?;
-        limits
-            .lines()
-            .find_map(|line| line.strip_prefix("Max open files"))?
-            .split_whitespace()
-            .next()?
-            .parse()
-            .ok()
+        open_files_limit(&self.pid()?.to_string())
     }
 
     fn gone(&self) -> BenchError {
@@ -342,4 +335,16 @@ pub fn log_tail(path: &Path) -> String {
     let text = std::fs::read_to_string(path).unwrap_or_default();
     let lines: Vec<&str> = text.lines().collect();
     lines[lines.len().saturating_sub(30)..].join("\n")
+}
+
+/// The soft limit on open files of a process (`self`, or a pid), from /proc/PROCESS/limits.
+pub fn open_files_limit(process: &str) -> Option<u64> {
+    let limits = std::fs::read_to_string(format!("/proc/{process}/limits")).ok()?;
+    limits
+        .lines()
+        .find_map(|line| line.strip_prefix("Max open files"))?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
 }

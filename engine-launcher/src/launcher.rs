@@ -107,6 +107,14 @@ pub struct EngineLaunchSpec {
 }
 
 impl EngineLaunchSpec {
+    /// The engine process's extra environment: the cluster's, and the secret in
+    /// [`SECRET_ENV`] (never on the command line, which `ps` shows).
+    pub fn engine_env(&self) -> BTreeMap<String, String> {
+        let mut env = self.env.clone();
+        env.insert(SECRET_ENV.to_owned(), self.secret.expose().to_owned());
+        env
+    }
+
     /// `WORK/engines/{engine id}.log`.
     pub fn default_log_path(work_dir: &Path, engine_ref: &EngineRef) -> PathBuf {
         work_dir

@@ -94,7 +94,7 @@ pub async fn run(
 /// session) and this process (one per connection) stay within their open-file limits.
 fn sessions_per_connection(gateway: &Service, sessions: usize) -> Result<usize> {
     let gateway_limit = gateway.open_files_limit().unwrap_or(u64::MAX);
-    let own_limit = own_open_files_limit();
+    let own_limit = crate::process::open_files_limit("self").unwrap_or(1024);
     let sessions = sessions as u64;
     // The engine sockets alone must fit.
     if sessions + SPARE_FILES >= gateway_limit {
@@ -105,21 +105,6 @@ fn sessions_per_connection(gateway: &Service, sessions: usize) -> Result<usize> 
     }
     let client_sockets = (gateway_limit - sessions - SPARE_FILES).min(own_limit - SPARE_FILES);
     Ok(sessions.div_ceil(client_sockets.max(1)).max(1) as usize)
-}
-
-fn own_open_files_limit() -> u64 {
-    std::fs::read_to_string("/proc/self/limits")
-        .ok()
-        .and_then(|limits| {
-            limits
-                .lines()
-                .find_map(|line| line.strip_prefix("Max open files"))?
-                .split_whitespace()
-                .next()?
-                .parse()
-                .ok()
-        })
-        .unwrap_or(1024)
 }
 
 /// Opens `total` sessions over `connections` connections, `CONCURRENCY` connections at a time.

@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::{EngineBuilder, EngineCommand, EngineLaunchSpec, EngineSettings, SECRET_ENV};
+use super::{EngineBuilder, EngineCommand, EngineLaunchSpec, EngineSettings};
 use crate::engine_ref::EngineType;
 use crate::error::LaunchError;
 use crate::self_registration::EngineRegistrationArgs;
@@ -133,12 +133,10 @@ impl EngineBuilder for DataFusionBuilder {
             args.push(level.clone());
         }
         args.extend(registration.to_args());
-        let mut env = spec.env.clone();
-        env.insert(SECRET_ENV.to_owned(), spec.secret.expose().to_owned());
         Ok(EngineCommand {
             program: self.program.clone(),
             args,
-            env,
+            env: spec.engine_env(),
         })
     }
 }

@@ -20,7 +20,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::{EngineBuilder, EngineCommand, EngineLaunchSpec, EngineSettings, SECRET_ENV};
+use super::{EngineBuilder, EngineCommand, EngineLaunchSpec, EngineSettings};
 use crate::engine_ref::{EngineType, ShareLevel};
 use crate::error::LaunchError;
 use crate::self_registration::EngineRegistrationArgs;
@@ -233,9 +233,8 @@ impl EngineBuilder for SparkBuilder {
         }
         args.push("--".to_owned());
         args.extend(spark_submit);
-        let mut env = spec.env.clone();
+        let mut env = spec.engine_env();
         env.insert("SPARK_HOME".to_owned(), home.display().to_string());
-        env.insert(SECRET_ENV.to_owned(), spec.secret.expose().to_owned());
         Ok(EngineCommand {
             program: self.program.clone(),
             args,

@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use super::*;
 use crate::engine_ref::{EngineRef, ShareLevel};
-use crate::launcher::EngineSecret;
+use crate::launcher::{EngineSecret, SECRET_ENV};
 use crate::registry::RegistryLocation;
 
 fn spec(work_dir: &Path, settings: DataFusionSettings) -> EngineLaunchSpec {

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use super::*;
 use crate::engine_ref::{EngineRef, ShareLevel};
-use crate::launcher::EngineSecret;
+use crate::launcher::{EngineSecret, SECRET_ENV};
 use crate::registry::RegistryLocation;
 
 const SECRET: &str = "s3cr3t-value";
