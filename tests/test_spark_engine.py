@@ -12,7 +12,7 @@ import pyspark
 import pytest
 
 from gateway_fixtures import *  # noqa: F403 (fixtures)
-from gateway_fixtures import live_registrations, open_session
+from gateway_fixtures import SessionRefused, live_registrations, open_session, wait_until
 from harness.beeline import binary_url, run_beeline
 from harness.spark import (
     spark_cluster_yaml, spark_jvm_pids, still_running, stop_spark_engines, supervisor_pids, wait_gone,
@@ -98,16 +98,30 @@ def test_beeline_runs_spark_sql_sees_the_spark_submit_log_and_the_idle_engine_st
     wait_gone(lambda: supervisor_pids(work_dir), "the idle engine's supervisor")
 
 
-def test_a_connection_engine_takes_its_spark_jvm_with_it_when_the_session_closes(spark_kumiho):
-    work_dir = spark_kumiho.work_dir
-    # The cluster's `engine.type: SPARK_SQL` picks Spark; the session only names the cluster.
-    session = open_session(spark_kumiho, user="carol", configuration={
-        "kyuubi.session.cluster": "spark",
-        "kyuubi.engine.share.level": "CONNECTION",
-    })
+def test_a_connection_engine_on_zookeeper_takes_its_spark_jvm_with_it_when_the_session_closes(
+        spark_kumiho, gateway_dirs, zookeeper):
+    work_dir, cluster_dir = gateway_dirs
+    # A cluster on ZooKeeper whose `engine.type: SPARK_SQL` picks Spark; the session only
+    # names the cluster. The supervisor registers the engine in that ensemble.
+    (cluster_dir / "spark-zk.yaml").write_text(spark_cluster_yaml(engine_type="SPARK_SQL", zookeeper=zookeeper.address))
+    configuration = {"kyuubi.session.cluster": "spark-zk", "kyuubi.engine.share.level": "CONNECTION"}
+    session = None
+
+    def opened() -> bool:
+        nonlocal session
+        try:
+            session = open_session(spark_kumiho, user="carol", configuration=configuration)
+        except SessionRefused as refused:
+            assert "spark-zk" in str(refused), refused  # not yet reloaded: the cluster is unknown
+            return False
+        return True
+
+    wait_until(opened, "the gateway knows cluster spark-zk")
     try:
         launched = session.wait_launched()
         assert launched["engine.type"] == "SPARK_SQL", launched
+        space = launched["engine.space"]
+        assert len(zookeeper.children(space)) == 1, zookeeper.children(space)
         assert session.query("select count(*) from range(10)") == [[10]]
         jvms = spark_jvm_pids(work_dir)
         assert len(jvms) == 1, jvms
@@ -115,8 +129,9 @@ def test_a_connection_engine_takes_its_spark_jvm_with_it_when_the_session_closes
         session.close()
     wait_gone(lambda: still_running(jvms), "the CONNECTION engine's Spark JVM")
     wait_gone(lambda: supervisor_pids(work_dir), "the CONNECTION engine's supervisor")
+    wait_gone(lambda: zookeeper.children(space), "the CONNECTION engine's registration")
     # The engine's directory (metastore_db, ...) was the session's own: it went with it.
-    leftovers = [entry.name for entry in (work_dir / "engines").iterdir() if entry.is_dir()]
+    leftovers = list(work_dir.rglob("metastore_db"))
     assert leftovers == [], leftovers
 
 

@@ -17,15 +17,18 @@ SPARK_CONF = {
 STOP_TIMEOUT_S = 60
 
 
-def spark_cluster_yaml(engine_type: str = "DATAFUSION", idle_timeout: str = "5m", master: str = "local[1]") -> str:
-    """A cluster config whose Spark settings point at pyspark's Spark (`local[1]`).
+def spark_cluster_yaml(engine_type: str = "DATAFUSION", idle_timeout: str = "5m", master: str = "local[1]",
+                       zookeeper: str | None = None) -> str:
+    """A cluster config whose Spark settings point at pyspark's Spark (`local[1]`), its
+    engines registered in the embedded registry or in the ZooKeeper at `zookeeper`.
 
     With `engine_type` DATAFUSION, sessions pick Spark with `kyuubi.engine.type=SPARK_SQL`.
     """
     conf = "".join(f'      {key}: "{value}"\n' for key, value in SPARK_CONF.items())
+    registry = f"  zookeeper: {{addresses: '{zookeeper}', namespace: kumiho}}\n" if zookeeper else "  embedded: {}\n"
     return (
         "registry:\n"
-        "  embedded: {}\n"
+        f"{registry}"
         "engine:\n"
         f"  type: {engine_type}\n"
         "  share-level: USER\n"
@@ -61,8 +64,9 @@ def supervisor_pids(work_dir: Path) -> list[int]:
 
 
 def spark_jvm_pids(work_dir: Path) -> list[int]:
-    """Spark JVMs (spark-submit execs java) running in an engine directory under `work_dir`."""
-    engines = (work_dir / "engines").resolve()
+    """Spark JVMs (spark-submit execs java) running in an engine directory under `work_dir`
+    (`engines/`, or `clusters/NAME/engines/` for a cluster on ZooKeeper)."""
+    engines = work_dir.resolve()
     pids = []
     for pid in _pids():
         cmdline = _cmdline(pid)
