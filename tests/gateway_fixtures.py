@@ -263,12 +263,7 @@ def gateway_dirs(tmp_path):
     cluster_dir.mkdir()
     (cluster_dir / "default.yaml").write_text(DEFAULT_CLUSTER)
     yield work_dir, cluster_dir
-    # Engines outlive gateways by design; a test's engines end with the test.
-    for pid in engine_pids(work_dir):
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
+    kill_engines_on(str(work_dir))
 
 
 @pytest.fixture

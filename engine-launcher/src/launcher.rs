@@ -9,6 +9,8 @@
 
 pub mod datafusion;
 pub mod spark;
+#[cfg(test)]
+mod test_fixtures;
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
@@ -156,6 +158,18 @@ impl fmt::Display for EngineCommand {
             write!(f, " (environment: {})", names.join(", "))?;
         }
         Ok(())
+    }
+}
+
+/// The engine program `configured`, else the one called `name` next to the running
+/// executable (where the gateway and its engines are installed together).
+pub fn installed_program(configured: Option<&Path>, name: &str) -> PathBuf {
+    match configured {
+        Some(path) => path.to_owned(),
+        None => std::env::current_exe()
+            .ok()
+            .and_then(|exe| exe.parent().map(|dir| dir.join(name)))
+            .unwrap_or_else(|| PathBuf::from(name)),
     }
 }
 

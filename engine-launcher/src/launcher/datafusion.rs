@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::{EngineBuilder, EngineCommand, EngineLaunchSpec, EngineSettings};
+use super::{installed_program, EngineBuilder, EngineCommand, EngineLaunchSpec, EngineSettings};
 use crate::engine_ref::EngineType;
 use crate::error::LaunchError;
 use crate::self_registration::EngineRegistrationArgs;
@@ -44,13 +44,7 @@ impl DataFusionBuilder {
     /// A builder running the configured program, else `kumiho-engine` next to the running
     /// executable (where the gateway and engine are installed together).
     pub fn locate(configured: Option<&Path>) -> Result<DataFusionBuilder, LaunchError> {
-        let program = match configured {
-            Some(path) => path.to_owned(),
-            None => std::env::current_exe()
-                .ok()
-                .and_then(|exe| exe.parent().map(|dir| dir.join(Self::PROGRAM_NAME)))
-                .unwrap_or_else(|| PathBuf::from(Self::PROGRAM_NAME)),
-        };
+        let program = installed_program(configured, Self::PROGRAM_NAME);
         if !program.is_file() {
             return Err(LaunchError::ProgramNotFound { program });
         }

@@ -20,7 +20,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::{EngineBuilder, EngineCommand, EngineLaunchSpec, EngineSettings};
+use super::{installed_program, EngineBuilder, EngineCommand, EngineLaunchSpec, EngineSettings};
 use crate::engine_ref::{EngineType, ShareLevel};
 use crate::error::LaunchError;
 use crate::self_registration::EngineRegistrationArgs;
@@ -92,13 +92,7 @@ impl SparkBuilder {
     /// running executable. Unlike the DataFusion engine it is not required to exist: a
     /// gateway without it serves DataFusion, and a Spark launch then fails naming the path.
     pub fn locate(configured: Option<&Path>) -> SparkBuilder {
-        let program = match configured {
-            Some(path) => path.to_owned(),
-            None => std::env::current_exe()
-                .ok()
-                .and_then(|exe| exe.parent().map(|dir| dir.join(Self::PROGRAM_NAME)))
-                .unwrap_or_else(|| PathBuf::from(Self::PROGRAM_NAME)),
-        };
+        let program = installed_program(configured, Self::PROGRAM_NAME);
         SparkBuilder::new(program)
     }
 

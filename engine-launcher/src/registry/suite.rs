@@ -30,7 +30,8 @@ fn fresh_root() -> String {
     format!("/suite_{}", uuid::Uuid::new_v4().simple())
 }
 
-fn endpoint(port: u16, ref_id: &str) -> EngineEndpoint {
+/// An engine on 127.0.0.1:`port` registering with launch reference `ref_id`.
+pub fn endpoint(port: u16, ref_id: &str) -> EngineEndpoint {
     EngineEndpoint {
         host: "127.0.0.1".to_owned(),
         port,

@@ -61,6 +61,8 @@ impl ObjectStoreRegistry for SchemeObjectStoreRegistry {
 
 /// Builds the store that serves `url`'s `scheme://host`, configured from the environment.
 fn store_for(url: &Url) -> DfResult<Arc<dyn ObjectStore>> {
+    // Named by scheme and host only: a URL may carry credentials (`https://user:pw@host/`).
+    let store_name = format!("{}://{}", url.scheme(), url.host_str().unwrap_or_default());
     let (scheme, _) = ObjectStoreScheme::parse(url).map_err(|_| {
         exec_datafusion_err!(
             "no object store for `{}://` locations: use a local path, file://, s3://, gs://, \
@@ -81,13 +83,13 @@ fn store_for(url: &Url) -> DfResult<Arc<dyn ObjectStore>> {
     }
     let (store, _) = object_store::parse_url_opts(url, options).map_err(|e| {
         exec_datafusion_err!(
-            "cannot open the {} store for {url}: {e}; its settings come from the engine's \
+            "cannot open the {} store {store_name}: {e}; its settings come from the engine's \
              environment ({}), which a cluster config sets in its `env` section",
             scheme_name(&scheme),
             env_hint(&scheme)
         )
     })?;
-    tracing::info!(store = %url, kind = scheme_name(&scheme), "object store opened");
+    tracing::info!(store = %store_name, kind = scheme_name(&scheme), "object store opened");
     Ok(Arc::from(store))
 }
 

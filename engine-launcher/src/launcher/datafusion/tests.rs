@@ -1,44 +1,15 @@
 //! The kumiho-engine command line, its config file and the secret's path.
 
-use std::time::Duration;
-
 use super::*;
-use crate::engine_ref::{EngineRef, ShareLevel};
-use crate::launcher::{EngineSecret, SECRET_ENV};
-use crate::registry::RegistryLocation;
+use crate::launcher::test_fixtures::{self, SECRET};
+use crate::launcher::SECRET_ENV;
 
 fn spec(work_dir: &Path, settings: DataFusionSettings) -> EngineLaunchSpec {
-    let engine_ref = EngineRef {
-        namespace: "kumiho".to_owned(),
-        version: "0.1.0".to_owned(),
-        share_level: ShareLevel::User,
-        engine_type: EngineType::DataFusion,
-        routing_user: "alice".to_owned(),
-        subdomain: "default".to_owned(),
-        session_user: "alice".to_owned(),
-    };
-    EngineLaunchSpec {
-        log_path: EngineLaunchSpec::default_log_path(work_dir, &engine_ref),
-        engine_ref,
-        cluster: "prod-a".to_owned(),
-        bind_host: "127.0.0.1".to_owned(),
-        secret: EngineSecret::new("s3cr3t-value"),
-        env: BTreeMap::from([("HADOOP_CONF_DIR".to_owned(), "/etc/hadoop".to_owned())]),
-        settings: EngineSettings::DataFusion(settings),
-        idle_timeout: Duration::from_secs(1800),
-        initialize_timeout: Duration::from_secs(180),
-    }
+    test_fixtures::spec(work_dir, EngineSettings::DataFusion(settings))
 }
 
 fn registration(work_dir: &Path) -> EngineRegistrationArgs {
-    EngineRegistrationArgs {
-        registry: RegistryLocation::Embedded {
-            work_dir: work_dir.to_owned(),
-        },
-        engine_space: "/kumiho_0.1.0_USER_DATAFUSION/alice/default".to_owned(),
-        ref_id: "r-1".to_owned(),
-        idle_timeout: Duration::from_secs(1800),
-    }
+    test_fixtures::registration(work_dir, &spec(work_dir, DataFusionSettings::default()))
 }
 
 #[test]
@@ -59,14 +30,14 @@ fn the_command_carries_host_registry_flags_and_the_secret_only_in_the_environmen
     assert_eq!(command.args, expected);
     assert_eq!(
         command.env.get(SECRET_ENV).map(String::as_str),
-        Some("s3cr3t-value")
+        Some(SECRET)
     );
     assert_eq!(
         command.env.get("HADOOP_CONF_DIR").map(String::as_str),
         Some("/etc/hadoop")
     );
     let shown = format!("{command} {command:?}");
-    assert!(!shown.contains("s3cr3t-value"), "{shown}");
+    assert!(!shown.contains(SECRET), "{shown}");
     assert!(shown.contains("KUMIHO_ENGINE_SECRET"), "{shown}");
 }
 

@@ -1,14 +1,9 @@
 //! The kumiho-spark-engine command line: spark-submit from the settings, conf overlay, master,
 //! Spark home, environment, and the secret kept off the command line.
 
-use std::time::Duration;
-
 use super::*;
-use crate::engine_ref::{EngineRef, ShareLevel};
-use crate::launcher::{EngineSecret, SECRET_ENV};
-use crate::registry::RegistryLocation;
-
-const SECRET: &str = "s3cr3t-value";
+use crate::launcher::test_fixtures::{self, SECRET};
+use crate::launcher::SECRET_ENV;
 
 /// A directory shaped like a Spark installation (`bin/spark-submit`).
 fn spark_home() -> tempfile::TempDir {
@@ -19,37 +14,11 @@ fn spark_home() -> tempfile::TempDir {
 }
 
 fn spec(work_dir: &Path, settings: SparkSettings) -> EngineLaunchSpec {
-    let engine_ref = EngineRef {
-        namespace: "kumiho".to_owned(),
-        version: "0.1.0".to_owned(),
-        share_level: ShareLevel::User,
-        engine_type: EngineType::SparkSql,
-        routing_user: "alice".to_owned(),
-        subdomain: "default".to_owned(),
-        session_user: "alice".to_owned(),
-    };
-    EngineLaunchSpec {
-        log_path: EngineLaunchSpec::default_log_path(work_dir, &engine_ref),
-        engine_ref,
-        cluster: "prod-a".to_owned(),
-        bind_host: "127.0.0.1".to_owned(),
-        secret: EngineSecret::new(SECRET),
-        env: BTreeMap::from([("HADOOP_CONF_DIR".to_owned(), "/etc/hadoop".to_owned())]),
-        settings: EngineSettings::Spark(settings),
-        idle_timeout: Duration::from_secs(1800),
-        initialize_timeout: Duration::from_secs(180),
-    }
+    test_fixtures::spec(work_dir, EngineSettings::Spark(settings))
 }
 
 fn registration(work_dir: &Path) -> EngineRegistrationArgs {
-    EngineRegistrationArgs {
-        registry: RegistryLocation::Embedded {
-            work_dir: work_dir.to_owned(),
-        },
-        engine_space: "/kumiho_0.1.0_USER_SPARK_SQL/alice/default".to_owned(),
-        ref_id: "r-1".to_owned(),
-        idle_timeout: Duration::from_secs(1800),
-    }
+    test_fixtures::registration(work_dir, &spec(work_dir, SparkSettings::default()))
 }
 
 fn build(settings: SparkSettings) -> Result<(EngineCommand, tempfile::TempDir), LaunchError> {

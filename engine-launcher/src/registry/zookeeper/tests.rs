@@ -5,21 +5,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::*;
-use crate::registry::suite;
+use crate::registry::suite::{self, endpoint};
 use crate::testing::{PartitionProxy, ZooKeeperServer};
 
 /// Bounds things that must happen "soon" (re-registration, a watch firing), so that a broken
 /// registry fails the test instead of hanging it.
 const EVENTUALLY: Duration = Duration::from_secs(30);
-
-fn endpoint(port: u16, ref_id: &str) -> EngineEndpoint {
-    EngineEndpoint {
-        host: "127.0.0.1".to_owned(),
-        port,
-        version: "0.1.0".to_owned(),
-        ref_id: ref_id.to_owned(),
-    }
-}
 
 fn space(name: &str) -> String {
     format!(
