@@ -39,6 +39,7 @@ pub mod connection;
 pub mod dispatch;
 pub mod error;
 pub mod handle;
+pub mod rowset;
 pub mod sasl;
 pub mod server;
 pub mod service;
