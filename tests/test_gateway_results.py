@@ -70,3 +70,71 @@ def test_a_long_result_arrives_whole_and_in_order_through_the_read_ahead(kumiho)
         assert session.query("SELECT 41 + 1") == [[42]]
     finally:
         session.close()
+
+
+def wait_until_finished(client, operation) -> None:
+    """Polls the operation's status as JDBC drivers do, until it leaves RUNNING."""
+    while True:
+        reply = client.client.GetOperationStatus(ttypes.TGetOperationStatusReq(operationHandle=operation))
+        check(reply.status, "GetOperationStatus")
+        if reply.operationState not in (ttypes.TOperationState.INITIALIZED_STATE,
+                                        ttypes.TOperationState.PENDING_STATE,
+                                        ttypes.TOperationState.RUNNING_STATE):
+            assert reply.operationState == ttypes.TOperationState.FINISHED_STATE, reply
+            return
+
+
+@pytest.mark.parametrize("run_async", [False, True], ids=["sync", "async"])
+def test_batches_fetched_ahead_hold_no_more_rows_than_the_client_asks(kumiho, run_async):
+    """The gateway fetches a finished statement's first batch in the size the client used
+    last; a client that then asks for fewer rows gets at most that many per fetch, and every
+    row once, in order."""
+    sql = "SELECT value FROM generate_series(1, 25) ORDER BY value"
+    session = open_session(kumiho)
+    try:
+        client = session.client
+
+        def batches(max_rows: int) -> list[list[int]]:
+            operation = client.execute(session.handle, sql, run_async=run_async)
+            if run_async:
+                wait_until_finished(client, operation)
+            metadata = client.client.GetResultSetMetadata(
+                ttypes.TGetResultSetMetadataReq(operationHandle=operation))
+            check(metadata.status, "GetResultSetMetadata")
+            assert [c.columnName for c in metadata.schema.columns] == ["value"]
+            fetched = []
+            while batch := fetch_ids(client, operation, ttypes.TFetchOrientation.FETCH_NEXT, max_rows):
+                fetched.append(batch)
+            closed = client.client.CloseOperation(ttypes.TCloseOperationReq(operationHandle=operation))
+            check(closed.status, "CloseOperation")
+            return fetched
+
+        assert batches(1000) == [list(range(1, 26))]
+        # The first batch was fetched ahead with 1,000 rows: split, the rest served after.
+        assert batches(7) == [list(range(1, 8)), list(range(8, 15)), list(range(15, 22)), list(range(22, 26))]
+        # Fetched ahead with 7: fewer than asked, which HiveServer2 allows; nothing lost.
+        larger = batches(10)
+        assert sum(larger, []) == list(range(1, 26))
+        assert all(1 <= len(batch) <= 10 for batch in larger), larger
+        assert session.query("SELECT 41 + 1") == [[42]]
+    finally:
+        session.close()
+
+
+def test_a_closed_operation_is_gone_at_once(kumiho):
+    """CloseOperation is answered before the engine has closed it; the handle is unknown
+    from then on, and the session goes on."""
+    session = open_session(kumiho)
+    try:
+        client = session.client
+        operation = client.execute(session.handle, "SELECT 1", run_async=True)
+        closed = client.client.CloseOperation(ttypes.TCloseOperationReq(operationHandle=operation))
+        check(closed.status, "CloseOperation")
+        status = client.client.GetOperationStatus(ttypes.TGetOperationStatusReq(operationHandle=operation))
+        assert status.status.statusCode == ttypes.TStatusCode.INVALID_HANDLE_STATUS
+        assert "operation" in status.status.errorMessage.lower(), status.status
+        again = client.client.CloseOperation(ttypes.TCloseOperationReq(operationHandle=operation))
+        assert again.status.statusCode == ttypes.TStatusCode.INVALID_HANDLE_STATUS
+        assert session.query("SELECT 41 + 1") == [[42]]
+    finally:
+        session.close()

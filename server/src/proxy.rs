@@ -14,8 +14,9 @@
 //! 5. record: replies that create an operation (small) are decoded for its handle, so that
 //!    later operation RPCs find their session.
 //!
-//! FetchResults adds a read-ahead ([`read_ahead`]): after a full batch, the next one is
-//! fetched from the engine while the client reads this one.
+//! Where the client's next request is known, the gateway sends it ahead ([`prefetch`]): a
+//! statement's first status, a finished statement's metadata and first batch, the batch after
+//! one with rows. CloseOperation is answered at once and sent to the engine behind the reply.
 //!
 //! OpenSession, CloseSession, GetInfo's name and version, and the gateway's own operations
 //! (LaunchEngine, statements failed by their launch) are answered here.
@@ -36,9 +37,9 @@ use thrift::protocol::TSerializable;
 use crate::errors::GatewayError;
 use crate::operation::{log_reply, FETCH_TYPE_LOG};
 use crate::session::{GatewaySession, OperationKind, SessionManager};
-use read_ahead::ReadAhead;
+use prefetch::Prefetched;
 
-pub(crate) mod read_ahead;
+pub(crate) mod prefetch;
 
 /// Name the gateway gives in GetInfo (beeline prints "Connected to: Kumiho (version V)").
 pub const SERVER_NAME: &str = "Kumiho";
@@ -175,14 +176,23 @@ impl Gateway {
     }
 
     /// The phases in order; the engine's reply as bytes.
-    async fn try_forward_bytes<R: Forwarded>(&self, mut req: R) -> Result<Bytes, GatewayError> {
+    async fn try_forward_bytes<R: Forwarded>(&self, req: R) -> Result<Bytes, GatewayError> {
+        self.try_forward_recorded(req).await.map(|(bytes, _)| bytes)
+    }
+
+    /// The phases in order; the engine's reply as bytes, and the operation it created.
+    async fn try_forward_recorded<R: Forwarded>(
+        &self,
+        mut req: R,
+    ) -> Result<(Bytes, Option<Created>), GatewayError> {
         let session = self.resolve(req.target())?;
         self.wait_for_engine(&session).await?;
         let bytes = exchange(&session, &mut req).await?;
-        if R::CREATES_OPERATION {
-            self.record::<R>(&session, &bytes)?;
-        }
-        Ok(bytes)
+        let created = match R::CREATES_OPERATION {
+            true => self.record::<R>(&session, &bytes)?,
+            false => None,
+        };
+        Ok((bytes, created))
     }
 
     /// Phase 1: the gateway session a request belongs to.
@@ -207,55 +217,67 @@ impl Gateway {
         &self,
         session: &Arc<GatewaySession>,
         bytes: &[u8],
-    ) -> Result<(), GatewayError> {
+    ) -> Result<Option<Created>, GatewayError> {
         let resp: R::Resp = decode_result_body(bytes).map_err(|e| {
             GatewayError::EngineRefused(format!(
                 "unreadable {} reply from the engine: {e}",
                 R::METHOD
             ))
         })?;
-        if let Some(handle) = R::created_operation(&resp).and_then(HandleId::from_operation) {
-            let launch_log_first = Arc::new(AtomicBool::new(
-                R::METHOD == "ExecuteStatement" && session.take_launch_log(),
-            ));
-            self.sessions.record_operation(
-                handle,
-                session,
-                OperationKind::Engine {
-                    launch_log_first,
-                    read_ahead: Arc::default(),
-                },
-            );
-        }
-        Ok(())
+        let Some(operation) = R::created_operation(&resp) else {
+            return Ok(None);
+        };
+        let Some(handle) = HandleId::from_operation(operation) else {
+            return Ok(None);
+        };
+        let launch_log_first = Arc::new(AtomicBool::new(
+            R::METHOD == "ExecuteStatement" && session.take_launch_log(),
+        ));
+        let prefetched = Arc::<Prefetched>::default();
+        self.sessions.record_operation(
+            handle,
+            session,
+            OperationKind::Engine {
+                launch_log_first,
+                prefetched: prefetched.clone(),
+            },
+        );
+        Ok(Some(Created {
+            session: session.clone(),
+            operation: operation.clone(),
+            prefetched,
+        }))
     }
 
-    /// A row fetch of an engine operation: served from the read-ahead when the client asks
-    /// for the next batch and one was read ahead, else forwarded; a full-looking batch starts
-    /// the read-ahead of the one after it.
+    /// A row fetch of an engine operation: served from what was fetched ahead when the client
+    /// asks for the next batch, else forwarded; a batch with rows starts the fetch of the one
+    /// after it.
     async fn fetch_rows(
         &self,
         session: Arc<GatewaySession>,
-        read_ahead: &ReadAhead,
+        prefetched: &Prefetched,
         req: TFetchResultsReq,
     ) -> Result<Bytes, GatewayError> {
-        let mut slot = read_ahead.lock().await;
+        let mut rows = prefetched.rows().await;
         if req.orientation != TFetchOrientation::FETCH_NEXT {
-            // The cursor moves elsewhere: a batch read ahead is no longer the next one.
-            let _ = slot.take().await;
+            // The cursor moves elsewhere: a batch fetched ahead is no longer the next one.
+            rows.discard().await;
             return self.try_forward_bytes(req).await;
         }
-        let bytes = match slot.take().await {
+        session.note_fetch_size(req.max_rows);
+        let batch = match rows.take(req.max_rows).await {
             Some(batch) => batch?,
-            None => self.try_forward_bytes(req.clone()).await?,
+            None => rows.forwarded(self.try_forward_bytes(req.clone()).await?),
         };
-        if read_ahead::worth_reading_ahead(&bytes) {
+        if rows.worth_reading_ahead(&batch) {
+            let max_rows = req.max_rows;
             let mut next = req;
-            slot.keep(tokio::spawn(
-                async move { exchange(&session, &mut next).await },
-            ));
+            rows.keep(
+                tokio::spawn(async move { exchange(&session, &mut next).await }),
+                max_rows,
+            );
         }
-        Ok(bytes)
+        Ok(batch.reply)
     }
 
     fn open_reply(
@@ -389,7 +411,23 @@ impl CliService for Gateway {
                 Reply::Typed(self.launch_failed_statement(&session))
             }
             Err(error) => self.reply_error::<TExecuteStatementReq>(error),
-            Ok(()) => self.forward(req).await,
+            Ok(()) => {
+                let run_async = req.run_async.unwrap_or(false);
+                match self.try_forward_recorded(req).await {
+                    Ok((bytes, created)) => {
+                        if let Some(created) = created {
+                            prefetch::after_execute(
+                                &created.session,
+                                &created.prefetched,
+                                &created.operation,
+                                run_async,
+                            );
+                        }
+                        Reply::Encoded(bytes)
+                    }
+                    Err(error) => self.reply_error::<TExecuteStatementReq>(error),
+                }
+            }
         }
     }
 
@@ -463,7 +501,24 @@ impl CliService for Gateway {
             Ok(entry) => match entry.kind {
                 OperationKind::Launch => Reply::Typed(entry.session.launch.status()),
                 OperationKind::LaunchFailed { .. } => Reply::Typed(entry.session.launch.status()),
-                OperationKind::Engine { .. } => self.forward(req).await,
+                OperationKind::Engine { prefetched, .. } => {
+                    let reply = match prefetched.take_status().await {
+                        Some(kept) => kept,
+                        None => self.try_forward_bytes(req.clone()).await,
+                    };
+                    match reply {
+                        Ok(bytes) => {
+                            prefetch::after_status(
+                                &entry.session,
+                                &prefetched,
+                                &req.operation_handle,
+                                &bytes,
+                            );
+                            Reply::Encoded(bytes)
+                        }
+                        Err(error) => self.reply_error::<TGetOperationStatusReq>(error),
+                    }
+                }
             },
         }
     }
@@ -482,8 +537,8 @@ impl CliService for Gateway {
                 })
             }
             Ok(entry) => {
-                if let OperationKind::Engine { read_ahead, .. } = &entry.kind {
-                    read_ahead.discard().await;
+                if let OperationKind::Engine { prefetched, .. } = &entry.kind {
+                    prefetched.discard().await;
                 }
                 self.forward(req).await
             }
@@ -498,14 +553,15 @@ impl CliService for Gateway {
         match self.sessions.operation(&req.operation_handle) {
             Err(error) => self.reply_error::<TCloseOperationReq>(error),
             Ok(entry) => {
-                let reply = match entry.kind {
-                    OperationKind::Engine { .. } => self.forward(req.clone()).await,
-                    _ => Reply::Typed(TCloseOperationResp {
-                        status: status::ok(),
-                    }),
-                };
                 self.sessions.forget_operation(&req.operation_handle);
-                reply
+                if let OperationKind::Engine { prefetched, .. } = entry.kind {
+                    // Answered at once: the client has nothing more to ask of the operation,
+                    // and the engine closes it behind the reply, after what is on its way.
+                    tokio::spawn(close_behind_reply(entry.session, prefetched, req));
+                }
+                Reply::Typed(TCloseOperationResp {
+                    status: status::ok(),
+                })
             }
         }
     }
@@ -522,7 +578,11 @@ impl CliService for Gateway {
                 OperationKind::LaunchFailed { .. } => {
                     self.reply_error::<TGetResultSetMetadataReq>(launch_error(&entry.session))
                 }
-                OperationKind::Engine { .. } => self.forward(req).await,
+                OperationKind::Engine { prefetched, .. } => match prefetched.metadata().await {
+                    Some(Ok(bytes)) => Reply::Encoded(bytes),
+                    Some(Err(error)) => self.reply_error::<TGetResultSetMetadataReq>(error),
+                    None => self.forward(req).await,
+                },
             },
         }
     }
@@ -558,8 +618,8 @@ impl CliService for Gateway {
                 Reply::Typed(log_reply(entry.session.launch.log.lines_since(0)))
             }
             OperationKind::Engine { .. } if wants_log => self.forward(req).await,
-            OperationKind::Engine { read_ahead, .. } => {
-                match self.fetch_rows(entry.session, &read_ahead, req).await {
+            OperationKind::Engine { prefetched, .. } => {
+                match self.fetch_rows(entry.session, &prefetched, req).await {
                     Ok(bytes) => Reply::Encoded(bytes),
                     Err(error) => self.reply_error::<TFetchResultsReq>(error),
                 }
@@ -570,6 +630,32 @@ impl CliService for Gateway {
     async fn connection_closed(&self, ctx: &CallContext) {
         self.sessions.close_connection(ctx.connection_id).await;
     }
+}
+
+/// An operation an engine reply created, as recorded.
+struct Created {
+    session: Arc<GatewaySession>,
+    operation: TOperationHandle,
+    prefetched: Arc<Prefetched>,
+}
+
+/// CloseOperation sent to the engine after the client has its reply.
+async fn close_behind_reply(
+    session: Arc<GatewaySession>,
+    prefetched: Arc<Prefetched>,
+    mut req: TCloseOperationReq,
+) {
+    prefetched.discard().await;
+    let failure = match exchange(&session, &mut req).await {
+        Ok(bytes) => match decode_result_body::<TCloseOperationResp>(&bytes) {
+            Ok(resp) if status::is_ok(&resp.status) => return,
+            Ok(resp) => resp.status.error_message.unwrap_or_default(),
+            Err(e) => e.to_string(),
+        },
+        Err(error) => error.to_string(),
+    };
+    // The client was told the operation is closed; the engine frees it with its session.
+    tracing::debug!(session = %session.id, %failure, "engine did not close an operation");
 }
 
 /// Phases 3 and 4: rewrite the session handle and exchange the call with the engine.

@@ -6,7 +6,7 @@
 //! handle, so that operation RPCs reach the right engine connection.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -29,7 +29,7 @@ use tokio_util::task::TaskTracker;
 
 use crate::errors::GatewayError;
 use crate::operation::launch_engine::{LaunchEngine, LaunchedEngine};
-use crate::proxy::read_ahead::ReadAhead;
+use crate::proxy::prefetch::Prefetched;
 use crate::routing::{Route, Router};
 
 /// How long a CONNECTION-level engine gets to exit after SIGTERM before SIGKILL.
@@ -59,12 +59,25 @@ pub struct GatewaySession {
     launch_log_unshown: AtomicBool,
     /// When a client last used the session, for the idle-session reaper.
     last_access: std::sync::Mutex<tokio::time::Instant>,
+    /// `maxRows` of the client's last row fetch (0: none yet), the size of first batches
+    /// fetched ahead of it.
+    fetch_size: AtomicI64,
 }
 
 impl GatewaySession {
     /// Whether this caller is the first statement, whose log shows the launch log.
     pub fn take_launch_log(&self) -> bool {
         self.launch_log_unshown.swap(false, Ordering::AcqRel)
+    }
+
+    /// The number of rows the client fetches at a time, once it has fetched.
+    pub fn fetch_size(&self) -> Option<i64> {
+        Some(self.fetch_size.load(Ordering::Relaxed)).filter(|&rows| rows > 0)
+    }
+
+    /// Notes the `maxRows` of a row fetch by the client.
+    pub fn note_fetch_size(&self, max_rows: i64) {
+        self.fetch_size.store(max_rows, Ordering::Relaxed);
     }
 
     /// Notes a use of the session by its client.
@@ -86,10 +99,10 @@ impl GatewaySession {
 pub enum OperationKind {
     /// An engine's operation, forwarded. `launch_log_first`: its log begins with the launch
     /// log, served on the first log fetch (cleared then).
-    /// `read_ahead`: the next batch of its result, fetched while the client reads this one.
+    /// `prefetched`: replies fetched from the engine before the client asks for them.
     Engine {
         launch_log_first: Arc<AtomicBool>,
-        read_ahead: Arc<ReadAhead>,
+        prefetched: Arc<Prefetched>,
     },
     /// The session's LaunchEngine operation.
     Launch,
@@ -182,6 +195,7 @@ impl SessionManager {
             engine: tokio::sync::Mutex::new(None),
             launch_log_unshown: AtomicBool::new(true),
             last_access: std::sync::Mutex::new(tokio::time::Instant::now()),
+            fetch_size: AtomicI64::new(0),
         });
         self.sessions.insert(id, session.clone());
         self.operations.insert(
