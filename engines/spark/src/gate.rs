@@ -3,8 +3,10 @@
 //!
 //! A client negotiates SASL PLAIN here and must present the cluster's internal secret as its
 //! password (checked in constant time; a wrong one is answered with SASL BAD and a message).
-//! The gate then opens a SASL PLAIN connection to the Thrift Server as the same user and
-//! copies bytes both ways: after SASL both sides speak `[length u32][bytes]` frames, so no
+//! The gate then opens a SASL PLAIN connection to the Thrift Server as the same user, with
+//! the engine's own token as password (the Thrift Server admits nothing else, see
+//! [`crate::lockdown`]), and copies bytes both ways (64 KiB at a time each way: result
+//! batches are tens of KB): after SASL both sides speak `[length u32][bytes]` frames, so no
 //! Thrift message is ever parsed. The gateway keeps one connection per session, so the
 //! number of open connections is the engine's use, which the idle timeout watches.
 
@@ -18,12 +20,13 @@ use kumiho_thrift::sasl;
 use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpStream};
 
+use crate::lockdown::GateToken;
+
 /// Largest SASL negotiation payload accepted (credentials are a few hundred bytes).
 const NEGOTIATION_LIMIT: usize = 64 * 1024;
 
-/// The password the gate presents to the Thrift Server, which runs with authentication NONE
-/// on loopback and checks no password (clients must send one).
-const UPSTREAM_PASSWORD: &str = "kumiho";
+/// The relay's buffer, each way.
+const RELAY_BUFFER: usize = 64 * 1024;
 
 /// Admits the gateway and relays it to one Spark Thrift Server.
 pub struct Gate {
@@ -31,6 +34,8 @@ pub struct Gate {
     upstream: String,
     /// The internal secret the gateway presents.
     secret: SharedSecret,
+    /// The password the gate presents to the Thrift Server.
+    token: GateToken,
     /// Connections accepted and not yet closed.
     open: AtomicUsize,
 }
@@ -50,11 +55,13 @@ enum RelayError {
 }
 
 impl Gate {
-    /// A gate to the Thrift Server at `upstream`, admitting clients that know `secret`.
-    pub fn new(upstream: String, secret: SharedSecret) -> Arc<Gate> {
+    /// A gate to the Thrift Server at `upstream`, admitting clients that know `secret` and
+    /// logging in there with `token`.
+    pub fn new(upstream: String, secret: SharedSecret, token: GateToken) -> Arc<Gate> {
         Arc::new(Gate {
             upstream,
             secret,
+            token,
             open: AtomicUsize::new(0),
         })
     }
@@ -113,14 +120,20 @@ impl Gate {
             .await
             .map_err(RelayError::Refused)?;
         let mut upstream = Connection::new(upstream, Framing::Raw, NEGOTIATION_LIMIT);
-        sasl::start_plain(&mut upstream, &user, UPSTREAM_PASSWORD)
+        sasl::start_plain(&mut upstream, &user, self.token.expose())
             .await
             .map_err(|e| self.upstream_error(e))?;
         let (mut client, client_unread) = client.into_parts();
         let (mut upstream, upstream_unread) = upstream.into_parts();
         upstream.write_all(&client_unread).await?;
         client.write_all(&upstream_unread).await?;
-        tokio::io::copy_bidirectional(&mut client, &mut upstream).await?;
+        tokio::io::copy_bidirectional_with_sizes(
+            &mut client,
+            &mut upstream,
+            RELAY_BUFFER,
+            RELAY_BUFFER,
+        )
+        .await?;
         Ok(user)
     }
 

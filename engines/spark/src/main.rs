@@ -7,7 +7,8 @@
 //! 1. runs `spark-submit` in its own work directory with the Thrift Server on a free loopback
 //!    port, copying its output line by line to stdout (the launcher's engine log, which
 //!    becomes the launch log a client reads); if `spark-submit` exits first, the supervisor
-//!    exits at once with its first error line as the last line of output;
+//!    exits at once with its first error line as the last line of output; the Thrift Server
+//!    admits only a random token of this engine's ([`lockdown`]), which is checked first;
 //! 2. once the Thrift port accepts connections, listens on `--bind-host` ([`gate`]), admitting
 //!    only clients that present the secret (`KUMIHO_ENGINE_SECRET`) and relaying them, and
 //!    registers THAT address;
@@ -17,6 +18,7 @@
 #![deny(unsafe_code)]
 
 mod gate;
+mod lockdown;
 mod thrift_server;
 
 use std::io::Write;
@@ -32,6 +34,7 @@ use tokio::net::TcpListener;
 use tokio::signal::unix::{signal, Signal, SignalKind};
 
 use crate::gate::Gate;
+use crate::lockdown::Lockdown;
 use crate::thrift_server::{free_loopback_port, ThriftServer};
 
 /// Runs a Spark Thrift Server that admits only the Kumiho gateway, registered while it lives.
@@ -127,8 +130,14 @@ async fn run(args: Args, registration: Option<EngineRegistrationArgs>) -> Result
         .map_err(|e| format!("cannot read the bound address: {e}"))?;
     let spark_port = free_loopback_port()
         .map_err(|e| format!("cannot find a free loopback port for Spark: {e}"))?;
+    let lockdown = Lockdown::install(&args.work_dir).map_err(|e| {
+        format!(
+            "cannot write the Spark Thrift Server's authentication class under {}: {e}",
+            args.work_dir.display()
+        )
+    })?;
     tracing::info!(work_dir = %args.work_dir.display(), spark_port, "starting the Spark Thrift Server");
-    let mut spark = ThriftServer::start(&args.spark_submit, spark_port, &args.work_dir)
+    let mut spark = ThriftServer::start(&args.spark_submit, spark_port, &args.work_dir, &lockdown)
         .map_err(|e| e.to_string())?;
 
     let started = tokio::select! {
@@ -144,8 +153,21 @@ async fn run(args: Args, registration: Option<EngineRegistrationArgs>) -> Result
             return Ok(());
         }
     }
+    // Nobody is told about an engine whose Thrift Server the gate cannot close off.
+    if let Err(e) = lockdown::check(&spark.address(), &lockdown.token).await {
+        spark.stop(args.stop_grace).await;
+        return Err(e.to_string());
+    }
+    // The check's refusal is logged by Spark as an ERROR: once it has had time to be printed
+    // (best effort), it is forgotten as the cause to quote if Spark dies later.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    spark.forget_errors();
 
-    let gate = Gate::new(spark.address(), SharedSecret::new(args.secret.clone()));
+    let gate = Gate::new(
+        spark.address(),
+        SharedSecret::new(args.secret.clone()),
+        lockdown.token.clone(),
+    );
     tokio::spawn(std::sync::Arc::clone(&gate).serve(listener));
 
     let registered = match &registration {

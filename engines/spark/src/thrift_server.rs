@@ -1,8 +1,8 @@
 //! The Spark Thrift Server process: started with `spark-submit`, its output copied to ours,
 //! watched until its port accepts connections, and stopped (SIGTERM, then SIGKILL).
 //!
-//! The server listens on loopback only, on a port picked here; the supervisor's gate is the
-//! one address anyone else is told about.
+//! The server listens on loopback only, on a port picked here, and admits only the gate's
+//! token ([`Lockdown`]); the supervisor's gate is the one address anyone else is told about.
 
 use std::io::{self, Write};
 use std::path::Path;
@@ -17,6 +17,8 @@ use tokio::net::TcpStream;
 use tokio::process::{Child, Command};
 use tokio::task::JoinSet;
 
+use crate::lockdown::Lockdown;
+
 /// How often readiness is probed while Spark starts.
 const READY_POLL: Duration = Duration::from_millis(250);
 
@@ -26,6 +28,9 @@ const OUTPUT_DRAIN: Duration = Duration::from_secs(2);
 
 /// The address the Spark Thrift Server binds; only the supervisor connects to it.
 pub const LOOPBACK: &str = "127.0.0.1";
+
+/// spark-submit's primary resource for a class in Spark itself: the end of its options.
+const PRIMARY_RESOURCE: &str = "spark-internal";
 
 /// A running `spark-submit` of the Spark Thrift Server.
 pub struct ThriftServer {
@@ -72,7 +77,8 @@ fn cause(first_error: &Option<String>) -> String {
 impl ThriftServer {
     /// Runs `command` (spark-submit and its arguments, which end with `spark-internal`) with
     /// the Thrift Server's port and bind host appended, in `work_dir`, its output copied line
-    /// by line to this process's stdout.
+    /// by line to this process's stdout. `lockdown`'s settings go after the command's own
+    /// `--conf`s (so they win) and into the JVM's environment.
     ///
     /// Call it from the main task: the child is made to receive SIGTERM when the *thread*
     /// that started it ends (`PR_SET_PDEATHSIG`), and the main thread lives as long as the
@@ -82,6 +88,7 @@ impl ThriftServer {
         command: &[String],
         port: u16,
         work_dir: &Path,
+        lockdown: &Lockdown,
     ) -> Result<ThriftServer, ServerError> {
         let (program, args) = command.split_first().ok_or_else(|| ServerError::Spawn {
             program: String::new(),
@@ -90,18 +97,28 @@ impl ThriftServer {
                 "no spark-submit command given after `--`",
             ),
         })?;
+        // spark-submit reads options up to the primary resource; the last `--conf` of a key
+        // wins. Without a primary resource (a stand-in), everything is appended.
+        let resource = args
+            .iter()
+            .rposition(|arg| arg == PRIMARY_RESOURCE)
+            .unwrap_or(args.len());
         let mut spark = Command::new(program);
         spark
-            .args(args)
+            .args(&args[..resource])
+            .args(Lockdown::spark_submit_options())
+            .args(&args[resource..])
             .arg("--hiveconf")
             .arg(format!("hive.server2.thrift.port={port}"))
             .arg("--hiveconf")
             .arg(format!("hive.server2.thrift.bind.host={LOOPBACK}"))
+            .args(Lockdown::hiveconf_args())
             .current_dir(work_dir)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .kill_on_drop(true);
+        lockdown.configure(&mut spark);
         die_with_this_thread(&mut spark);
         let mut child = spark.spawn().map_err(|source| ServerError::Spawn {
             program: program.clone(),
@@ -153,6 +170,12 @@ impl ThriftServer {
                 }
             }
         }
+    }
+
+    /// Forgets the error lines printed so far (the startup check's expected refusal), so that
+    /// the summary of a later exit quotes one printed while serving.
+    pub fn forget_errors(&self) {
+        *self.first_error.lock().unwrap_or_else(|e| e.into_inner()) = None;
     }
 
     /// Waits until spark-submit exits on its own, and says how.
@@ -296,13 +319,67 @@ mod tests {
                       echo '\tat x.Y(Y.scala:1)' >&2; exit 3";
         let command = ["sh", "-c", script, "sh"].map(str::to_owned);
         let port = free_loopback_port().unwrap();
-        let mut server = ThriftServer::start(&command, port, dir.path()).unwrap();
+        let lockdown = Lockdown::install(dir.path()).unwrap();
+        let mut server = ThriftServer::start(&command, port, dir.path(), &lockdown).unwrap();
         let error = server.wait_ready().await.unwrap_err().to_string();
         assert!(
             error.contains("exit status: 3")
                 && error.contains("before the Spark Thrift Server accepted connections")
                 && error.ends_with("x.SparkException: bad master"),
             "{error}"
+        );
+    }
+
+    #[tokio::test]
+    async fn kumihos_hive_settings_come_last_and_the_jvm_gets_the_token_not_the_secret() {
+        let dir = tempfile::tempdir().unwrap();
+        let lockdown = Lockdown::install(dir.path()).unwrap();
+        // Stands in for spark-submit: writes down its arguments and environment, and exits.
+        let script = "printf '%s\\n' \"$@\" > args; \
+                      printf '%s\\n' \"$KUMIHO_SPARK_GATE_SECRET\" \"${KUMIHO_ENGINE_SECRET-unset}\" \"$SPARK_DIST_CLASSPATH\" > env";
+        let command = [
+            "sh",
+            "-c",
+            script,
+            "spark-submit",
+            "--conf",
+            "spark.hadoop.hive.server2.authentication=NONE",
+            "--conf",
+            "spark.hive.server2.authentication=NOSASL",
+            "--class",
+            "org.apache.spark.sql.hive.thriftserver.HiveThriftServer2",
+            "spark-internal",
+        ]
+        .map(str::to_owned);
+        let port = free_loopback_port().unwrap();
+        let mut server = ThriftServer::start(&command, port, dir.path(), &lockdown).unwrap();
+        server.wait_ready().await.unwrap_err();
+        let args = std::fs::read_to_string(dir.path().join("args")).unwrap();
+        let args: Vec<&str> = args.lines().collect();
+        let at = |arg: &str| {
+            args.iter()
+                .position(|a| *a == arg)
+                .unwrap_or_else(|| panic!("{arg} not in {args:?}"))
+        };
+        let resource = at("spark-internal");
+        for ours in [
+            "spark.hadoop.hive.server2.authentication=CUSTOM",
+            "spark.hive.server2.authentication=CUSTOM",
+        ] {
+            assert!(
+                at("spark.hive.server2.authentication=NOSASL") < at(ours) && at(ours) < resource,
+                "{args:?}"
+            );
+        }
+        assert!(resource < at(&format!("hive.server2.thrift.port={port}")));
+        assert!(resource < at("hive.server2.authentication=CUSTOM"));
+        let env = std::fs::read_to_string(dir.path().join("env")).unwrap();
+        let env: Vec<&str> = env.lines().collect();
+        assert_eq!(env[0], lockdown.token.expose());
+        assert_eq!(env[1], "unset");
+        assert!(
+            env[2].ends_with(&lockdown.classes.display().to_string()),
+            "{env:?}"
         );
     }
 
@@ -314,7 +391,8 @@ mod tests {
         // Stands in for Spark: ignores SIGTERM, runs until killed; the port is already open.
         let command =
             ["sh", "-c", "trap '' TERM; while :; do sleep 1; done", "sh"].map(str::to_owned);
-        let mut server = ThriftServer::start(&command, port, dir.path()).unwrap();
+        let lockdown = Lockdown::install(dir.path()).unwrap();
+        let mut server = ThriftServer::start(&command, port, dir.path(), &lockdown).unwrap();
         server.wait_ready().await.unwrap();
         let pid = server.pid().unwrap();
         server.stop(Duration::from_millis(300)).await;

@@ -14,18 +14,34 @@ use nix::unistd::Pid;
 
 const SPACE: &str = "/kumiho_0.1.0_USER_SPARK_SQL/alice/default";
 
-/// Listens where `--hiveconf hive.server2.thrift.port=P` says and accepts forever, as the
-/// Thrift Server would once started.
+/// Listens where `--hiveconf hive.server2.thrift.port=P` says and answers SASL PLAIN as the
+/// locked-down Thrift Server would once started: COMPLETE for the password in
+/// `KUMIHO_SPARK_GATE_SECRET`, BAD for any other (a bare connect and close is fine too).
 const FAKE_SPARK: &str = "\
-import socket, sys
+import os, socket, struct, sys
 port = int([a.split('=', 1)[1] for a in sys.argv if a.startswith('hive.server2.thrift.port=')][0])
+token = os.environ['KUMIHO_SPARK_GATE_SECRET'].encode()
+assert 'KUMIHO_ENGINE_SECRET' not in os.environ
 server = socket.socket()
 server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 server.bind(('127.0.0.1', port))
 server.listen()
 print('fake Thrift Server started', flush=True)
+def frame(stream):
+    head = stream.read(5)
+    if len(head) < 5:
+        return None
+    status, length = struct.unpack('>BI', head)
+    return status, stream.read(length)
 while True:
-    server.accept()[0].close()
+    conn = server.accept()[0]
+    stream = conn.makefile('rb')
+    if frame(stream) and (response := frame(stream)):
+        password = response[1].split(b'\\0')[2]
+        answer = (5, b'') if password == token else (3, b'wrong password')
+        conn.sendall(struct.pack('>BI', answer[0], len(answer[1])) + answer[1])
+    stream.close()
+    conn.close()
 ";
 
 /// A running supervisor, the Spark stand-in's pid, and the lines it printed up to readiness.
