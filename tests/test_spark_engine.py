@@ -7,6 +7,9 @@ check several things on each.
 
 import glob
 import os
+import re
+
+from pathlib import Path
 
 import pyspark
 import pytest
@@ -23,6 +26,12 @@ SPARK_SQL = "kyuubi.engine.type=SPARK_SQL"
 WRONG = "wrong-Passw0rd"
 # The USER engine of the first test stops itself this long after its last connection.
 IDLE_TIMEOUT = "20s"
+# An operator's conf that would open the Thrift Server behind the gate, were it obeyed.
+OPEN_THRIFT_SERVER = {
+    "spark.hadoop.hive.server2.authentication": "NONE",
+    "spark.hive.server2.authentication": "NOSASL",
+    "spark.hadoop.hive.server2.custom.authentication.class": "org.example.Nobody",
+}
 
 
 @pytest.fixture
@@ -31,7 +40,7 @@ def spark_kumiho(start_kumiho, gateway_dirs):
     choose Spark with `kyuubi.engine.type=SPARK_SQL`), and whose cluster `spark` runs Spark
     by default. Spark engines stop with the test."""
     work_dir, cluster_dir = gateway_dirs
-    (cluster_dir / "default.yaml").write_text(spark_cluster_yaml(idle_timeout=IDLE_TIMEOUT))
+    (cluster_dir / "default.yaml").write_text(spark_cluster_yaml(idle_timeout=IDLE_TIMEOUT, conf=OPEN_THRIFT_SERVER))
     (cluster_dir / "spark.yaml").write_text(spark_cluster_yaml(engine_type="SPARK_SQL"))
     gateway = start_kumiho()
     yield gateway
@@ -41,6 +50,14 @@ def spark_kumiho(start_kumiho, gateway_dirs):
 def engine_space_dir(work_dir, share: str, user: str, subdomain: str = "default"):
     [space] = glob.glob(str(work_dir / "registry" / f"kumiho_*_{share}_SPARK_SQL" / user / subdomain))
     return "/" + os.path.relpath(space, work_dir / "registry")
+
+
+def thrift_server_port(work_dir, engine: str) -> int:
+    """The port of the Spark Thrift Server behind an engine, from its supervisor's line
+    `listening on ... (Spark Thrift Server at 127.0.0.1:P, pid N)` in the engine's log."""
+    log = (work_dir / "engines" / f"{engine}.log").read_text()
+    [port] = re.findall(r"\(Spark Thrift Server at 127\.0\.0\.1:(\d+), pid", log)
+    return int(port)
 
 
 def test_beeline_runs_spark_sql_sees_the_spark_submit_log_and_the_idle_engine_stops(spark_kumiho):
@@ -75,6 +92,29 @@ def test_beeline_runs_spark_sql_sees_the_spark_submit_log_and_the_idle_engine_st
         assert [column_values(column) for column in rowset.columns] == [[42]]
         with pytest.raises(Exception, match="wrong password for user 'mallory'"):
             ThriftClient(port, sasl=True, user="mallory", password=WRONG)
+
+        # The Thrift Server behind the gate admits only the gate's own token, although the
+        # cluster's conf (OPEN_THRIFT_SERVER) asks for no authentication: not a wrong
+        # password, not an empty one, not even the cluster's secret.
+        thrift_port = thrift_server_port(work_dir, "USER-SPARK_SQL-alice-default")
+        assert thrift_port != port
+        for password in [WRONG, "", secret]:
+            # Hive answers only "Error validating the login"; the reason is in the engine's log.
+            with pytest.raises(Exception, match="Error validating the login"):
+                ThriftClient(thrift_port, sasl=True, user="mallory", password=password)
+        log = (work_dir / "engines" / "USER-SPARK_SQL-alice-default.log").read_text()
+        gate_only = "this Spark Thrift Server admits only the kumiho-spark-engine gate in front of it"
+        assert f"wrong password for user 'mallory': {gate_only}" in log
+        assert "No password name provided" in log  # Hive's own check, before ours
+        assert WRONG not in log and secret not in log
+        # The token is in the JVM's environment, the cluster's secret is not.
+        [jvm] = spark_jvm_pids(work_dir)
+        environ = dict(entry.split(b"=", 1) for entry in
+                       (Path(f"/proc/{jvm}/environ").read_bytes().split(b"\0")) if b"=" in entry)
+        assert b"KUMIHO_ENGINE_SECRET" not in environ
+        token = environ[b"KUMIHO_SPARK_GATE_SECRET"]
+        assert len(token) == 64 and token != secret.encode()
+        assert token.decode() not in log
 
         # A second session finds the running engine; its runtime spark.* keys apply to its own
         # Spark session, the ones Spark refuses at runtime are skipped and said so.

@@ -18,13 +18,14 @@ STOP_TIMEOUT_S = 60
 
 
 def spark_cluster_yaml(engine_type: str = "DATAFUSION", idle_timeout: str = "5m", master: str = "local[1]",
-                       zookeeper: str | None = None) -> str:
+                       zookeeper: str | None = None, conf: dict[str, str] | None = None) -> str:
     """A cluster config whose Spark settings point at pyspark's Spark (`local[1]`), its
-    engines registered in the embedded registry or in the ZooKeeper at `zookeeper`.
+    engines registered in the embedded registry or in the ZooKeeper at `zookeeper`, with
+    `conf` over the tests' `SPARK_CONF`.
 
     With `engine_type` DATAFUSION, sessions pick Spark with `kyuubi.engine.type=SPARK_SQL`.
     """
-    conf = "".join(f'      {key}: "{value}"\n' for key, value in SPARK_CONF.items())
+    conf = "".join(f'      {key}: "{value}"\n' for key, value in {**SPARK_CONF, **(conf or {})}.items())
     registry = f"  zookeeper: {{addresses: '{zookeeper}', namespace: kumiho}}\n" if zookeeper else "  embedded: {}\n"
     return (
         "registry:\n"
