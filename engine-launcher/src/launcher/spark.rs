@@ -10,7 +10,9 @@
 //!      --conf k=v ... --class org.apache.spark.sql.hive.thriftserver.HiveThriftServer2 spark-internal
 //! ```
 //!
-//! The supervisor appends the Thrift Server's own port and bind host (`--hiveconf ...`). The
+//! The supervisor adds the Thrift Server's own port and bind host (`--hiveconf ...`) and its
+//! authentication settings, placed so that no `--conf` here overrides them (they must come
+//! before `spark-internal`, which therefore ends the command). The
 //! secret travels in `KUMIHO_ENGINE_SECRET` as for every engine, `SPARK_HOME` is set to the
 //! installation used, and the cluster's environment is passed on.
 //!
