@@ -2,7 +2,7 @@
 //! one RPC at a time, with reply sizes counted for throughput figures.
 
 use std::collections::BTreeMap;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use kumiho_thrift::cli::{
     TCloseOperationReq, TCloseOperationResp, TCloseSessionReq, TCloseSessionResp, TColumn,
@@ -71,6 +71,7 @@ impl Target {
         Ok(Connection {
             client,
             target: self.name.clone(),
+            rpc_times: None,
         })
     }
 
@@ -86,6 +87,8 @@ impl Target {
 pub struct Connection {
     client: Client,
     target: String,
+    /// When on: each call's name and round-trip time, in order.
+    rpc_times: Option<Vec<(&'static str, Duration)>>,
 }
 
 impl Connection {
@@ -95,11 +98,15 @@ impl Connection {
         Req: TSerializable,
         Resp: TSerializable + HasStatus,
     {
+        let sent = Instant::now();
         let body = self
             .client
             .call_encoded(rpc, req)
             .await
             .map_err(|source| self.wire(rpc, source))?;
+        if let Some(times) = &mut self.rpc_times {
+            times.push((rpc, sent.elapsed()));
+        }
         let resp: Resp =
             codec::decode_result_body(&body).map_err(|source| self.wire(rpc, source))?;
         if !status::is_ok(resp.status()) {
@@ -112,6 +119,19 @@ impl Connection {
             });
         }
         Ok((resp, body.len()))
+    }
+
+    /// Starts noting each call's round-trip time.
+    pub fn time_rpcs(&mut self) {
+        self.rpc_times = Some(Vec::new());
+    }
+
+    /// The calls noted since the last take, in order.
+    pub fn take_rpc_times(&mut self) -> Vec<(&'static str, Duration)> {
+        self.rpc_times
+            .as_mut()
+            .map(std::mem::take)
+            .unwrap_or_default()
     }
 
     fn wire(&self, rpc: &'static str, source: kumiho_thrift::error::WireError) -> BenchError {

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use crate::cases::{ms, us, Sizes, Targets, FETCH_SIZE};
 use crate::error::Result;
-use crate::hs2::Session;
+use crate::hs2::{Session, Target};
 use crate::report::{Goal, Report};
 use crate::stats::Samples;
 
@@ -17,25 +17,8 @@ const WARM_UP: usize = 50;
 pub const RATIO_TARGET: f64 = 1.15;
 
 pub async fn run(targets: &Targets, sizes: &Sizes, report: &mut Report) -> Result<()> {
-    let mut sessions = Vec::new();
-    for target in targets.both() {
-        let mut session = target.open_session().await?;
-        cycles(&mut session, WARM_UP).await?;
-        sessions.push(session);
-    }
-    let mut samples = [Samples::default(), Samples::default()];
-    let mut rpcs = 0;
-    for _ in 0..sizes.runs {
-        for (session, into) in sessions.iter_mut().zip(samples.iter_mut()) {
-            let (measured, calls) = cycles(session, sizes.cycles).await?;
-            into.extend(measured);
-            rpcs = calls;
-        }
-    }
-    for session in sessions {
-        session.close().await?;
-    }
-    let [kumiho, direct] = samples;
+    let (kumiho, direct) =
+        compare(&targets.kumiho, &targets.engine, sizes.runs, sizes.cycles).await?;
     record(
         report,
         CASE,
@@ -43,51 +26,104 @@ pub async fn run(targets: &Targets, sizes: &Sizes, report: &mut Report) -> Resul
         &targets.engine.name,
         &kumiho,
         &direct,
-        rpcs,
     );
     Ok(())
 }
 
-/// Reports p50/p99 of both, the p50 ratio against [`RATIO_TARGET`] and the added time per RPC
-/// (shared with case 7, which runs the same cycle on Spark).
+/// The cycle's latencies on one target, whole and per RPC.
+#[derive(Default)]
+pub struct CycleSamples {
+    pub whole: Samples,
+    /// Each RPC of the cycle in order ("FetchResults #2" for a second call of one method).
+    pub per_rpc: Vec<(String, Samples)>,
+    /// RPCs in the last cycle.
+    pub rpcs: u32,
+}
+
+impl CycleSamples {
+    fn rpc(&mut self, label: String) -> &mut Samples {
+        let at = match self.per_rpc.iter().position(|(known, _)| *known == label) {
+            Some(at) => at,
+            None => {
+                self.per_rpc.push((label, Samples::default()));
+                self.per_rpc.len() - 1
+            }
+        };
+        &mut self.per_rpc[at].1
+    }
+}
+
+/// Runs the cycle on one warm session of each target, alternating `runs` times between them
+/// (so that drift of the machine hits both): `(through, direct)`.
+pub async fn compare(
+    through: &Target,
+    direct: &Target,
+    runs: usize,
+    cycles_per_run: usize,
+) -> Result<(CycleSamples, CycleSamples)> {
+    let mut sessions = Vec::new();
+    // The first session through kumiho may wait for its engine's launch.
+    for target in [through, direct] {
+        let mut session = target.open_session().await?;
+        cycles(&mut session, WARM_UP, &mut CycleSamples::default()).await?;
+        session.connection.time_rpcs();
+        sessions.push(session);
+    }
+    let mut samples = [CycleSamples::default(), CycleSamples::default()];
+    for _ in 0..runs {
+        for (session, into) in sessions.iter_mut().zip(samples.iter_mut()) {
+            cycles(session, cycles_per_run, into).await?;
+        }
+    }
+    for session in sessions {
+        session.close().await?;
+    }
+    let [through, direct] = samples;
+    Ok((through, direct))
+}
+
+/// Reports p50/p99 of both, the p50 ratio against [`RATIO_TARGET`], the added time per RPC,
+/// and what the gateway adds to each RPC of the cycle (shared with case 7, which runs the same
+/// cycle on Spark).
 pub fn record(
     report: &mut Report,
     case: &str,
     through: &str,
     direct_name: &str,
-    through_samples: &Samples,
-    direct_samples: &Samples,
-    rpcs: u32,
+    through_samples: &CycleSamples,
+    direct_samples: &CycleSamples,
 ) {
+    let (whole, direct_whole) = (&through_samples.whole, &direct_samples.whole);
     report.add(
         case,
         &format!("p50, {through}"),
-        ms(through_samples.p50()),
+        ms(whole.p50()),
         "ms",
         None,
     );
     report.add(
         case,
         &format!("p99, {through}"),
-        ms(through_samples.p99()),
+        ms(whole.p99()),
         "ms",
         None,
     );
+    let p50_direct = direct_whole.p50();
     report.add(
         case,
         &format!("p50, {direct_name}"),
-        ms(direct_samples.p50()),
+        ms(p50_direct),
         "ms",
         None,
     );
     report.add(
         case,
         &format!("p99, {direct_name}"),
-        ms(direct_samples.p99()),
+        ms(direct_whole.p99()),
         "ms",
         None,
     );
-    let ratio = through_samples.p50().as_secs_f64() / direct_samples.p50().as_secs_f64();
+    let ratio = whole.p50().as_secs_f64() / p50_direct.as_secs_f64();
     report.add(
         case,
         &format!("p50 ratio {through} / {direct_name}"),
@@ -95,7 +131,8 @@ pub fn record(
         "x",
         Some(Goal::AtMost(RATIO_TARGET)),
     );
-    let added = through_samples.p50().saturating_sub(direct_samples.p50());
+    let rpcs = through_samples.rpcs;
+    let added = whole.p50().saturating_sub(p50_direct);
     report.add_noted(
         case,
         "added per RPC (p50 difference / RPCs per cycle)",
@@ -104,18 +141,44 @@ pub fn record(
         None,
         Some(format!("{rpcs} RPCs per cycle")),
     );
+    for (rpc, samples) in &through_samples.per_rpc {
+        let Some((_, direct)) = direct_samples.per_rpc.iter().find(|(name, _)| name == rpc) else {
+            continue;
+        };
+        let (p50, p50_direct) = (samples.p50(), direct.p50());
+        report.add_noted(
+            case,
+            &format!("{rpc}: p50 {through} - {direct_name}"),
+            (p50.as_secs_f64() - p50_direct.as_secs_f64()) * 1e6,
+            "us",
+            None,
+            Some(format!(
+                "p50 {:.1} us through {through}, {:.1} us direct",
+                us(p50),
+                us(p50_direct)
+            )),
+        );
+    }
 }
 
-/// `n` cycles on one session: their latencies and the RPCs the last one took.
-pub async fn cycles(session: &mut Session, n: usize) -> Result<(Samples, u32)> {
-    let mut samples = Samples::with_capacity(n);
-    let mut rpcs = 0;
+/// `n` cycles on one session, their latencies (and, when the connection times its RPCs,
+/// each RPC's) added to `into`.
+pub async fn cycles(session: &mut Session, n: usize, into: &mut CycleSamples) -> Result<()> {
     for _ in 0..n {
         let started = Instant::now();
-        rpcs = cycle(session).await?;
-        samples.push(started.elapsed());
+        into.rpcs = cycle(session).await?;
+        into.whole.push(started.elapsed());
+        let mut seen: Vec<&str> = Vec::new();
+        for (rpc, took) in session.connection.take_rpc_times() {
+            seen.push(rpc);
+            let label = match seen.iter().filter(|&&name| name == rpc).count() {
+                1 => rpc.to_owned(),
+                nth => format!("{rpc} #{nth}"),
+            };
+            into.rpc(label).push(took);
+        }
     }
-    Ok((samples, rpcs))
+    Ok(())
 }
 
 /// One `SELECT 1`, start to CloseOperation; returns the number of RPCs it took.

@@ -9,12 +9,10 @@ use crate::cases::{large_fetch, ms, select_one, Sizes};
 use crate::error::Result;
 use crate::hs2::{Session, Target};
 use crate::report::Report;
-use crate::stats::{median, Samples};
+use crate::stats::median;
 
 const CASE_CYCLE: &str = "7a. Spark: SELECT 1 cycle";
 const CASE_TPCH: &str = "7c. TPC-H on Parquet: DataFusion engine vs Spark Thrift Server";
-/// Spark's first statements compile code; these cycles are not measured.
-const WARM_UP: usize = 20;
 /// The table both engines read, registered over the same Parquet directory.
 const LINEITEM: &str = "lineitem_parquet";
 
@@ -46,26 +44,8 @@ pub async fn through_kumiho(
     sizes: &Sizes,
     report: &mut Report,
 ) -> Result<()> {
-    let mut sessions = Vec::new();
-    // The first session through kumiho waits for the Spark engine's launch.
-    for target in [kumiho_spark, spark] {
-        let mut session = target.open_session().await?;
-        select_one::cycles(&mut session, WARM_UP).await?;
-        sessions.push(session);
-    }
-    let mut samples = [Samples::default(), Samples::default()];
-    let mut rpcs = 0;
-    for _ in 0..sizes.runs {
-        for (session, into) in sessions.iter_mut().zip(samples.iter_mut()) {
-            let (measured, calls) = select_one::cycles(session, sizes.spark_cycles).await?;
-            into.extend(measured);
-            rpcs = calls;
-        }
-    }
-    for session in sessions {
-        session.close().await?;
-    }
-    let [through, direct] = samples;
+    let (through, direct) =
+        select_one::compare(kumiho_spark, spark, sizes.runs, sizes.spark_cycles).await?;
     select_one::record(
         report,
         CASE_CYCLE,
@@ -73,7 +53,6 @@ pub async fn through_kumiho(
         &spark.name,
         &through,
         &direct,
-        rpcs,
     );
 
     let case = format!("7b. Spark: large result, {} rows", sizes.spark_rows);
