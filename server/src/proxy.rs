@@ -273,7 +273,7 @@ impl Gateway {
             let max_rows = req.max_rows;
             let mut next = req;
             rows.keep(
-                tokio::spawn(async move { exchange(&session, &mut next).await }),
+                prefetch::spawned(async move { exchange(&session, &mut next).await }),
                 max_rows,
             );
         }
@@ -554,10 +554,11 @@ impl CliService for Gateway {
             Err(error) => self.reply_error::<TCloseOperationReq>(error),
             Ok(entry) => {
                 self.sessions.forget_operation(&req.operation_handle);
-                if let OperationKind::Engine { prefetched, .. } = entry.kind {
+                if let OperationKind::Engine { .. } = entry.kind {
                     // Answered at once: the client has nothing more to ask of the operation,
-                    // and the engine closes it behind the reply, after what is on its way.
-                    tokio::spawn(close_behind_reply(entry.session, prefetched, req));
+                    // and the engine closes it behind the reply (what was fetched ahead for it
+                    // is dropped with its entry).
+                    tokio::spawn(close_behind_reply(entry.session, req));
                 }
                 Reply::Typed(TCloseOperationResp {
                     status: status::ok(),
@@ -639,23 +640,18 @@ struct Created {
     prefetched: Arc<Prefetched>,
 }
 
-/// CloseOperation sent to the engine after the client has its reply.
-async fn close_behind_reply(
-    session: Arc<GatewaySession>,
-    prefetched: Arc<Prefetched>,
-    mut req: TCloseOperationReq,
-) {
-    prefetched.discard().await;
-    let failure = match exchange(&session, &mut req).await {
-        Ok(bytes) => match decode_result_body::<TCloseOperationResp>(&bytes) {
-            Ok(resp) if status::is_ok(&resp.status) => return,
-            Ok(resp) => resp.status.error_message.unwrap_or_default(),
-            Err(e) => e.to_string(),
-        },
-        Err(error) => error.to_string(),
-    };
-    // The client was told the operation is closed; the engine frees it with its session.
-    tracing::debug!(session = %session.id, %failure, "engine did not close an operation");
+/// CloseOperation sent to the engine behind the client's reply, at once, so that the engine
+/// closes it while the client makes its next call; its reply is read on the way to a later
+/// one. (A close the engine refuses concerns nobody: the client was told the operation is
+/// closed, and the engine frees it with the session.)
+async fn close_behind_reply(session: Arc<GatewaySession>, req: TCloseOperationReq) {
+    let mut engine = session.engine.lock().await;
+    if let Some(link) = engine.as_mut() {
+        link.client.queue_unanswered("CloseOperation", &req);
+        if let Err(e) = link.client.flush().await {
+            tracing::debug!(session = %session.id, "closing an operation in the engine: {e}");
+        }
+    }
 }
 
 /// Phases 3 and 4: rewrite the session handle and exchange the call with the engine.
@@ -671,15 +667,20 @@ async fn exchange<R: Forwarded>(
     link.client
         .call_encoded(R::METHOD, req)
         .await
-        .map_err(|e| match e {
-            kumiho_thrift::error::WireError::Application { .. } => {
-                GatewayError::EngineRefused(e.to_string())
-            }
-            other => GatewayError::EngineGone {
-                address: link.address.clone(),
-                reason: other.to_string(),
-            },
-        })
+        .map_err(|e| engine_error(&link.address, e))
+}
+
+/// What a failed engine call means: the engine refused it, or the connection is gone.
+fn engine_error(address: &str, error: kumiho_thrift::error::WireError) -> GatewayError {
+    match error {
+        kumiho_thrift::error::WireError::Application { .. } => {
+            GatewayError::EngineRefused(error.to_string())
+        }
+        other => GatewayError::EngineGone {
+            address: address.to_owned(),
+            reason: other.to_string(),
+        },
+    }
 }
 
 /// The launch's failure, for RPCs on a statement it failed.

@@ -1,9 +1,13 @@
 //! An async TCLIService client over one binary connection: how the gateway talks to
 //! engines, and how the benchmark and tests talk to servers.
+//!
+//! Calls may be pipelined: [`Client::queue`] several, and they are written in one go by the
+//! next [`Client::flush`] or [`Client::reply`]; a HiveServer2 server answers them in order.
 
+use std::collections::VecDeque;
 use std::fmt;
 
-use bytes::Bytes;
+use bytes::{Bytes, BytesMut};
 use thrift::protocol::TSerializable;
 use tokio::net::TcpStream;
 
@@ -42,6 +46,24 @@ pub struct Client {
     conn: Connection<TcpStream>,
     /// The seqid of the last call; replies must echo it.
     seqid: i32,
+    /// Calls queued and not yet written, each in its own frame.
+    unsent: BytesMut,
+    /// Calls whose replies have not been read, in the order they were queued.
+    awaiting: VecDeque<Awaited>,
+}
+
+/// A call whose reply is still to be read.
+#[derive(Debug)]
+struct Awaited {
+    method: String,
+    seqid: i32,
+}
+
+/// A call queued with [`Client::queue`]; [`Client::reply`] reads its reply.
+#[derive(Debug)]
+#[must_use = "a queued call's reply is read with Client::reply"]
+pub struct Queued {
+    seqid: i32,
 }
 
 impl Client {
@@ -66,7 +88,12 @@ impl Client {
             // path of a large fetch through the gateway).
             conn.trust_frame_boundaries();
         }
-        Ok(Client { conn, seqid: 0 })
+        Ok(Client {
+            conn,
+            seqid: 0,
+            unsent: BytesMut::new(),
+            awaiting: VecDeque::new(),
+        })
     }
 
     /// Calls `method` and decodes its response.
@@ -86,21 +113,77 @@ impl Client {
         method: &str,
         req: &Req,
     ) -> Result<Bytes, WireError> {
+        let queued = self.queue(method, req);
+        self.reply(queued).await
+    }
+
+    /// Queues a call, written with the next [`Self::flush`] or [`Self::reply`] together with
+    /// any other queued call (one write for all of them).
+    pub fn queue<Req: TSerializable>(&mut self, method: &str, req: &Req) -> Queued {
         self.seqid = self.seqid.wrapping_add(1);
         let call = codec::encode_call(method, self.seqid, req);
-        self.conn.write_message(&call, &[]).await?;
+        self.conn.frame_into(&call, &mut self.unsent);
+        self.awaiting.push_back(Awaited {
+            method: method.to_owned(),
+            seqid: self.seqid,
+        });
+        Queued { seqid: self.seqid }
+    }
+
+    /// Queues a call whose reply nobody waits for: it is read and dropped on the way to a
+    /// later call's reply, failures included (a refusal of it concerns no one waiting).
+    pub fn queue_unanswered<Req: TSerializable>(&mut self, method: &str, req: &Req) {
+        let _ = self.queue(method, req);
+    }
+
+    /// Writes the queued calls.
+    pub async fn flush(&mut self) -> Result<(), WireError> {
+        if self.unsent.is_empty() {
+            return Ok(());
+        }
+        let unsent = std::mem::take(&mut self.unsent);
+        self.conn.write_raw(&unsent).await
+    }
+
+    /// The reply to `queued` (writing the queued calls first). Replies come in the order the
+    /// calls were queued: those of earlier calls still unread are read and dropped first.
+    pub async fn reply(&mut self, queued: Queued) -> Result<Bytes, WireError> {
+        self.flush().await?;
+        loop {
+            let awaited = self.awaiting.pop_front().ok_or_else(|| {
+                WireError::UnexpectedReply(format!(
+                    "no call with seqid {} awaits a reply",
+                    queued.seqid
+                ))
+            })?;
+            let reply = self.read_reply(&awaited).await;
+            if awaited.seqid == queued.seqid {
+                return reply;
+            }
+            match reply {
+                // Refused by the server, which goes on: nobody waits for that answer.
+                Ok(_) | Err(WireError::Application { .. }) => continue,
+                // The connection is broken or out of step: so is the call waited for.
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// Reads the next reply, which must answer `awaited`.
+    async fn read_reply(&mut self, awaited: &Awaited) -> Result<Bytes, WireError> {
         let reply = self.conn.read_message().await?.ok_or(WireError::Closed)?;
         let header = codec::read_header(&reply)?;
         let body = reply.slice(header.body_offset..);
+        let (method, seqid) = (&awaited.method, awaited.seqid);
         // An exception comes first, whatever it is addressed to: a server that could not
         // read the call cannot know its name or seqid (Thrift's Java client does the same).
         if header.message_type == message_type::EXCEPTION {
             return Err(codec::decode_exception_body(&body));
         }
-        if header.name != method || header.seqid != self.seqid {
+        if header.name != *method || header.seqid != seqid {
             return Err(WireError::UnexpectedReply(format!(
-                "called {method} with seqid {}, got a reply to {} with seqid {}",
-                self.seqid, header.name, header.seqid
+                "called {method} with seqid {seqid}, got a reply to {} with seqid {}",
+                header.name, header.seqid
             )));
         }
         match header.message_type {

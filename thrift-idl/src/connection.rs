@@ -134,6 +134,16 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
         Ok(())
     }
 
+    /// Appends `message` to `out` as [`Self::write_message`] would write it (in its own frame
+    /// under SASL), for writing several messages at once with [`Self::write_raw`].
+    pub fn frame_into(&self, message: &[u8], out: &mut BytesMut) {
+        if self.framing == Framing::SaslFrames {
+            // Messages are bounded far below 4 GiB by whoever encoded them.
+            out.extend_from_slice(&(message.len() as u32).to_be_bytes());
+        }
+        out.extend_from_slice(message);
+    }
+
     /// Reads exactly `n` bytes (a negotiation frame's pieces), `None` on a clean close before
     /// the first of them.
     pub async fn read_exact_buffered(&mut self, n: usize) -> Result<Option<Bytes>, WireError> {

@@ -243,3 +243,36 @@ async fn shutdown_stops_accepting_and_closes_idle_connections() {
         .is_err());
     assert!(Client::connect(&addr, ClientAuth::NoSasl).await.is_err());
 }
+
+#[tokio::test]
+async fn pipelined_calls_are_answered_in_order_and_unanswered_ones_are_skipped() {
+    let mut server = TestServer::binary(ServerOptions::default()).await;
+    for auth in [plain("alice", "x"), ClientAuth::NoSasl] {
+        let mut client = Client::connect(&server.address(), auth).await.unwrap();
+        // A call nobody waits for, refused by the server (an unknown method): skipped.
+        client.queue_unanswered("GetLog", &get_info_req());
+        let open = client.queue("OpenSession", &open_session_req("bob"));
+        client.queue_unanswered("GetInfo", &get_info_req());
+        let info = client.queue("GetInfo", &get_info_req());
+
+        let open = client.reply(open).await.unwrap();
+        let open: TOpenSessionResp = codec::decode_result_body(&open).unwrap();
+        assert_eq!(open.configuration.unwrap()["requested_user"], "bob");
+        let info = client.reply(info).await.unwrap();
+        let info: TGetInfoResp = codec::decode_result_body(&info).unwrap();
+        assert_eq!(
+            info.info_value,
+            TGetInfoValue::StringValue(SERVER_NAME.into())
+        );
+        // Queued and flushed with no reply awaited: read on the way to the next call's.
+        client.queue_unanswered(
+            "CloseSession",
+            &TCloseSessionReq {
+                session_handle: HandleId::new().session_handle(),
+            },
+        );
+        client.flush().await.unwrap();
+        assert_served(&mut client).await;
+    }
+    server.stop().await;
+}

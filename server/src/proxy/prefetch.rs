@@ -8,8 +8,10 @@
 //! - after an async ExecuteStatement: its first GetOperationStatus (the engine waits for the
 //!   statement as it would for the client's poll);
 //! - once a statement with a result set is FINISHED: its GetResultSetMetadata, and its first
-//!   batch of rows in the fetch size the session's client last used;
-//! - after each batch with rows: the next batch ([`Rows`]), with the client's own request.
+//!   two batches of rows in the fetch size the session's client last used, pipelined (one
+//!   write to the engine for the three calls);
+//! - after each batch with rows, when none is fetched ahead: the next batch ([`Rows`]), with
+//!   the client's own request.
 //!
 //! What the client sees is unchanged. A kept status is served to the client's first poll if
 //! it arrived while the client waited, or if it is final; an older one that says RUNNING is
@@ -19,6 +21,8 @@
 //! batch on its way and drops it, and a batch larger than the client's next `maxRows` is
 //! split, the rest kept for the fetch after.
 
+use std::collections::VecDeque;
+use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -30,10 +34,9 @@ use kumiho_thrift::cli::{
 use kumiho_thrift::codec::{decode_result_body, encode_result_body};
 use kumiho_thrift::rowset;
 use kumiho_thrift::status;
-use tokio::sync::Mutex;
-use tokio::task::JoinHandle;
+use tokio::sync::{oneshot, Mutex};
 
-use super::exchange;
+use super::{engine_error, exchange};
 use crate::errors::GatewayError;
 use crate::session::GatewaySession;
 
@@ -41,7 +44,19 @@ use crate::session::GatewaySession;
 pub const MIN_REPLY_WITH_ROWS: usize = 8 * 1024;
 
 /// A reply on its way from the engine.
-type Pending = JoinHandle<Result<Bytes, GatewayError>>;
+pub type Pending = oneshot::Receiver<Result<Bytes, GatewayError>>;
+
+/// `exchange` run on a task of its own: its reply, on its way.
+pub fn spawned(
+    exchange: impl Future<Output = Result<Bytes, GatewayError>> + Send + 'static,
+) -> Pending {
+    let (reply, pending) = oneshot::channel();
+    tokio::spawn(async move {
+        // The receiver is gone when the operation was closed meanwhile.
+        let _ = reply.send(exchange.await);
+    });
+    pending
+}
 
 /// What the gateway fetched ahead for one operation.
 #[derive(Debug, Default)]
@@ -65,8 +80,8 @@ enum Kept {
 /// The operation's row cursor as the gateway sees it.
 #[derive(Debug, Default)]
 pub struct Rows {
-    /// The client's next batch, fetched ahead.
-    ahead: Option<Ahead>,
+    /// The client's next batches, fetched ahead, in order.
+    ahead: VecDeque<Ahead>,
     /// Whether the client has fetched rows yet (a first batch fetched ahead would otherwise
     /// follow the client's own).
     client_fetched: bool,
@@ -92,11 +107,12 @@ impl Prefetched {
     /// The kept first status, if it answers the client's poll: it arrived while the client
     /// waited for it, or it is final. `None`: forward the poll.
     pub async fn take_status(&self) -> Option<Result<Bytes, GatewayError>> {
-        let pending = locked(&self.status).take()?;
-        let arrived_before_asked = pending.is_finished();
-        match joined(pending).await {
-            Ok(reply) if arrived_before_asked && !is_final(&reply) => None,
-            result => Some(result),
+        let mut pending = locked(&self.status).take()?;
+        match pending.try_recv() {
+            // Arrived before the client asked: stale unless final.
+            Ok(Ok(reply)) if !is_final(&reply) => None,
+            Ok(result) => Some(result),
+            Err(_) => Some(joined(pending).await),
         }
     }
 
@@ -140,7 +156,7 @@ impl Rows {
     /// batch, or `None` (forward the request). Marks the client's first fetch.
     pub async fn take(&mut self, max_rows: i64) -> Option<Result<Batch, GatewayError>> {
         self.client_fetched = true;
-        let batch = match self.ahead.take()? {
+        let batch = match self.ahead.pop_front()? {
             Ahead::Fetching {
                 reply,
                 max_rows: asked,
@@ -159,23 +175,26 @@ impl Rows {
         self.whole(reply)
     }
 
-    /// Keeps `reply` (a FETCH_NEXT of `max_rows`, already sent) as the client's next batch.
+    /// Keeps `reply` (a FETCH_NEXT of `max_rows`, already sent) as the batch after those
+    /// already kept.
     pub fn keep(&mut self, reply: Pending, max_rows: i64) {
-        self.ahead = Some(Ahead::Fetching { reply, max_rows });
+        self.ahead.push_back(Ahead::Fetching { reply, max_rows });
     }
 
-    /// Whether the batch after `served` should be fetched ahead: it held rows and nothing
-    /// of the engine's batch is left over.
+    /// Whether the batch after `served` should be fetched ahead: it held rows, and nothing is
+    /// kept already (the rest of the engine's batch, or batches on their way).
     pub fn worth_reading_ahead(&self, served: &Batch) -> bool {
-        served.has_rows && !served.rest_kept
+        served.has_rows && !served.rest_kept && self.ahead.is_empty()
     }
 
     /// Waits for a batch on its way and drops it, with any rest: the engine's cursor is then
     /// where the next request expects it. Row fetches ahead are not sent after this.
     pub async fn discard(&mut self) {
         self.client_fetched = true;
-        if let Some(Ahead::Fetching { reply, .. }) = self.ahead.take() {
-            let _ = reply.await;
+        for ahead in std::mem::take(&mut self.ahead) {
+            if let Ahead::Fetching { reply, .. } = ahead {
+                let _ = reply.await;
+            }
         }
     }
 
@@ -212,7 +231,7 @@ impl Rows {
         };
         let rest_kept = rest.is_some();
         if let Some(rest) = rest {
-            self.ahead = Some(Ahead::Rest(TFetchResultsResp {
+            self.ahead.push_front(Ahead::Rest(TFetchResultsResp {
                 status: resp.status.clone(),
                 has_more_rows: resp.has_more_rows,
                 results: Some(rest),
@@ -241,7 +260,7 @@ pub fn after_execute(
     }
     let (session, ahead, operation) = (session.clone(), prefetched.clone(), operation.clone());
     let mut status = locked(&prefetched.status);
-    *status = Some(tokio::spawn(async move {
+    *status = Some(spawned(async move {
         let mut req = TGetOperationStatusReq {
             operation_handle: operation.clone(),
             get_progress_update: None,
@@ -266,8 +285,8 @@ pub fn after_status(
     }
 }
 
-/// Asks once for a finished statement's metadata and first batch (in the fetch size the
-/// session's client last used; none is asked before the client has fetched once).
+/// Asks once for a finished statement's metadata and first two batches (in the fetch size
+/// the session's client last used; no batch before the client has fetched once), pipelined.
 fn ask_results(
     session: &Arc<GatewaySession>,
     prefetched: &Prefetched,
@@ -276,35 +295,83 @@ fn ask_results(
     if !operation.has_result_set || prefetched.results_asked.swap(true, Ordering::AcqRel) {
         return;
     }
-    let mut metadata = locked(&prefetched.metadata);
-    if metadata.is_none() {
-        let mut req = TGetResultSetMetadataReq {
-            operation_handle: operation.clone(),
-        };
-        let session = session.clone();
-        *metadata = Some(Kept::Pending(tokio::spawn(async move {
-            exchange(&session, &mut req).await
-        })));
+    let mut calls = Vec::new();
+    {
+        let mut metadata = locked(&prefetched.metadata);
+        if metadata.is_none() {
+            let (reply, pending) = oneshot::channel();
+            *metadata = Some(Kept::Pending(pending));
+            calls.push(Call::Metadata(reply));
+        }
     }
-    drop(metadata);
     // Busy: the client is fetching already, and its fetch reads ahead for itself.
-    let (Some(max_rows), Ok(mut rows)) = (session.fetch_size(), prefetched.rows.try_lock()) else {
-        return;
-    };
-    if rows.client_fetched || rows.ahead.is_some() {
-        return;
+    if let (Some(max_rows), Ok(mut rows)) = (session.fetch_size(), prefetched.rows.try_lock()) {
+        if !rows.client_fetched && rows.ahead.is_empty() {
+            for _ in 0..2 {
+                let (reply, pending) = oneshot::channel();
+                rows.keep(pending, max_rows);
+                calls.push(Call::Fetch(reply, max_rows));
+            }
+        }
     }
-    let mut req = TFetchResultsReq {
-        operation_handle: operation.clone(),
-        orientation: TFetchOrientation::FETCH_NEXT,
-        max_rows,
-        fetch_type: None,
+    if !calls.is_empty() {
+        tokio::spawn(pipeline(session.clone(), operation.clone(), calls));
+    }
+}
+
+/// A call sent ahead in a pipeline, and where its reply goes.
+enum Call {
+    Metadata(oneshot::Sender<Result<Bytes, GatewayError>>),
+    Fetch(oneshot::Sender<Result<Bytes, GatewayError>>, i64),
+}
+
+/// Sends `calls` on the session's engine connection in one write, then hands out each reply
+/// in turn as it arrives.
+async fn pipeline(session: Arc<GatewaySession>, operation: TOperationHandle, calls: Vec<Call>) {
+    let mut engine = session.engine.lock().await;
+    let Some(link) = engine.as_mut() else {
+        for call in calls {
+            let (Call::Metadata(reply) | Call::Fetch(reply, _)) = call;
+            let _ = reply.send(Err(GatewayError::Internal(
+                "the launch finished without an engine session".to_owned(),
+            )));
+        }
+        return;
     };
-    let session = session.clone();
-    rows.keep(
-        tokio::spawn(async move { exchange(&session, &mut req).await }),
-        max_rows,
-    );
+    let mut queued = Vec::with_capacity(calls.len());
+    for call in calls {
+        let operation_handle = operation.clone();
+        let (sent, reply) = match call {
+            Call::Metadata(reply) => (
+                link.client.queue(
+                    "GetResultSetMetadata",
+                    &TGetResultSetMetadataReq { operation_handle },
+                ),
+                reply,
+            ),
+            Call::Fetch(reply, max_rows) => (
+                link.client.queue(
+                    "FetchResults",
+                    &TFetchResultsReq {
+                        operation_handle,
+                        orientation: TFetchOrientation::FETCH_NEXT,
+                        max_rows,
+                        fetch_type: None,
+                    },
+                ),
+                reply,
+            ),
+        };
+        queued.push((sent, reply));
+    }
+    for (sent, reply) in queued {
+        let _ = reply.send(
+            link.client
+                .reply(sent)
+                .await
+                .map_err(|e| engine_error(&link.address, e)),
+        );
+    }
 }
 
 /// The operation state in a GetOperationStatus reply.
@@ -346,10 +413,10 @@ fn locked<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 async fn joined(pending: Pending) -> Result<Bytes, GatewayError> {
-    pending.await.unwrap_or_else(|e| {
-        Err(GatewayError::Internal(format!(
-            "a request sent ahead to the engine failed: {e}"
-        )))
+    pending.await.unwrap_or_else(|_| {
+        Err(GatewayError::Internal(
+            "a request sent ahead to the engine was dropped".to_owned(),
+        ))
     })
 }
 

@@ -19,7 +19,7 @@ fn batch_reply(first: i64, count: i64) -> TFetchResultsResp {
 }
 
 fn on_its_way(reply: TFetchResultsResp) -> Pending {
-    tokio::spawn(async move { Ok(encode_result_body(&reply)) })
+    spawned(async move { Ok(encode_result_body(&reply)) })
 }
 
 fn ids(reply: &Bytes) -> Vec<i64> {
@@ -114,7 +114,7 @@ async fn discarding_waits_for_the_batch_on_its_way_and_drops_it() {
     let mut rows = Rows::default();
     let (release, arrival) = tokio::sync::oneshot::channel::<()>();
     rows.keep(
-        tokio::spawn(async move {
+        spawned(async move {
             let _ = arrival.await;
             Ok(encode_result_body(&batch_reply(1, 3)))
         }),
@@ -133,21 +133,19 @@ async fn discarding_waits_for_the_batch_on_its_way_and_drops_it() {
 #[tokio::test]
 async fn a_status_that_arrived_before_the_poll_is_served_only_when_final() {
     let prefetched = Prefetched::default();
-    let keep = |reply: Bytes| {
-        let pending: Pending = tokio::spawn(async move { Ok(reply) });
+    let arrived = |reply: Bytes| {
+        let (sent, pending) = oneshot::channel();
+        let _ = sent.send(Ok(reply));
         *prefetched.status.lock().unwrap() = Some(pending);
     };
 
-    keep(status_reply(TOperationState::RUNNING_STATE));
-    tokio::task::yield_now().await;
-    wait_until_arrived(&prefetched).await;
+    arrived(status_reply(TOperationState::RUNNING_STATE));
     assert!(
         prefetched.take_status().await.is_none(),
         "stale RUNNING: poll again"
     );
 
-    keep(status_reply(TOperationState::FINISHED_STATE));
-    wait_until_arrived(&prefetched).await;
+    arrived(status_reply(TOperationState::FINISHED_STATE));
     let served = prefetched.take_status().await.expect("final").expect("ok");
     assert_eq!(served, status_reply(TOperationState::FINISHED_STATE));
     assert!(prefetched.take_status().await.is_none(), "served once");
@@ -156,27 +154,30 @@ async fn a_status_that_arrived_before_the_poll_is_served_only_when_final() {
 #[tokio::test]
 async fn a_status_still_on_its_way_answers_the_poll_whatever_it_says() {
     let prefetched = Prefetched::default();
-    let (release, arrival) = tokio::sync::oneshot::channel::<()>();
-    *prefetched.status.lock().unwrap() = Some(tokio::spawn(async move {
-        let _ = arrival.await;
-        Ok(status_reply(TOperationState::RUNNING_STATE))
-    }));
-    let _ = release.send(());
+    let (sent, pending) = oneshot::channel();
+    *prefetched.status.lock().unwrap() = Some(pending);
+    tokio::spawn(async move {
+        let _ = sent.send(Ok(status_reply(TOperationState::RUNNING_STATE)));
+    });
     let served = prefetched.take_status().await.expect("kept").expect("ok");
     assert_eq!(served, status_reply(TOperationState::RUNNING_STATE));
 }
 
-async fn wait_until_arrived(prefetched: &Prefetched) {
-    loop {
-        let arrived = prefetched
-            .status
-            .lock()
-            .unwrap()
-            .as_ref()
-            .is_none_or(|pending| pending.is_finished());
-        if arrived {
-            return;
-        }
-        tokio::task::yield_now().await;
-    }
+#[tokio::test]
+async fn batches_fetched_ahead_two_at_once_are_served_in_order_and_split_before_the_second() {
+    let mut rows = Rows::default();
+    rows.keep(on_its_way(batch_reply(1, 10)), 10);
+    rows.keep(on_its_way(batch_reply(11, 10)), 10);
+
+    let first = rows.take(4).await.expect("kept").expect("arrived");
+    assert_eq!(ids(&first.reply), (1..=4).collect::<Vec<_>>());
+    let rest = rows.take(10).await.expect("kept").expect("rest");
+    assert_eq!(ids(&rest.reply), (5..=10).collect::<Vec<_>>());
+    assert!(
+        !rows.worth_reading_ahead(&rest),
+        "the second batch is on its way"
+    );
+    let second = rows.take(10).await.expect("kept").expect("arrived");
+    assert_eq!(ids(&second.reply), (11..=20).collect::<Vec<_>>());
+    assert!(rows.worth_reading_ahead(&second));
 }
