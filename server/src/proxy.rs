@@ -260,22 +260,20 @@ impl Gateway {
     ) -> Result<Bytes, GatewayError> {
         let mut rows = prefetched.rows().await;
         if req.orientation != TFetchOrientation::FETCH_NEXT {
-            // The cursor moves elsewhere: a batch fetched ahead is no longer the next one.
-            rows.discard().await;
+            // The cursor moves elsewhere: a batch sent ahead is no longer the next one.
+            rows.discard(&session).await;
             return self.try_forward_bytes(req).await;
         }
         session.note_fetch_size(req.max_rows);
-        let batch = match rows.take(req.max_rows).await {
+        let batch = match rows.take(&session, req.max_rows).await {
             Some(batch) => batch?,
             None => rows.forwarded(self.try_forward_bytes(req.clone()).await?),
         };
         if rows.worth_reading_ahead(&batch) {
-            let max_rows = req.max_rows;
-            let mut next = req;
-            rows.keep(
-                prefetch::spawned(async move { exchange(&session, &mut next).await }),
-                max_rows,
-            );
+            if let Err(error) = rows.send_ahead(&session, &req).await {
+                // The client's next fetch meets the same failure, and reports it.
+                tracing::debug!(session = %session.id, %error, "reading ahead failed");
+            }
         }
         Ok(batch.reply)
     }
@@ -421,7 +419,8 @@ impl CliService for Gateway {
                                 &created.prefetched,
                                 &created.operation,
                                 run_async,
-                            );
+                            )
+                            .await;
                         }
                         Reply::Encoded(bytes)
                     }
@@ -502,7 +501,7 @@ impl CliService for Gateway {
                 OperationKind::Launch => Reply::Typed(entry.session.launch.status()),
                 OperationKind::LaunchFailed { .. } => Reply::Typed(entry.session.launch.status()),
                 OperationKind::Engine { prefetched, .. } => {
-                    let reply = match prefetched.take_status().await {
+                    let reply = match prefetched.take_status(&entry.session).await {
                         Some(kept) => kept,
                         None => self.try_forward_bytes(req.clone()).await,
                     };
@@ -513,7 +512,8 @@ impl CliService for Gateway {
                                 &prefetched,
                                 &req.operation_handle,
                                 &bytes,
-                            );
+                            )
+                            .await;
                             Reply::Encoded(bytes)
                         }
                         Err(error) => self.reply_error::<TGetOperationStatusReq>(error),
@@ -538,7 +538,7 @@ impl CliService for Gateway {
             }
             Ok(entry) => {
                 if let OperationKind::Engine { prefetched, .. } = &entry.kind {
-                    prefetched.discard().await;
+                    drop(prefetched.discard(&entry.session).await);
                 }
                 self.forward(req).await
             }
@@ -554,11 +554,8 @@ impl CliService for Gateway {
             Err(error) => self.reply_error::<TCloseOperationReq>(error),
             Ok(entry) => {
                 self.sessions.forget_operation(&req.operation_handle);
-                if let OperationKind::Engine { .. } = entry.kind {
-                    // Answered at once: the client has nothing more to ask of the operation,
-                    // and the engine closes it behind the reply (what was fetched ahead for it
-                    // is dropped with its entry).
-                    tokio::spawn(close_behind_reply(entry.session, req));
+                if let OperationKind::Engine { prefetched, .. } = entry.kind {
+                    close_behind_reply(&entry.session, &prefetched, &req).await;
                 }
                 Reply::Typed(TCloseOperationResp {
                     status: status::ok(),
@@ -579,11 +576,13 @@ impl CliService for Gateway {
                 OperationKind::LaunchFailed { .. } => {
                     self.reply_error::<TGetResultSetMetadataReq>(launch_error(&entry.session))
                 }
-                OperationKind::Engine { prefetched, .. } => match prefetched.metadata().await {
-                    Some(Ok(bytes)) => Reply::Encoded(bytes),
-                    Some(Err(error)) => self.reply_error::<TGetResultSetMetadataReq>(error),
-                    None => self.forward(req).await,
-                },
+                OperationKind::Engine { prefetched, .. } => {
+                    match prefetched.metadata(&entry.session).await {
+                        Some(Ok(bytes)) => Reply::Encoded(bytes),
+                        Some(Err(error)) => self.reply_error::<TGetResultSetMetadataReq>(error),
+                        None => self.forward(req).await,
+                    }
+                }
             },
         }
     }
@@ -640,14 +639,18 @@ struct Created {
     prefetched: Arc<Prefetched>,
 }
 
-/// CloseOperation sent to the engine behind the client's reply, at once, so that the engine
-/// closes it while the client makes its next call; its reply is read on the way to a later
-/// one. (A close the engine refuses concerns nobody: the client was told the operation is
-/// closed, and the engine frees it with the session.)
-async fn close_behind_reply(session: Arc<GatewaySession>, req: TCloseOperationReq) {
-    let mut engine = session.engine.lock().await;
+/// CloseOperation written to the engine without waiting for its reply, which is read on the
+/// way to a later one: the client is answered at once, and the engine closes the operation
+/// while the client makes its next call. (A close the engine refuses concerns nobody: the
+/// client was told the operation is closed, and the engine frees it with the session.)
+async fn close_behind_reply(
+    session: &GatewaySession,
+    prefetched: &Prefetched,
+    req: &TCloseOperationReq,
+) {
+    let mut engine = prefetched.discard(session).await;
     if let Some(link) = engine.as_mut() {
-        link.client.queue_unanswered("CloseOperation", &req);
+        link.client.queue_unanswered("CloseOperation", req);
         if let Err(e) = link.client.flush().await {
             tracing::debug!(session = %session.id, "closing an operation in the engine: {e}");
         }

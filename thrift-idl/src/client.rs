@@ -3,6 +3,8 @@
 //!
 //! Calls may be pipelined: [`Client::queue`] several, and they are written in one go by the
 //! next [`Client::flush`] or [`Client::reply`]; a HiveServer2 server answers them in order.
+//! Their replies may be read in any order and at any later time: those read on the way to
+//! another are kept until asked for (or [`Client::forget`]ten).
 
 use std::collections::VecDeque;
 use std::fmt;
@@ -50,6 +52,8 @@ pub struct Client {
     unsent: BytesMut,
     /// Calls whose replies have not been read, in the order they were queued.
     awaiting: VecDeque<Awaited>,
+    /// Replies read on the way to another, kept until their caller asks (by seqid).
+    kept: Vec<(i32, Result<Bytes, WireError>)>,
 }
 
 /// A call whose reply is still to be read.
@@ -57,6 +61,8 @@ pub struct Client {
 struct Awaited {
     method: String,
     seqid: i32,
+    /// Whether someone will ask for the reply (else it is dropped when read).
+    wanted: bool,
 }
 
 /// A call queued with [`Client::queue`]; [`Client::reply`] reads its reply.
@@ -93,6 +99,7 @@ impl Client {
             seqid: 0,
             unsent: BytesMut::new(),
             awaiting: VecDeque::new(),
+            kept: Vec::new(),
         })
     }
 
@@ -120,20 +127,35 @@ impl Client {
     /// Queues a call, written with the next [`Self::flush`] or [`Self::reply`] together with
     /// any other queued call (one write for all of them).
     pub fn queue<Req: TSerializable>(&mut self, method: &str, req: &Req) -> Queued {
+        Queued {
+            seqid: self.queue_call(method, req, true),
+        }
+    }
+
+    /// Queues a call whose reply nobody waits for: it is read and dropped on the way to a
+    /// later call's reply, failures included (a refusal of it concerns no one waiting).
+    pub fn queue_unanswered<Req: TSerializable>(&mut self, method: &str, req: &Req) {
+        self.queue_call(method, req, false);
+    }
+
+    fn queue_call<Req: TSerializable>(&mut self, method: &str, req: &Req, wanted: bool) -> i32 {
         self.seqid = self.seqid.wrapping_add(1);
         let call = codec::encode_call(method, self.seqid, req);
         self.conn.frame_into(&call, &mut self.unsent);
         self.awaiting.push_back(Awaited {
             method: method.to_owned(),
             seqid: self.seqid,
+            wanted,
         });
-        Queued { seqid: self.seqid }
+        self.seqid
     }
 
-    /// Queues a call whose reply nobody waits for: it is read and dropped on the way to a
-    /// later call's reply, failures included (a refusal of it concerns no one waiting).
-    pub fn queue_unanswered<Req: TSerializable>(&mut self, method: &str, req: &Req) {
-        let _ = self.queue(method, req);
+    /// Gives up the reply to `queued`: dropped whenever it is read.
+    pub fn forget(&mut self, queued: Queued) {
+        self.kept.retain(|(seqid, _)| *seqid != queued.seqid);
+        if let Some(awaited) = self.awaiting.iter_mut().find(|a| a.seqid == queued.seqid) {
+            awaited.wanted = false;
+        }
     }
 
     /// Writes the queued calls.
@@ -146,8 +168,16 @@ impl Client {
     }
 
     /// The reply to `queued` (writing the queued calls first). Replies come in the order the
-    /// calls were queued: those of earlier calls still unread are read and dropped first.
+    /// calls were queued: those of earlier calls still unread are read first, and kept for
+    /// their callers (or dropped, for calls nobody waits for).
     pub async fn reply(&mut self, queued: Queued) -> Result<Bytes, WireError> {
+        if let Some(at) = self
+            .kept
+            .iter()
+            .position(|(seqid, _)| *seqid == queued.seqid)
+        {
+            return self.kept.swap_remove(at).1;
+        }
         self.flush().await?;
         loop {
             let awaited = self.awaiting.pop_front().ok_or_else(|| {
@@ -159,6 +189,19 @@ impl Client {
             let reply = self.read_reply(&awaited).await;
             if awaited.seqid == queued.seqid {
                 return reply;
+            }
+            if awaited.wanted {
+                match reply {
+                    reply @ (Ok(_) | Err(WireError::Application { .. })) => {
+                        self.kept.push((awaited.seqid, reply))
+                    }
+                    // The connection is broken or out of step: so are both calls.
+                    Err(e) => {
+                        self.kept.push((awaited.seqid, Err(WireError::Closed)));
+                        return Err(e);
+                    }
+                }
+                continue;
             }
             match reply {
                 // Refused by the server, which goes on: nobody waits for that answer.

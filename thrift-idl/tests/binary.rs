@@ -276,3 +276,24 @@ async fn pipelined_calls_are_answered_in_order_and_unanswered_ones_are_skipped()
     }
     server.stop().await;
 }
+
+#[tokio::test]
+async fn replies_read_on_the_way_are_kept_for_their_callers_unless_forgotten() {
+    let mut server = TestServer::binary(ServerOptions::default()).await;
+    let mut client = Client::connect(&server.address(), plain("alice", "x"))
+        .await
+        .unwrap();
+    let first = client.queue("OpenSession", &open_session_req("first"));
+    let forgotten = client.queue("OpenSession", &open_session_req("forgotten"));
+    let third = client.queue("OpenSession", &open_session_req("third"));
+    client.forget(forgotten);
+    let user = |reply: bytes::Bytes| {
+        let resp: TOpenSessionResp = codec::decode_result_body(&reply).unwrap();
+        resp.configuration.unwrap()["requested_user"].clone()
+    };
+    // Read out of order: the first reply is read on the way and kept for its caller.
+    assert_eq!(user(client.reply(third).await.unwrap()), "third");
+    assert_eq!(user(client.reply(first).await.unwrap()), "first");
+    assert_served(&mut client).await;
+    server.stop().await;
+}

@@ -1,96 +1,87 @@
-//! Replies fetched from the engine before the client asks for them, so that the gateway's hop
-//! to the engine overlaps the client's hop to the gateway.
+//! Requests sent to the engine before the client makes them, so that the engine works while
+//! the client's reply and next request travel.
 //!
 //! Through the gateway every forwarded RPC crosses two hops in turn. For the RPCs whose next
-//! request is known, the gateway sends it to the engine as soon as it can and keeps the
-//! reply, per operation:
+//! request is known, the gateway writes that request to the engine at once, pipelined on the
+//! session's engine connection, and reads the engine's reply only when the client asks:
 //!
 //! - after an async ExecuteStatement: its first GetOperationStatus (the engine waits for the
 //!   statement as it would for the client's poll);
-//! - once a statement with a result set is FINISHED: its GetResultSetMetadata, and its first
-//!   two batches of rows in the fetch size the session's client last used, pipelined (one
-//!   write to the engine for the three calls);
-//! - after each batch with rows, when none is fetched ahead: the next batch ([`Rows`]), with
-//!   the client's own request.
+//! - once a statement with a result set is FINISHED: its GetResultSetMetadata and its first
+//!   two batches of rows in the fetch size the session's client last used, in one write;
+//! - after each batch with rows, when none is on its way: the next batch ([`Rows`]), with the
+//!   client's own request.
 //!
-//! What the client sees is unchanged. A kept status is served to the client's first poll if
-//! it arrived while the client waited, or if it is final; an older one that says RUNNING is
-//! dropped and the poll forwarded. Row fetches of one operation run one at a time, so the
-//! engine's cursor moves exactly as the client's would: a kept batch is always the client's
-//! next one, a request that moves the cursor elsewhere (FETCH_FIRST, a cancel) waits for the
-//! batch on its way and drops it, and a batch larger than the client's next `maxRows` is
-//! split, the rest kept for the fetch after.
+//! No task runs for them: the requests are written by the RPC that knows them, and their
+//! replies wait in the connection (kumiho-thrift's `Client::queue`/`reply`) until read.
+//!
+//! What the client sees is unchanged. A status sent ahead answers the client's first poll if
+//! it is final or was sent less than [`FRESH_STATUS`] ago; an older RUNNING is dropped and the
+//! poll forwarded. Row fetches of one operation run one at a time, and the engine answers
+//! pipelined calls in order, so its cursor moves exactly as the client's would: a kept batch
+//! is always the client's next one, a request that moves the cursor elsewhere (FETCH_FIRST, a
+//! cancel) drops what was sent ahead first, and a batch larger than the client's next
+//! `maxRows` is split, the rest kept for the fetch after.
 
 use std::collections::VecDeque;
-use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use kumiho_thrift::cli::{
     TFetchOrientation, TFetchResultsReq, TFetchResultsResp, TGetOperationStatusReq,
     TGetOperationStatusResp, TGetResultSetMetadataReq, TOperationHandle, TOperationState,
 };
+use kumiho_thrift::client::Queued;
 use kumiho_thrift::codec::{decode_result_body, encode_result_body};
 use kumiho_thrift::rowset;
 use kumiho_thrift::status;
-use tokio::sync::{oneshot, Mutex};
+use tokio::sync::Mutex;
 
-use super::{engine_error, exchange};
+use super::engine_error;
 use crate::errors::GatewayError;
-use crate::session::GatewaySession;
+use crate::session::{EngineLink, GatewaySession};
 
 /// Replies at least this long (bytes) are taken for batches with rows without decoding them.
 pub const MIN_REPLY_WITH_ROWS: usize = 8 * 1024;
 
-/// A reply on its way from the engine.
-pub type Pending = oneshot::Receiver<Result<Bytes, GatewayError>>;
+/// A status sent ahead that says RUNNING answers the client's poll only this soon after it
+/// was sent; an older one is stale, and the poll is forwarded.
+pub const FRESH_STATUS: Duration = Duration::from_millis(100);
 
-/// `exchange` run on a task of its own: its reply, on its way.
-pub fn spawned(
-    exchange: impl Future<Output = Result<Bytes, GatewayError>> + Send + 'static,
-) -> Pending {
-    let (reply, pending) = oneshot::channel();
-    tokio::spawn(async move {
-        // The receiver is gone when the operation was closed meanwhile.
-        let _ = reply.send(exchange.await);
-    });
-    pending
-}
-
-/// What the gateway fetched ahead for one operation.
+/// What the gateway sent ahead for one operation.
 #[derive(Debug, Default)]
 pub struct Prefetched {
-    /// The first GetOperationStatus, sent right after an async ExecuteStatement.
-    status: std::sync::Mutex<Option<Pending>>,
+    /// The first GetOperationStatus, sent right after an async ExecuteStatement, and when.
+    status: std::sync::Mutex<Option<(Queued, Instant)>>,
     /// GetResultSetMetadata, once the statement finished; kept for every later call too.
     metadata: std::sync::Mutex<Option<Kept>>,
-    /// Whether the metadata and first batch were asked for already.
+    /// Whether the metadata and first batches were asked for already.
     results_asked: AtomicBool,
     rows: Mutex<Rows>,
 }
 
-/// A reply on its way, or arrived.
+/// A reply on its way, or read.
 #[derive(Debug)]
 enum Kept {
-    Pending(Pending),
-    Arrived(Bytes),
+    Sent(Queued),
+    Read(Bytes),
 }
 
 /// The operation's row cursor as the gateway sees it.
 #[derive(Debug, Default)]
 pub struct Rows {
-    /// The client's next batches, fetched ahead, in order.
+    /// The client's next batches, sent ahead, in order.
     ahead: VecDeque<Ahead>,
-    /// Whether the client has fetched rows yet (a first batch fetched ahead would otherwise
+    /// Whether the client has fetched rows yet (a first batch sent ahead would otherwise
     /// follow the client's own).
     client_fetched: bool,
 }
 
 #[derive(Debug)]
 enum Ahead {
-    /// A FETCH_NEXT of `max_rows` on its way.
-    Fetching { reply: Pending, max_rows: i64 },
+    /// A FETCH_NEXT of `max_rows`, sent.
+    Sent { call: Queued, max_rows: i64 },
     /// The rows of a batch left over after the client took fewer than it held.
     Rest(TFetchResultsResp),
 }
@@ -104,30 +95,32 @@ pub struct Batch {
 }
 
 impl Prefetched {
-    /// The kept first status, if it answers the client's poll: it arrived while the client
-    /// waited for it, or it is final. `None`: forward the poll.
-    pub async fn take_status(&self) -> Option<Result<Bytes, GatewayError>> {
-        let mut pending = locked(&self.status).take()?;
-        match pending.try_recv() {
-            // Arrived before the client asked: stale unless final.
-            Ok(Ok(reply)) if !is_final(&reply) => None,
-            Ok(result) => Some(result),
-            Err(_) => Some(joined(pending).await),
+    /// The status sent ahead, if it answers the client's poll: it is final, or fresh.
+    /// `None`: forward the poll.
+    pub async fn take_status(
+        &self,
+        session: &GatewaySession,
+    ) -> Option<Result<Bytes, GatewayError>> {
+        let (call, sent_at) = locked(&self.status).take()?;
+        let reply = read(session, call).await;
+        match reply {
+            Ok(reply) if !is_final(&reply) && sent_at.elapsed() > FRESH_STATUS => None,
+            reply => Some(reply),
         }
     }
 
-    /// The kept metadata, if it was asked for (waiting for it while on its way).
-    pub async fn metadata(&self) -> Option<Result<Bytes, GatewayError>> {
-        let kept = locked(&self.metadata).take();
-        let reply = match kept? {
-            Kept::Arrived(reply) => reply,
-            Kept::Pending(pending) => match joined(pending).await {
+    /// The metadata sent ahead, if any (read from the engine the first time).
+    pub async fn metadata(&self, session: &GatewaySession) -> Option<Result<Bytes, GatewayError>> {
+        let kept = locked(&self.metadata).take()?;
+        let reply = match kept {
+            Kept::Read(reply) => reply,
+            Kept::Sent(call) => match read(session, call).await {
                 Ok(reply) => reply,
                 // Not kept: the client's next call asks the engine again.
                 Err(error) => return Some(Err(error)),
             },
         };
-        *locked(&self.metadata) = Some(Kept::Arrived(reply.clone()));
+        *locked(&self.metadata) = Some(Kept::Read(reply.clone()));
         Some(Ok(reply))
     }
 
@@ -136,31 +129,46 @@ impl Prefetched {
         self.rows.lock().await
     }
 
-    /// Waits for whatever is on its way and drops it all: for a cancel or a close, after
-    /// which nothing fetched ahead is served.
-    pub async fn discard(&self) {
-        let status = locked(&self.status).take();
-        if let Some(pending) = status {
-            let _ = pending.await;
+    /// Gives up every reply still to come (for a cancel or a close, after which nothing sent
+    /// ahead is served); the engine answers them all the same, in order, before what comes
+    /// next, so its cursor is where the next request expects it. Returns the session's
+    /// engine connection, still locked, for the request that follows.
+    pub async fn discard<'s>(
+        &self,
+        session: &'s GatewaySession,
+    ) -> tokio::sync::MutexGuard<'s, Option<EngineLink>> {
+        // The row cursor first, then the connection: the order every fetch takes them in.
+        let mut rows = self.rows.lock().await;
+        let mut engine = session.engine.lock().await;
+        let status = locked(&self.status).take().map(|(call, _)| call);
+        let metadata = match locked(&self.metadata).take() {
+            Some(Kept::Sent(call)) => Some(call),
+            _ => None,
+        };
+        if let Some(link) = engine.as_mut() {
+            for call in status.into_iter().chain(metadata) {
+                link.client.forget(call);
+            }
+            rows.forget_all(link);
         }
-        let metadata = locked(&self.metadata).take();
-        if let Some(Kept::Pending(pending)) = metadata {
-            let _ = pending.await;
-        }
-        self.rows.lock().await.discard().await;
+        engine
     }
 }
 
 impl Rows {
-    /// The client's next batch of at most `max_rows`: fetched ahead, or the rest of a larger
+    /// The client's next batch of at most `max_rows`: sent ahead, or the rest of a larger
     /// batch, or `None` (forward the request). Marks the client's first fetch.
-    pub async fn take(&mut self, max_rows: i64) -> Option<Result<Batch, GatewayError>> {
+    pub async fn take(
+        &mut self,
+        session: &GatewaySession,
+        max_rows: i64,
+    ) -> Option<Result<Batch, GatewayError>> {
         self.client_fetched = true;
         let batch = match self.ahead.pop_front()? {
-            Ahead::Fetching {
-                reply,
+            Ahead::Sent {
+                call,
                 max_rows: asked,
-            } => match joined(reply).await {
+            } => match read(session, call).await {
                 Ok(reply) if asked <= max_rows => Ok(self.whole(reply)),
                 Ok(reply) => Ok(self.split(reply, max_rows)),
                 Err(error) => Err(error),
@@ -175,25 +183,48 @@ impl Rows {
         self.whole(reply)
     }
 
-    /// Keeps `reply` (a FETCH_NEXT of `max_rows`, already sent) as the batch after those
-    /// already kept.
-    pub fn keep(&mut self, reply: Pending, max_rows: i64) {
-        self.ahead.push_back(Ahead::Fetching { reply, max_rows });
-    }
-
     /// Whether the batch after `served` should be fetched ahead: it held rows, and nothing is
     /// kept already (the rest of the engine's batch, or batches on their way).
     pub fn worth_reading_ahead(&self, served: &Batch) -> bool {
         served.has_rows && !served.rest_kept && self.ahead.is_empty()
     }
 
-    /// Waits for a batch on its way and drops it, with any rest: the engine's cursor is then
-    /// where the next request expects it. Row fetches ahead are not sent after this.
-    pub async fn discard(&mut self) {
+    /// Sends `req` (a FETCH_NEXT) ahead: its reply is the batch after those kept.
+    pub async fn send_ahead(
+        &mut self,
+        session: &GatewaySession,
+        req: &TFetchResultsReq,
+    ) -> Result<(), GatewayError> {
+        let mut engine = session.engine.lock().await;
+        let link = engine.as_mut().ok_or_else(no_engine_session)?;
+        self.queue_fetch(link, req);
+        link.client
+            .flush()
+            .await
+            .map_err(|e| engine_error(&link.address, e))
+    }
+
+    fn queue_fetch(&mut self, link: &mut EngineLink, req: &TFetchResultsReq) {
+        let call = link.client.queue("FetchResults", req);
+        self.ahead.push_back(Ahead::Sent {
+            call,
+            max_rows: req.max_rows,
+        });
+    }
+
+    /// Gives up the batches sent ahead, and any rest (the cursor moves elsewhere). Row
+    /// fetches ahead are not sent after this.
+    pub async fn discard(&mut self, session: &GatewaySession) {
+        if let Some(link) = session.engine.lock().await.as_mut() {
+            self.forget_all(link);
+        }
+    }
+
+    fn forget_all(&mut self, link: &mut EngineLink) {
         self.client_fetched = true;
         for ahead in std::mem::take(&mut self.ahead) {
-            if let Ahead::Fetching { reply, .. } = ahead {
-                let _ = reply.await;
+            if let Ahead::Sent { call, .. } = ahead {
+                link.client.forget(call);
             }
         }
     }
@@ -246,132 +277,100 @@ impl Rows {
     }
 }
 
-/// After ExecuteStatement created `operation`: asks for what its client asks next.
-pub fn after_execute(
-    session: &Arc<GatewaySession>,
-    prefetched: &Arc<Prefetched>,
+/// After ExecuteStatement created `operation`: sends what its client asks next.
+pub async fn after_execute(
+    session: &GatewaySession,
+    prefetched: &Prefetched,
     operation: &TOperationHandle,
     run_async: bool,
 ) {
-    if !run_async {
-        // A synchronous statement has finished when its reply comes.
-        ask_results(session, prefetched, operation);
+    let mut engine = session.engine.lock().await;
+    let Some(link) = engine.as_mut() else {
         return;
+    };
+    if run_async {
+        let call = link.client.queue(
+            "GetOperationStatus",
+            &TGetOperationStatusReq {
+                operation_handle: operation.clone(),
+                get_progress_update: None,
+            },
+        );
+        *locked(&prefetched.status) = Some((call, Instant::now()));
+    } else {
+        // A synchronous statement has finished when its reply comes.
+        queue_results(session, link, prefetched, operation);
     }
-    let (session, ahead, operation) = (session.clone(), prefetched.clone(), operation.clone());
-    let mut status = locked(&prefetched.status);
-    *status = Some(spawned(async move {
-        let mut req = TGetOperationStatusReq {
-            operation_handle: operation.clone(),
-            get_progress_update: None,
-        };
-        let reply = exchange(&session, &mut req).await?;
-        if is_finished(&reply) {
-            ask_results(&session, &ahead, &operation);
-        }
-        Ok(reply)
-    }));
+    // Sent ahead: if the write fails, the client's own next call says so.
+    let _ = link.client.flush().await;
 }
 
-/// After a status the client polled: once the statement finished, asks for its results.
-pub fn after_status(
-    session: &Arc<GatewaySession>,
-    prefetched: &Arc<Prefetched>,
+/// After a status the client polled: once the statement finished, sends for its results.
+pub async fn after_status(
+    session: &GatewaySession,
+    prefetched: &Prefetched,
     operation: &TOperationHandle,
     reply: &[u8],
 ) {
-    if is_finished(reply) {
-        ask_results(session, prefetched, operation);
+    if !is_finished(reply) || prefetched.results_asked.load(Ordering::Acquire) {
+        return;
+    }
+    let mut engine = session.engine.lock().await;
+    if let Some(link) = engine.as_mut() {
+        queue_results(session, link, prefetched, operation);
+        let _ = link.client.flush().await;
     }
 }
 
-/// Asks once for a finished statement's metadata and first two batches (in the fetch size
-/// the session's client last used; no batch before the client has fetched once), pipelined.
-fn ask_results(
-    session: &Arc<GatewaySession>,
+/// Queues, once, a finished statement's metadata and first two batches (in the fetch size
+/// the session's client last used; no batch before the client has fetched once).
+fn queue_results(
+    session: &GatewaySession,
+    link: &mut EngineLink,
     prefetched: &Prefetched,
     operation: &TOperationHandle,
 ) {
     if !operation.has_result_set || prefetched.results_asked.swap(true, Ordering::AcqRel) {
         return;
     }
-    let mut calls = Vec::new();
     {
         let mut metadata = locked(&prefetched.metadata);
         if metadata.is_none() {
-            let (reply, pending) = oneshot::channel();
-            *metadata = Some(Kept::Pending(pending));
-            calls.push(Call::Metadata(reply));
+            let req = TGetResultSetMetadataReq {
+                operation_handle: operation.clone(),
+            };
+            *metadata = Some(Kept::Sent(link.client.queue("GetResultSetMetadata", &req)));
         }
     }
     // Busy: the client is fetching already, and its fetch reads ahead for itself.
-    if let (Some(max_rows), Ok(mut rows)) = (session.fetch_size(), prefetched.rows.try_lock()) {
-        if !rows.client_fetched && rows.ahead.is_empty() {
-            for _ in 0..2 {
-                let (reply, pending) = oneshot::channel();
-                rows.keep(pending, max_rows);
-                calls.push(Call::Fetch(reply, max_rows));
-            }
-        }
-    }
-    if !calls.is_empty() {
-        tokio::spawn(pipeline(session.clone(), operation.clone(), calls));
-    }
-}
-
-/// A call sent ahead in a pipeline, and where its reply goes.
-enum Call {
-    Metadata(oneshot::Sender<Result<Bytes, GatewayError>>),
-    Fetch(oneshot::Sender<Result<Bytes, GatewayError>>, i64),
-}
-
-/// Sends `calls` on the session's engine connection in one write, then hands out each reply
-/// in turn as it arrives.
-async fn pipeline(session: Arc<GatewaySession>, operation: TOperationHandle, calls: Vec<Call>) {
-    let mut engine = session.engine.lock().await;
-    let Some(link) = engine.as_mut() else {
-        for call in calls {
-            let (Call::Metadata(reply) | Call::Fetch(reply, _)) = call;
-            let _ = reply.send(Err(GatewayError::Internal(
-                "the launch finished without an engine session".to_owned(),
-            )));
-        }
+    let (Some(max_rows), Ok(mut rows)) = (session.fetch_size(), prefetched.rows.try_lock()) else {
         return;
     };
-    let mut queued = Vec::with_capacity(calls.len());
-    for call in calls {
-        let operation_handle = operation.clone();
-        let (sent, reply) = match call {
-            Call::Metadata(reply) => (
-                link.client.queue(
-                    "GetResultSetMetadata",
-                    &TGetResultSetMetadataReq { operation_handle },
-                ),
-                reply,
-            ),
-            Call::Fetch(reply, max_rows) => (
-                link.client.queue(
-                    "FetchResults",
-                    &TFetchResultsReq {
-                        operation_handle,
-                        orientation: TFetchOrientation::FETCH_NEXT,
-                        max_rows,
-                        fetch_type: None,
-                    },
-                ),
-                reply,
-            ),
-        };
-        queued.push((sent, reply));
+    if rows.client_fetched || !rows.ahead.is_empty() {
+        return;
     }
-    for (sent, reply) in queued {
-        let _ = reply.send(
-            link.client
-                .reply(sent)
-                .await
-                .map_err(|e| engine_error(&link.address, e)),
-        );
-    }
+    let req = TFetchResultsReq {
+        operation_handle: operation.clone(),
+        orientation: TFetchOrientation::FETCH_NEXT,
+        max_rows,
+        fetch_type: None,
+    };
+    rows.queue_fetch(link, &req);
+    rows.queue_fetch(link, &req);
+}
+
+/// The engine's reply to `call`, sent ahead on the session's engine connection.
+async fn read(session: &GatewaySession, call: Queued) -> Result<Bytes, GatewayError> {
+    let mut engine = session.engine.lock().await;
+    let link = engine.as_mut().ok_or_else(no_engine_session)?;
+    link.client
+        .reply(call)
+        .await
+        .map_err(|e| engine_error(&link.address, e))
+}
+
+fn no_engine_session() -> GatewayError {
+    GatewayError::Internal("the launch finished without an engine session".to_owned())
 }
 
 /// The operation state in a GetOperationStatus reply.
@@ -410,14 +409,6 @@ fn rows_in(resp: &TFetchResultsResp) -> usize {
 /// swaps an `Option`).
 fn locked<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-async fn joined(pending: Pending) -> Result<Bytes, GatewayError> {
-    pending.await.unwrap_or_else(|_| {
-        Err(GatewayError::Internal(
-            "a request sent ahead to the engine was dropped".to_owned(),
-        ))
-    })
 }
 
 #[cfg(test)]

@@ -18,10 +18,6 @@ fn batch_reply(first: i64, count: i64) -> TFetchResultsResp {
     }
 }
 
-fn on_its_way(reply: TFetchResultsResp) -> Pending {
-    spawned(async move { Ok(encode_result_body(&reply)) })
-}
-
 fn ids(reply: &Bytes) -> Vec<i64> {
     let resp: TFetchResultsResp = decode_result_body(reply).expect("a FetchResults reply");
     match resp.results.and_then(|rows| rows.columns).as_deref() {
@@ -46,138 +42,89 @@ fn status_reply(state: TOperationState) -> Bytes {
     })
 }
 
-#[tokio::test]
-async fn a_batch_fetched_ahead_in_the_clients_size_is_served_whole() {
-    let mut rows = Rows::default();
-    let sent = encode_result_body(&batch_reply(1, 5));
-    rows.keep(on_its_way(batch_reply(1, 5)), 5);
-    let batch = rows.take(5).await.expect("kept").expect("arrived");
-    assert_eq!(batch.reply, sent);
-    assert!(batch.has_rows);
-    assert!(rows.worth_reading_ahead(&batch));
-    assert!(rows.take(5).await.is_none(), "served once");
+/// The rest a split kept, taken as the client's next fetch would.
+fn next_rest(rows: &mut Rows, max_rows: i64) -> Batch {
+    match rows.ahead.pop_front() {
+        Some(Ahead::Rest(resp)) => rows.split_decoded(resp, max_rows),
+        other => panic!("expected the rest of a batch, found {other:?}"),
+    }
 }
 
-#[tokio::test]
-async fn a_larger_batch_is_split_at_the_clients_max_rows_and_the_rest_served_next() {
+#[test]
+fn a_batch_larger_than_the_clients_max_rows_is_split_and_the_rest_served_next() {
     let mut rows = Rows::default();
-    rows.keep(on_its_way(batch_reply(1, 20)), 1000);
-
-    let first = rows.take(7).await.expect("kept").expect("arrived");
+    let first = rows.split(encode_result_body(&batch_reply(1, 20)), 7);
     assert_eq!(ids(&first.reply), (1..=7).collect::<Vec<_>>());
     assert!(
         !rows.worth_reading_ahead(&first),
         "the rest is the next batch"
     );
 
-    let second = rows.take(7).await.expect("rest kept").expect("rest");
+    let second = next_rest(&mut rows, 7);
     assert_eq!(ids(&second.reply), (8..=14).collect::<Vec<_>>());
-    let third = rows.take(100).await.expect("rest kept").expect("rest");
+    let third = next_rest(&mut rows, 100);
     assert_eq!(ids(&third.reply), (15..=20).collect::<Vec<_>>());
+    assert!(rows.ahead.is_empty());
     assert!(
         rows.worth_reading_ahead(&third),
         "the engine's next batch comes next"
     );
-    assert!(rows.take(100).await.is_none());
 }
 
-#[tokio::test]
-async fn an_empty_batch_is_not_followed_by_a_read_ahead() {
+#[test]
+fn a_batch_within_the_clients_max_rows_goes_as_the_engine_sent_it() {
     let mut rows = Rows::default();
-    let batch = rows.forwarded(encode_result_body(&batch_reply(1, 0)));
-    assert!(!batch.has_rows);
-    assert!(!rows.worth_reading_ahead(&batch));
-    let batch = rows.forwarded(encode_result_body(&batch_reply(1, 1)));
+    let sent = encode_result_body(&batch_reply(1, 5));
+    let batch = rows.split(sent.clone(), 5);
+    assert_eq!(batch.reply, sent);
+    assert!(rows.ahead.is_empty());
+}
+
+#[test]
+fn an_empty_batch_is_not_followed_by_a_read_ahead_and_one_row_is() {
+    let mut rows = Rows::default();
+    let empty = rows.forwarded(encode_result_body(&batch_reply(1, 0)));
+    assert!(!empty.has_rows);
+    assert!(!rows.worth_reading_ahead(&empty));
+    let one = rows.forwarded(encode_result_body(&batch_reply(1, 1)));
     assert!(
-        rows.worth_reading_ahead(&batch),
+        rows.worth_reading_ahead(&one),
         "one row: the next batch may hold more"
     );
 }
 
-#[tokio::test]
-async fn an_engine_error_in_a_batch_fetched_ahead_reaches_the_client_unsplit() {
+#[test]
+fn an_engine_error_reaches_the_client_unsplit() {
     let mut rows = Rows::default();
     let failed = TFetchResultsResp {
         status: status::error("HY000", "disk gone"),
         has_more_rows: None,
         results: None,
     };
-    rows.keep(on_its_way(failed), 1000);
-    let batch = rows.take(10).await.expect("kept").expect("arrived");
+    let batch = rows.split(encode_result_body(&failed), 10);
     let resp: TFetchResultsResp = decode_result_body(&batch.reply).expect("reply");
     assert_eq!(resp.status.error_message.as_deref(), Some("disk gone"));
     assert!(!batch.has_rows);
+    assert!(rows.ahead.is_empty());
 }
 
-#[tokio::test]
-async fn discarding_waits_for_the_batch_on_its_way_and_drops_it() {
-    let mut rows = Rows::default();
-    let (release, arrival) = tokio::sync::oneshot::channel::<()>();
-    rows.keep(
-        spawned(async move {
-            let _ = arrival.await;
-            Ok(encode_result_body(&batch_reply(1, 3)))
-        }),
-        3,
-    );
-    let discarding = async { rows.discard().await };
-    let _ = release.send(());
-    discarding.await;
-    assert!(rows.take(3).await.is_none());
-    assert!(
-        rows.client_fetched,
-        "no first batch is fetched ahead after a discard"
-    );
-}
-
-#[tokio::test]
-async fn a_status_that_arrived_before_the_poll_is_served_only_when_final() {
-    let prefetched = Prefetched::default();
-    let arrived = |reply: Bytes| {
-        let (sent, pending) = oneshot::channel();
-        let _ = sent.send(Ok(reply));
-        *prefetched.status.lock().unwrap() = Some(pending);
-    };
-
-    arrived(status_reply(TOperationState::RUNNING_STATE));
-    assert!(
-        prefetched.take_status().await.is_none(),
-        "stale RUNNING: poll again"
-    );
-
-    arrived(status_reply(TOperationState::FINISHED_STATE));
-    let served = prefetched.take_status().await.expect("final").expect("ok");
-    assert_eq!(served, status_reply(TOperationState::FINISHED_STATE));
-    assert!(prefetched.take_status().await.is_none(), "served once");
-}
-
-#[tokio::test]
-async fn a_status_still_on_its_way_answers_the_poll_whatever_it_says() {
-    let prefetched = Prefetched::default();
-    let (sent, pending) = oneshot::channel();
-    *prefetched.status.lock().unwrap() = Some(pending);
-    tokio::spawn(async move {
-        let _ = sent.send(Ok(status_reply(TOperationState::RUNNING_STATE)));
-    });
-    let served = prefetched.take_status().await.expect("kept").expect("ok");
-    assert_eq!(served, status_reply(TOperationState::RUNNING_STATE));
-}
-
-#[tokio::test]
-async fn batches_fetched_ahead_two_at_once_are_served_in_order_and_split_before_the_second() {
-    let mut rows = Rows::default();
-    rows.keep(on_its_way(batch_reply(1, 10)), 10);
-    rows.keep(on_its_way(batch_reply(11, 10)), 10);
-
-    let first = rows.take(4).await.expect("kept").expect("arrived");
-    assert_eq!(ids(&first.reply), (1..=4).collect::<Vec<_>>());
-    let rest = rows.take(10).await.expect("kept").expect("rest");
-    assert_eq!(ids(&rest.reply), (5..=10).collect::<Vec<_>>());
-    assert!(
-        !rows.worth_reading_ahead(&rest),
-        "the second batch is on its way"
-    );
-    let second = rows.take(10).await.expect("kept").expect("arrived");
-    assert_eq!(ids(&second.reply), (11..=20).collect::<Vec<_>>());
-    assert!(rows.worth_reading_ahead(&second));
+#[test]
+fn only_running_states_are_not_final() {
+    for state in [
+        TOperationState::INITIALIZED_STATE,
+        TOperationState::RUNNING_STATE,
+        TOperationState::PENDING_STATE,
+    ] {
+        assert!(!is_final(&status_reply(state)), "{state:?}");
+    }
+    for state in [
+        TOperationState::FINISHED_STATE,
+        TOperationState::ERROR_STATE,
+        TOperationState::CANCELED_STATE,
+        TOperationState::CLOSED_STATE,
+    ] {
+        assert!(is_final(&status_reply(state)), "{state:?}");
+    }
+    assert!(is_finished(&status_reply(TOperationState::FINISHED_STATE)));
+    assert!(!is_finished(&status_reply(TOperationState::ERROR_STATE)));
 }
