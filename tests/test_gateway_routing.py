@@ -97,3 +97,20 @@ def test_twenty_concurrent_first_sessions_start_one_engine(kumiho):
     assert len(engines) == 1, engines
     space = f"{VERSION_PREFIX}_USER_DATAFUSION/carol/default"
     assert [ref_id_of(r) for r in live_registrations(kumiho.work_dir, space)] == list(engines)
+
+
+def test_engine_sessions_opened_one_at_a_time_still_serve_every_client(start_kumiho):
+    """With `--engine-session-opens 1`, twenty concurrent sessions queue for their engine
+    sessions and each one's statement still gets its own answer."""
+    kumiho = start_kumiho("--engine-session-opens", "1")
+
+    def answer(n: int):
+        session = open_session(kumiho, user="dora")
+        try:
+            return session.query(f"SELECT {n} * 2")
+        finally:
+            session.close()
+
+    with ThreadPoolExecutor(max_workers=20) as pool:
+        answers = list(pool.map(answer, range(20)))
+    assert answers == [[[n * 2]] for n in range(20)]

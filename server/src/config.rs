@@ -35,6 +35,10 @@ pub struct ServerConfig {
     /// How long an RPC waits for its session's engine launch before failing.
     #[serde(with = "duration::serde_text")]
     pub launch_wait: Duration,
+    /// How many engine sessions the gateway opens at once (connect, SASL, OpenSession); the
+    /// others wait their turn in order, so that a storm of new sessions leaves CPU for the
+    /// clients' own calls and does not storm the engine. Default: 4 per CPU.
+    pub engine_session_opens: usize,
     /// How often the cluster-configs directory is rescanned in case a change was missed.
     #[serde(with = "duration::serde_text")]
     pub cluster_rescan_interval: Duration,
@@ -120,6 +124,7 @@ impl Default for ServerConfig {
             default_cluster: "default".to_owned(),
             max_pool_size: 9,
             launch_wait: Duration::from_secs(300),
+            engine_session_opens: 4 * std::thread::available_parallelism().map_or(1, |n| n.get()),
             cluster_rescan_interval: Duration::from_secs(10),
             session_idle_timeout: Duration::from_secs(6 * 3600),
             shutdown_grace: Duration::from_secs(10),
@@ -164,6 +169,8 @@ pub struct Cli {
     /// e.g. `5m` or `PT5M`.
     #[arg(long, value_parser = duration::parse)]
     pub launch_wait: Option<Duration>,
+    #[arg(long)]
+    pub engine_session_opens: Option<usize>,
     #[arg(long, value_parser = duration::parse)]
     pub cluster_rescan_interval: Option<Duration>,
     #[arg(long, value_parser = duration::parse)]
@@ -217,6 +224,7 @@ impl Cli {
             default_cluster,
             max_pool_size,
             launch_wait,
+            engine_session_opens,
             cluster_rescan_interval,
             session_idle_timeout,
             shutdown_grace,
@@ -276,6 +284,9 @@ impl ServerConfig {
         }
         if self.max_pool_size == 0 {
             return Err("max-pool-size must be at least 1".to_owned());
+        }
+        if self.engine_session_opens == 0 {
+            return Err("engine-session-opens must be at least 1".to_owned());
         }
         if self.launch_wait.is_zero() {
             return Err("launch-wait must be longer than zero, e.g. `5m`".to_owned());
@@ -371,6 +382,9 @@ mod tests {
         assert_eq!(config.http_port, 30010);
         assert_eq!(config.launch_wait, Duration::from_secs(120));
         assert_eq!(config.work_dir, PathBuf::from("/tmp/w"));
+        assert!(config.engine_session_opens >= 4, "4 per CPU by default");
+        let config = ServerConfig::from_yaml("engine-session-opens: 2\n").unwrap();
+        assert_eq!(config.engine_session_opens, 2);
     }
 
     #[test]
@@ -427,5 +441,13 @@ mod tests {
             ..Default::default()
         };
         assert!(config.validate().is_err());
+        let config = ServerConfig {
+            engine_session_opens: 0,
+            ..Default::default()
+        };
+        assert!(config
+            .validate()
+            .unwrap_err()
+            .contains("engine-session-opens"));
     }
 }

@@ -254,7 +254,12 @@ async fn start_frontends(
         server_user: server_user(),
         version: env!("CARGO_PKG_VERSION").to_owned(),
     };
-    let sessions = Arc::new(SessionManager::new(router, launcher, config.launch_wait));
+    let sessions = Arc::new(SessionManager::new(
+        router,
+        launcher,
+        config.launch_wait,
+        config.engine_session_opens,
+    ));
     let binary = bind(&config.bind_host, config.binary_port, "binary-port").await?;
     let http = bind(&config.bind_host, config.http_port, "http-port").await?;
     Ok((sessions, binary, http))

@@ -25,6 +25,7 @@ use kumiho_thrift::handle::HandleId;
 use kumiho_thrift::service::{CallContext, Transport};
 use kumiho_thrift::session_conf::{self, USE_DATABASE_KEY};
 use kumiho_thrift::status;
+use tokio::sync::Semaphore;
 use tokio_util::task::TaskTracker;
 
 use crate::errors::GatewayError;
@@ -126,6 +127,10 @@ pub struct SessionManager {
     launcher: Arc<Launcher>,
     /// Bound on how long an RPC waits for its session's launch.
     pub launch_wait: Duration,
+    /// Engine sessions being opened (connect, SASL, OpenSession), at most this many at once:
+    /// a storm of new sessions would otherwise take the CPU from the clients' own calls
+    /// (OpenSession is answered before its launch) and storm the engine too.
+    engine_session_opens: Arc<Semaphore>,
     /// Launches and session cleanups, awaited on shutdown.
     tasks: TaskTracker,
 }
@@ -140,13 +145,19 @@ impl std::fmt::Debug for GatewaySession {
 }
 
 impl SessionManager {
-    pub fn new(router: Router, launcher: Arc<Launcher>, launch_wait: Duration) -> Self {
+    pub fn new(
+        router: Router,
+        launcher: Arc<Launcher>,
+        launch_wait: Duration,
+        engine_session_opens: usize,
+    ) -> Self {
         Self {
             sessions: DashMap::new(),
             operations: DashMap::new(),
             router,
             launcher,
             launch_wait,
+            engine_session_opens: Arc::new(Semaphore::new(engine_session_opens)),
             tasks: TaskTracker::new(),
         }
     }
@@ -209,8 +220,11 @@ impl SessionManager {
             session = %id, user = %session.route.user, cluster = %session.route.cluster.name,
             engine = %session.route.engine_ref.id(), "session opened"
         );
-        self.tasks
-            .spawn(run_launch(session.clone(), self.launcher.clone()));
+        self.tasks.spawn(run_launch(
+            session.clone(),
+            self.launcher.clone(),
+            self.engine_session_opens.clone(),
+        ));
         if !session.route.launch_async {
             if let Err(e) = launch.wait(self.launch_wait).await {
                 self.close(&id).await;
@@ -343,10 +357,10 @@ impl SessionManager {
 }
 
 /// The LaunchEngine operation's work: find or start the engine, then open the engine session.
-async fn run_launch(session: Arc<GatewaySession>, launcher: Arc<Launcher>) {
+async fn run_launch(session: Arc<GatewaySession>, launcher: Arc<Launcher>, opens: Arc<Semaphore>) {
     let launch = &session.launch;
     launch.set_running();
-    match launch_and_connect(&session, &launcher).await {
+    match launch_and_connect(&session, &launcher, &opens).await {
         Ok((registration, link)) => {
             *session.engine.lock().await = Some(link);
             launch.finish(LaunchedEngine {
@@ -364,6 +378,7 @@ async fn run_launch(session: Arc<GatewaySession>, launcher: Arc<Launcher>) {
 async fn launch_and_connect(
     session: &GatewaySession,
     launcher: &Launcher,
+    opens: &Semaphore,
 ) -> Result<(EngineRegistration, EngineLink), String> {
     let route = &session.route;
     let log = &session.launch.log;
@@ -408,6 +423,8 @@ async fn launch_and_connect(
         .map_err(|e| e.to_string())?;
     let address = registration.address();
     log.push(format!("opening a session on engine {address}"));
+    // Never closed, so acquiring cannot fail; waiting is in order of arrival.
+    let _turn = opens.acquire().await.map_err(|e| e.to_string())?;
     let link = open_engine_session(session, &address, &secret)
         .await
         .map_err(|e| format!("engine at {address}: {e}"))?;

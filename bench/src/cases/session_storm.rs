@@ -7,7 +7,7 @@ use std::time::Instant;
 use tokio::sync::Barrier;
 use tokio::task::JoinSet;
 
-use crate::cases::{ms, Sizes, Targets};
+use crate::cases::{ms, Sizes, Targets, FETCH_SIZE};
 use crate::error::Result;
 use crate::hs2::{Session, Target};
 use crate::report::{Goal, Report};
@@ -31,6 +31,7 @@ pub async fn run(targets: &Targets, sizes: &Sizes, report: &mut Report) -> Resul
                 first_error = run_errors.into_iter().next();
             }
             close(sessions).await;
+            settle(target).await?;
         }
         let through = &target.name;
         let is_kumiho = target.name == targets.kumiho.name;
@@ -89,6 +90,15 @@ async fn storm(target: &Target, clients: usize) -> (Samples, Vec<String>, Vec<Se
         }
     }
     (latencies, errors, sessions)
+}
+
+/// Waits until the target has done the storm's work: a gateway answers OpenSession before it
+/// opens the engine session, and opens those in turn, so one more session's first statement
+/// completes only after the storm's. Without this, that work would run into the next storm.
+async fn settle(target: &Target) -> Result<()> {
+    let mut session = target.open_session().await?;
+    session.run("SELECT 1", FETCH_SIZE).await?;
+    session.close().await
 }
 
 async fn close(sessions: Vec<Session>) {
