@@ -3,7 +3,7 @@
 from concurrent.futures import ThreadPoolExecutor
 
 from gateway_fixtures import *  # noqa: F401,F403 (fixtures)
-from gateway_fixtures import live_registrations, open_session, ref_id_of, wait_until
+from gateway_fixtures import engine_pids, live_registrations, open_session, ref_id_of, wait_until
 from harness.beeline import binary_url, run_beeline
 
 VERSION_PREFIX = "kumiho_0.1.0"
@@ -45,6 +45,16 @@ def test_connection_level_engine_per_connection_gone_after_close(kumiho):
     wait_until(lambda: not live_registrations(kumiho.work_dir, space), "the CONNECTION engine deregistered")
     assert len(live_registrations(kumiho.work_dir, two_result["engine.space"])) == 1
     two.close()
+
+
+def test_a_connection_session_closed_before_its_launch_ends_leaves_no_engine(kumiho):
+    """Closed at once, before its engine is up: the gateway opens no engine session for it,
+    and its CONNECTION engine is stopped all the same; the next session is served."""
+    session = open_session(kumiho, user="erin", configuration={"kyuubi.engine.share.level": "CONNECTION"})
+    session.close()
+    kumiho.wait_for_log(r"CONNECTION engine stopped with its session")
+    assert not engine_pids(kumiho.work_dir)
+    assert open_session(kumiho, user="erin").query("SELECT 1 + 1") == [[2]]
 
 
 def test_group_level_users_of_one_group_share(kumiho):

@@ -63,6 +63,9 @@ pub struct GatewaySession {
     /// `maxRows` of the client's last row fetch (0: none yet), the size of first batches
     /// fetched ahead of it.
     fetch_size: AtomicI64,
+    /// Set when the client closes the session: a launch that has not opened the engine
+    /// session yet does not open it.
+    closed: AtomicBool,
 }
 
 impl GatewaySession {
@@ -207,6 +210,7 @@ impl SessionManager {
             launch_log_unshown: AtomicBool::new(true),
             last_access: std::sync::Mutex::new(tokio::time::Instant::now()),
             fetch_size: AtomicI64::new(0),
+            closed: AtomicBool::new(false),
         });
         self.sessions.insert(id, session.clone());
         self.operations.insert(
@@ -285,6 +289,7 @@ impl SessionManager {
         let Some((_, session)) = self.sessions.remove(id) else {
             return false;
         };
+        session.closed.store(true, Ordering::Release);
         self.operations.retain(|_, entry| entry.session.id != *id);
         tracing::info!(session = %id, user = %session.route.user, "session closed");
         let cleanup = close_engine_side(session.clone(), self.launch_wait);
@@ -362,7 +367,7 @@ async fn run_launch(session: Arc<GatewaySession>, launcher: Arc<Launcher>, opens
     launch.set_running();
     match launch_and_connect(&session, &launcher, &opens).await {
         Ok((registration, link)) => {
-            *session.engine.lock().await = Some(link);
+            *session.engine.lock().await = link;
             launch.finish(LaunchedEngine {
                 engine_ref: session.route.engine_ref.clone(),
                 registration,
@@ -379,7 +384,7 @@ async fn launch_and_connect(
     session: &GatewaySession,
     launcher: &Launcher,
     opens: &Semaphore,
-) -> Result<(EngineRegistration, EngineLink), String> {
+) -> Result<(EngineRegistration, Option<EngineLink>), String> {
     let route = &session.route;
     let log = &session.launch.log;
     let cluster = &route.cluster;
@@ -425,10 +430,17 @@ async fn launch_and_connect(
     log.push(format!("opening a session on engine {address}"));
     // Never closed, so acquiring cannot fail; waiting is in order of arrival.
     let _turn = opens.acquire().await.map_err(|e| e.to_string())?;
+    if session.closed.load(Ordering::Acquire) {
+        // Closed while it waited (a client that connects and hangs up, a storm's end): an
+        // engine session now would only be closed again. The launch still finishes, so that
+        // a CONNECTION engine is stopped with the session.
+        log.push("the session was closed before its engine session was opened".to_owned());
+        return Ok((registration, None));
+    }
     let link = open_engine_session(session, &address, &secret)
         .await
         .map_err(|e| format!("engine at {address}: {e}"))?;
-    Ok((registration, link))
+    Ok((registration, Some(link)))
 }
 
 /// Connects to the engine as the session's user with the internal secret and opens the
