@@ -22,6 +22,7 @@ mod stats;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::Parser;
 
@@ -194,31 +195,37 @@ async fn run(args: &Args, dir: &Path, report: &mut Report) -> Result<()> {
         eprintln!("case 4: {} idle sessions", sizes.idle_sessions);
         let outcome = cases::idle_sessions::run(&targets.kumiho, &gateway, &sizes, report).await;
         settle(report, "4", outcome, &mut [&mut gateway, &mut engine]);
+        quiesce(dir).await;
     }
     if args.wants(1) {
         eprintln!("case 1: OpenSession + CloseSession");
         let outcome = cases::session_cycle::run(&targets, &sizes, report).await;
         settle(report, "1", outcome, &mut [&mut gateway, &mut engine]);
+        quiesce(dir).await;
     }
     if args.wants(2) {
         eprintln!("case 2: SELECT 1 cycle");
         let outcome = cases::select_one::run(&targets, &sizes, report).await;
         settle(report, "2", outcome, &mut [&mut gateway, &mut engine]);
+        quiesce(dir).await;
     }
     if args.wants(5) {
         eprintln!("case 5: {} clients at once", sizes.storm_clients);
         let outcome = cases::session_storm::run(&targets, &sizes, report).await;
         settle(report, "5", outcome, &mut [&mut gateway, &mut engine]);
+        quiesce(dir).await;
     }
     if args.wants(6) {
         eprintln!("case 6: cold starts");
         let outcome = cases::cold_start::run(&targets.kumiho, &sizes, report).await;
         settle(report, "6", outcome, &mut [&mut gateway, &mut engine]);
+        quiesce(dir).await;
     }
     if args.wants(3) {
         eprintln!("case 3: {} rows", sizes.large_rows);
         let outcome = cases::large_fetch::run(&targets, &sizes, report).await;
         settle(report, "3", outcome, &mut [&mut gateway, &mut engine]);
+        quiesce(dir).await;
     }
     if let (Some(spark_home), true) = (&args.spark_home, args.wants(7)) {
         run_spark(args, spark_home, dir, &targets, &sizes, report).await?;
@@ -272,6 +279,18 @@ async fn run_spark(
 }
 
 /// Records a case that could not run, and whether a server died under it.
+/// Lets what a case left running (engine sessions the gateway closes after the client's
+/// CloseSession) finish before the next case measures.
+async fn quiesce(dir: &Path) {
+    let waited = process::wait_until_idle(dir).await;
+    if waited > Duration::from_secs(1) {
+        eprintln!(
+            "  (waited {:.1} s for the gateway and engines to go idle)",
+            waited.as_secs_f64()
+        );
+    }
+}
+
 fn settle(report: &mut Report, case: &str, outcome: Result<()>, services: &mut [&mut Service]) {
     if let Err(e) = outcome {
         report.fail(&format!("case {case}"), e);

@@ -299,6 +299,53 @@ pub async fn stop_engines_under(work_dir: &Path) -> usize {
     pids.len()
 }
 
+/// Waits until the processes of the run (the gateway, its engines, the engine alone) are
+/// idle: their CPU time grew by at most [`IDLE_TICKS`] clock ticks over the last
+/// [`IDLE_WINDOW`]. A gateway answers OpenSession and CloseSession before the engine
+/// sessions behind them are opened and closed; the work one case leaves behind this way must
+/// not be measured in the next. Gives up after [`IDLE_WAIT_LIMIT`]; returns how long it waited.
+pub async fn wait_until_idle(dir: &Path) -> Duration {
+    let started = Instant::now();
+    let mut window = std::collections::VecDeque::from([cpu_ticks(dir)]);
+    let samples = (IDLE_WINDOW.as_millis() / IDLE_POLL.as_millis()) as usize;
+    while started.elapsed() < IDLE_WAIT_LIMIT {
+        tokio::time::sleep(IDLE_POLL).await;
+        window.push_back(cpu_ticks(dir));
+        if window.len() > samples {
+            window.pop_front();
+            let grown = window
+                .back()
+                .zip(window.front())
+                .map_or(0, |(b, f)| b.saturating_sub(*f));
+            if grown <= IDLE_TICKS {
+                break;
+            }
+        }
+    }
+    started.elapsed()
+}
+
+const IDLE_POLL: Duration = Duration::from_millis(100);
+const IDLE_WINDOW: Duration = Duration::from_millis(500);
+/// 5 ticks (50 ms at Linux's 100 Hz) in half a second: under 5 % of two cores.
+const IDLE_TICKS: u64 = 5;
+const IDLE_WAIT_LIMIT: Duration = Duration::from_secs(60);
+
+/// User and system CPU time, in clock ticks, of every process naming `dir`.
+fn cpu_ticks(dir: &Path) -> u64 {
+    processes_naming(dir)
+        .into_iter()
+        .filter_map(|pid| {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            // Fields after the command (which may hold spaces) in parentheses.
+            let after = stat.rsplit_once(')')?.1;
+            let fields: Vec<&str> = after.split_whitespace().collect();
+            // utime and stime are fields 14 and 15 of the whole line: 12 and 13 after ')'.
+            Some(fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?)
+        })
+        .sum()
+}
+
 /// Processes whose command line holds `dir` (except ourselves).
 pub fn processes_naming(dir: &Path) -> Vec<i32> {
     let needle = dir.as_os_str().as_encoded_bytes();
