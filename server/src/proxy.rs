@@ -270,7 +270,7 @@ impl Gateway {
             None => rows.forwarded(self.try_forward_bytes(req.clone()).await?),
         };
         if rows.worth_reading_ahead(&batch) {
-            if let Err(error) = rows.send_ahead(&session, &req).await {
+            if let Err(error) = rows.send_ahead(&session, &req, &batch).await {
                 // The client's next fetch meets the same failure, and reports it.
                 tracing::debug!(session = %session.id, %error, "reading ahead failed");
             }

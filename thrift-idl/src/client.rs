@@ -178,6 +178,13 @@ impl Client {
         {
             return self.kept.swap_remove(at).1;
         }
+        if !self.awaiting.iter().any(|a| a.seqid == queued.seqid) {
+            // Forgotten and already read: there is nothing to wait for.
+            return Err(WireError::UnexpectedReply(format!(
+                "the reply to the call with seqid {} was given up",
+                queued.seqid
+            )));
+        }
         self.flush().await?;
         loop {
             let awaited = self.awaiting.pop_front().ok_or_else(|| {

@@ -25,6 +25,7 @@
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -36,7 +37,7 @@ use kumiho_thrift::client::Queued;
 use kumiho_thrift::codec::{decode_result_body, encode_result_body};
 use kumiho_thrift::rowset;
 use kumiho_thrift::status;
-use tokio::sync::Mutex;
+use tokio::sync::{oneshot, Mutex};
 
 use super::engine_error;
 use crate::errors::GatewayError;
@@ -80,8 +81,13 @@ pub struct Rows {
 
 #[derive(Debug)]
 enum Ahead {
-    /// A FETCH_NEXT of `max_rows`, sent.
+    /// A FETCH_NEXT of `max_rows`, sent; its reply waits in the connection.
     Sent { call: Queued, max_rows: i64 },
+    /// A FETCH_NEXT of `max_rows`, sent; its reply being read by a task of its own.
+    Reading {
+        reply: oneshot::Receiver<Result<Bytes, GatewayError>>,
+        max_rows: i64,
+    },
     /// The rows of a batch left over after the client took fewer than it held.
     Rest(TFetchResultsResp),
 }
@@ -164,18 +170,22 @@ impl Rows {
         max_rows: i64,
     ) -> Option<Result<Batch, GatewayError>> {
         self.client_fetched = true;
-        let batch = match self.ahead.pop_front()? {
-            Ahead::Sent {
-                call,
-                max_rows: asked,
-            } => match read(session, call).await {
-                Ok(reply) if asked <= max_rows => Ok(self.whole(reply)),
-                Ok(reply) => Ok(self.split(reply, max_rows)),
-                Err(error) => Err(error),
-            },
-            Ahead::Rest(resp) => Ok(self.split_decoded(resp, max_rows)),
+        let (reply, asked) = match self.ahead.pop_front()? {
+            Ahead::Sent { call, max_rows } => (read(session, call).await, max_rows),
+            Ahead::Reading { reply, max_rows } => (
+                reply.await.unwrap_or_else(|_| {
+                    Err(GatewayError::Internal(
+                        "reading a batch ahead stopped".to_owned(),
+                    ))
+                }),
+                max_rows,
+            ),
+            Ahead::Rest(resp) => return Some(Ok(self.split_decoded(resp, max_rows))),
         };
-        Some(batch)
+        Some(reply.map(|reply| match asked <= max_rows {
+            true => self.whole(reply),
+            false => self.split(reply, max_rows),
+        }))
     }
 
     /// A batch the engine sent for the client's own request.
@@ -189,19 +199,38 @@ impl Rows {
         served.has_rows && !served.rest_kept && self.ahead.is_empty()
     }
 
-    /// Sends `req` (a FETCH_NEXT) ahead: its reply is the batch after those kept.
+    /// Sends `req` (a FETCH_NEXT) ahead: its reply is the batch after those kept. After a
+    /// large batch (a long result streaming) a task reads the reply at once, so that the
+    /// gateway takes in the next batch while the client reads this one; a small one waits in
+    /// the connection until the client asks.
     pub async fn send_ahead(
         &mut self,
-        session: &GatewaySession,
+        session: &Arc<GatewaySession>,
         req: &TFetchResultsReq,
+        after: &Batch,
     ) -> Result<(), GatewayError> {
         let mut engine = session.engine.lock().await;
         let link = engine.as_mut().ok_or_else(no_engine_session)?;
-        self.queue_fetch(link, req);
-        link.client
+        let call = link.client.queue("FetchResults", req);
+        let flushed = link
+            .client
             .flush()
             .await
-            .map_err(|e| engine_error(&link.address, e))
+            .map_err(|e| engine_error(&link.address, e));
+        drop(engine);
+        let max_rows = req.max_rows;
+        if after.reply.len() < MIN_REPLY_WITH_ROWS {
+            self.ahead.push_back(Ahead::Sent { call, max_rows });
+            return flushed;
+        }
+        let (sent, reply) = oneshot::channel();
+        let session = Arc::clone(session);
+        tokio::spawn(async move {
+            // The receiver is gone when the operation was closed meanwhile.
+            let _ = sent.send(read(&session, call).await);
+        });
+        self.ahead.push_back(Ahead::Reading { reply, max_rows });
+        flushed
     }
 
     fn queue_fetch(&mut self, link: &mut EngineLink, req: &TFetchResultsReq) {
@@ -222,6 +251,7 @@ impl Rows {
 
     fn forget_all(&mut self, link: &mut EngineLink) {
         self.client_fetched = true;
+        // A batch being read is left to its task, which reads it in its turn.
         for ahead in std::mem::take(&mut self.ahead) {
             if let Ahead::Sent { call, .. } = ahead {
                 link.client.forget(call);
