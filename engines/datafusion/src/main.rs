@@ -58,6 +58,12 @@ struct Args {
     tpch_scale: Option<f64>,
 }
 
+/// mimalloc instead of glibc's malloc: after thousands of sessions have come and gone, glibc's
+/// free lists are fragmented and every batch's allocations walk them (BENCHMARKS.md, case 3
+/// after case 4: a third of the engine's time in `_int_malloc`).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[tokio::main]
 async fn main() -> ExitCode {
     // A launcher adds registry flags (`--registry-dir`, `--engine-space`, `--ref-id`,

@@ -200,8 +200,9 @@ impl Rows {
     }
 
     /// Sends `req` (a FETCH_NEXT) ahead: its reply is the batch after those kept. After a
-    /// large batch (a long result streaming) a task reads the reply at once, so that the
-    /// gateway takes in the next batch while the client reads this one; a small one waits in
+    /// large batch (a long result streaming) a task sends it and reads the reply as it comes,
+    /// so that the gateway takes in the next batch while the client reads this one, and the
+    /// client's reply goes first; after a small one it is written now and its reply waits in
     /// the connection until the client asks.
     pub async fn send_ahead(
         &mut self,
@@ -209,28 +210,24 @@ impl Rows {
         req: &TFetchResultsReq,
         after: &Batch,
     ) -> Result<(), GatewayError> {
+        let max_rows = req.max_rows;
+        if after.reply.len() >= MIN_REPLY_WITH_ROWS {
+            let (sent, reply) = oneshot::channel();
+            let (session, mut req) = (Arc::clone(session), req.clone());
+            tokio::spawn(async move {
+                // The receiver is gone when the operation was closed meanwhile.
+                let _ = sent.send(super::exchange(&session, &mut req).await);
+            });
+            self.ahead.push_back(Ahead::Reading { reply, max_rows });
+            return Ok(());
+        }
         let mut engine = session.engine.lock().await;
         let link = engine.as_mut().ok_or_else(no_engine_session)?;
-        let call = link.client.queue("FetchResults", req);
-        let flushed = link
-            .client
+        self.queue_fetch(link, req);
+        link.client
             .flush()
             .await
-            .map_err(|e| engine_error(&link.address, e));
-        drop(engine);
-        let max_rows = req.max_rows;
-        if after.reply.len() < MIN_REPLY_WITH_ROWS {
-            self.ahead.push_back(Ahead::Sent { call, max_rows });
-            return flushed;
-        }
-        let (sent, reply) = oneshot::channel();
-        let session = Arc::clone(session);
-        tokio::spawn(async move {
-            // The receiver is gone when the operation was closed meanwhile.
-            let _ = sent.send(read(&session, call).await);
-        });
-        self.ahead.push_back(Ahead::Reading { reply, max_rows });
-        flushed
+            .map_err(|e| engine_error(&link.address, e))
     }
 
     fn queue_fetch(&mut self, link: &mut EngineLink, req: &TFetchResultsReq) {
