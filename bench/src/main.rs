@@ -205,7 +205,7 @@ async fn run(args: &Args, dir: &Path, report: &mut Report) -> Result<()> {
     }
     if args.wants(2) {
         eprintln!("case 2: SELECT 1 cycle");
-        let outcome = cases::select_one::run(&targets, &sizes, report).await;
+        let outcome = cases::select_one::run(&targets, gateway.pid(), &sizes, report).await;
         settle(report, "2", outcome, &mut [&mut gateway, &mut engine]);
         quiesce(dir).await;
     }

@@ -335,15 +335,22 @@ const IDLE_WAIT_LIMIT: Duration = Duration::from_secs(60);
 fn cpu_ticks(dir: &Path) -> u64 {
     processes_naming(dir)
         .into_iter()
-        .filter_map(|pid| {
-            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-            // Fields after the command (which may hold spaces) in parentheses.
-            let after = stat.rsplit_once(')')?.1;
-            let fields: Vec<&str> = after.split_whitespace().collect();
-            // utime and stime are fields 14 and 15 of the whole line: 12 and 13 after ')'.
-            Some(fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?)
-        })
+        .filter_map(|pid| cpu_ticks_of(pid as u32))
         .sum()
+}
+
+/// Length of a clock tick of `/proc/PID/stat`'s CPU times (`sysconf(_SC_CLK_TCK)`, 100 Hz
+/// on Linux).
+pub const CPU_TICK: Duration = Duration::from_millis(10);
+
+/// User and system CPU time of one process, in clock ticks.
+pub fn cpu_ticks_of(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // Fields after the command (which may hold spaces) in parentheses.
+    let after = stat.rsplit_once(')')?.1;
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    // utime and stime are fields 14 and 15 of the whole line: 12 and 13 after ')'.
+    Some(fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?)
 }
 
 /// Processes whose command line holds `dir` (except ourselves).

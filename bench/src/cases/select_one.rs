@@ -7,6 +7,7 @@ use std::time::Instant;
 use crate::cases::{ms, us, Sizes, Targets, FETCH_SIZE};
 use crate::error::Result;
 use crate::hs2::{Session, Target};
+use crate::process;
 use crate::report::{Goal, Report};
 use crate::stats::Samples;
 
@@ -16,9 +17,17 @@ const WARM_UP: usize = 50;
 /// Issue #5: the cycle through kumiho takes at most this many times the direct one.
 pub const RATIO_TARGET: f64 = 1.15;
 
-pub async fn run(targets: &Targets, sizes: &Sizes, report: &mut Report) -> Result<()> {
+pub async fn run(
+    targets: &Targets,
+    gateway_pid: Option<u32>,
+    sizes: &Sizes,
+    report: &mut Report,
+) -> Result<()> {
+    let gateway_cpu = || gateway_pid.and_then(process::cpu_ticks_of);
+    let before = gateway_cpu();
     let (kumiho, direct) =
         compare(&targets.kumiho, &targets.engine, sizes.runs, sizes.cycles).await?;
+    let after = gateway_cpu();
     record(
         report,
         CASE,
@@ -27,6 +36,22 @@ pub async fn run(targets: &Targets, sizes: &Sizes, report: &mut Report) -> Resul
         &kumiho,
         &direct,
     );
+    // What the relay costs the machine, beside what it costs the client's latency.
+    if let (Some(before), Some(after)) = (before, after) {
+        let rpcs = (WARM_UP + sizes.runs * sizes.cycles) as u32 * kumiho.rpcs;
+        let cpu = process::CPU_TICK * (after.saturating_sub(before)) as u32;
+        report.add_noted(
+            CASE,
+            "gateway CPU per RPC",
+            us(cpu / rpcs.max(1)),
+            "us",
+            None,
+            Some(format!(
+                "{:.0} ms of CPU (in 10 ms ticks) over {rpcs} RPCs",
+                ms(cpu)
+            )),
+        );
+    }
     Ok(())
 }
 
