@@ -13,7 +13,9 @@
 //!   client's own request.
 //!
 //! No task runs for them: the requests are written by the RPC that knows them, and their
-//! replies wait in the connection (kumiho-thrift's `Client::queue`/`reply`) until read.
+//! replies wait in the connection (kumiho-thrift's `Client::queue`/`reply`) until read. The
+//! one exception is the batch after a large one (a long result streaming), which a task
+//! fetches while the client reads the current one.
 //!
 //! What the client sees is unchanged. A status sent ahead answers the client's first poll if
 //! it is final or was sent less than [`FRESH_STATUS`] ago; an older RUNNING is dropped and the
