@@ -6,7 +6,7 @@ from gateway_fixtures import *  # noqa: F401,F403 (fixtures)
 from harness import hive, tpch
 from harness.beeline import binary_url, http_url, run_beeline
 from harness.tcli import ttypes
-from harness.thrift_client import check, column_values
+from harness.thrift_client import ThriftClient, check, column_values
 from gateway_fixtures import open_session
 from test_query_results import PYHIVE_MODES, STATEMENTS
 
@@ -138,3 +138,39 @@ def test_a_closed_operation_is_gone_at_once(kumiho):
         assert session.query("SELECT 41 + 1") == [[42]]
     finally:
         session.close()
+
+
+FAILING_STATEMENTS = [
+    "SELECT * FROM no_such_table",  # refused when planned
+    "SELECT CAST('not a number' AS INT)",  # fails while it runs
+]
+
+
+@pytest.mark.parametrize("sql", FAILING_STATEMENTS, ids=["planning", "running"])
+def test_a_failing_async_statement_reports_the_engines_error_through_the_status_sent_ahead(engine, kumiho, sql):
+    """The gateway asks for a statement's first status before the client does; a statement
+    that fails still shows ERROR with the engine's own message, as it does direct."""
+    def failure(client, session_handle) -> tuple:
+        operation = client.execute(session_handle, sql, run_async=True)
+        while True:
+            reply = client.client.GetOperationStatus(ttypes.TGetOperationStatusReq(operationHandle=operation))
+            check(reply.status, "GetOperationStatus")
+            if reply.operationState not in (ttypes.TOperationState.INITIALIZED_STATE,
+                                            ttypes.TOperationState.PENDING_STATE,
+                                            ttypes.TOperationState.RUNNING_STATE):
+                client.client.CloseOperation(ttypes.TCloseOperationReq(operationHandle=operation))
+                return reply.operationState, reply.errorMessage
+
+    direct_client = ThriftClient(engine.port)
+    try:
+        direct = failure(direct_client, direct_client.open_session())
+    finally:
+        direct_client.close()
+    session = open_session(kumiho)
+    try:
+        through = failure(session.client, session.handle)
+        assert session.query("SELECT 41 + 1") == [[42]]
+    finally:
+        session.close()
+    assert direct[0] == ttypes.TOperationState.ERROR_STATE, direct
+    assert through == direct
