@@ -18,8 +18,8 @@
 //! fetches while the client reads the current one.
 //!
 //! What the client sees is unchanged. A status sent ahead answers the client's first poll if
-//! it is final or was sent less than [`FRESH_STATUS`] ago; an older RUNNING is dropped and the
-//! poll forwarded. Row fetches of one operation run one at a time, and the engine answers
+//! it is final or the poll came less than [`FRESH_STATUS`] after it; an older RUNNING is
+//! dropped and the poll forwarded. Row fetches of one operation run one at a time, and the engine answers
 //! pipelined calls in order, so its cursor moves exactly as the client's would: a kept batch
 //! is always the client's next one, a request that moves the cursor elsewhere (FETCH_FIRST, a
 //! cancel) drops what was sent ahead first, and a batch larger than the client's next
@@ -48,8 +48,8 @@ use crate::session::{EngineLink, GatewaySession};
 /// Replies at least this long (bytes) are taken for batches with rows without decoding them.
 pub const MIN_REPLY_WITH_ROWS: usize = 8 * 1024;
 
-/// A status sent ahead that says RUNNING answers the client's poll only this soon after it
-/// was sent; an older one is stale, and the poll is forwarded.
+/// A status sent ahead that says RUNNING answers the client's poll only if the client asked
+/// this soon after it was sent; for a later poll it is stale, and the poll is forwarded.
 pub const FRESH_STATUS: Duration = Duration::from_millis(100);
 
 /// What the gateway sent ahead for one operation.
@@ -110,9 +110,11 @@ impl Prefetched {
         session: &GatewaySession,
     ) -> Option<Result<Bytes, GatewayError>> {
         let (call, sent_at) = locked(&self.status).take()?;
-        let reply = read(session, call).await;
-        match reply {
-            Ok(reply) if !is_final(&reply) && sent_at.elapsed() > FRESH_STATUS => None,
+        // Asked soon after it was sent: whatever the engine says (even after its long poll)
+        // is as fresh as the answer to the client's own poll would be.
+        let asked_late = sent_at.elapsed() > FRESH_STATUS;
+        match read(session, call).await {
+            Ok(reply) if asked_late && !is_final(&reply) => None,
             reply => Some(reply),
         }
     }
