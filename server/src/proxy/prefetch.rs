@@ -149,6 +149,7 @@ impl Prefetched {
     ) -> tokio::sync::MutexGuard<'s, Option<EngineLink>> {
         // The row cursor first, then the connection: the order every fetch takes them in.
         let mut rows = self.rows.lock().await;
+        let row_calls = rows.settle().await;
         let mut engine = session.engine.lock().await;
         let status = locked(&self.status).take().map(|(call, _)| call);
         let metadata = match locked(&self.metadata).take() {
@@ -156,10 +157,9 @@ impl Prefetched {
             _ => None,
         };
         if let Some(link) = engine.as_mut() {
-            for call in status.into_iter().chain(metadata) {
+            for call in status.into_iter().chain(metadata).chain(row_calls) {
                 link.client.forget(call);
             }
-            rows.forget_all(link);
         }
         engine
     }
@@ -245,19 +245,31 @@ impl Rows {
     /// Gives up the batches sent ahead, and any rest (the cursor moves elsewhere). Row
     /// fetches ahead are not sent after this.
     pub async fn discard(&mut self, session: &GatewaySession) {
+        let calls = self.settle().await;
         if let Some(link) = session.engine.lock().await.as_mut() {
-            self.forget_all(link);
-        }
-    }
-
-    fn forget_all(&mut self, link: &mut EngineLink) {
-        self.client_fetched = true;
-        // A batch being read is left to its task, which reads it in its turn.
-        for ahead in std::mem::take(&mut self.ahead) {
-            if let Ahead::Sent { call, .. } = ahead {
+            for call in calls {
                 link.client.forget(call);
             }
         }
+    }
+
+    /// Drops what is kept, after the batches being read by tasks have arrived: their
+    /// requests are then on the engine's side of whatever comes next (a FETCH_FIRST sent
+    /// before a task's FETCH_NEXT would have the engine skip a batch). Returns the calls
+    /// whose replies wait in the connection, to be forgotten.
+    async fn settle(&mut self) -> Vec<Queued> {
+        self.client_fetched = true;
+        let mut waiting = Vec::new();
+        for ahead in std::mem::take(&mut self.ahead) {
+            match ahead {
+                Ahead::Sent { call, .. } => waiting.push(call),
+                Ahead::Reading { reply, .. } => {
+                    let _ = reply.await;
+                }
+                Ahead::Rest(_) => {}
+            }
+        }
+        waiting
     }
 
     fn whole(&mut self, reply: Bytes) -> Batch {
