@@ -174,3 +174,47 @@ def test_a_failing_async_statement_reports_the_engines_error_through_the_status_
         session.close()
     assert direct[0] == ttypes.TOperationState.ERROR_STATE, direct
     assert through == direct
+
+
+def test_a_cancel_does_not_wait_for_a_status_poll_in_flight(kumiho):
+    """A JDBC driver polls a running statement's status, which the engine holds for up to
+    its long-poll wait, and cancels from another thread. The gateway sends the cancel to the
+    engine on a connection of its own, so the poll in flight comes back CANCELED instead of
+    holding the cancel until it returns."""
+    import threading
+
+    from test_cancel import ENDLESS_QUERY
+
+    session = open_session(kumiho)
+    canceller = ThriftClient(kumiho.port, sasl=True, user="alice")
+    try:
+        operation = session.client.execute(session.handle, ENDLESS_QUERY, run_async=True)
+        polls = []  # (poll number, state)
+        sending_second_poll = threading.Event()
+
+        def poll_until_over():
+            number = 0
+            while True:
+                number += 1
+                if number == 2:
+                    sending_second_poll.set()
+                reply = session.client.client.GetOperationStatus(
+                    ttypes.TGetOperationStatusReq(operationHandle=operation))
+                polls.append((number, reply.operationState))
+                if reply.operationState != ttypes.TOperationState.RUNNING_STATE:
+                    return
+
+        poller = threading.Thread(target=poll_until_over)
+        poller.start()
+        assert sending_second_poll.wait(30), polls
+        cancel = canceller.client.CancelOperation(ttypes.TCancelOperationReq(operationHandle=operation))
+        check(cancel.status, "CancelOperation")
+        poller.join(30)
+        assert not poller.is_alive(), polls
+        # The poll sent before the cancel is the one that says so.
+        assert polls[-1] == (2, ttypes.TOperationState.CANCELED_STATE), polls
+        session.client.client.CloseOperation(ttypes.TCloseOperationReq(operationHandle=operation))
+        assert session.query("SELECT 41 + 1") == [[42]]
+    finally:
+        canceller.close()
+        session.close()

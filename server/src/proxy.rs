@@ -28,6 +28,7 @@ use std::sync::Arc;
 use base64::Engine as _;
 use bytes::Bytes;
 use kumiho_thrift::cli::*;
+use kumiho_thrift::client::{Client, ClientAuth};
 use kumiho_thrift::codec::decode_result_body;
 use kumiho_thrift::handle::HandleId;
 use kumiho_thrift::service::{CallContext, CliService, Reply};
@@ -35,6 +36,7 @@ use kumiho_thrift::status::{self, FromStatus};
 use thrift::protocol::TSerializable;
 
 use crate::errors::GatewayError;
+use crate::operation::launch_engine::LaunchState;
 use crate::operation::{log_reply, FETCH_TYPE_LOG};
 use crate::session::{GatewaySession, OperationKind, SessionManager};
 use prefetch::Prefetched;
@@ -537,10 +539,18 @@ impl CliService for Gateway {
                 })
             }
             Ok(entry) => {
+                // Not on the session's engine connection, where a call in flight (a status
+                // poll, which the engine holds until the statement ends or its long-poll
+                // wait is over, up to seconds on Spark) would keep the cancel waiting.
+                let reply = cancel_aside(&entry.session, &req).await;
                 if let OperationKind::Engine { prefetched, .. } = &entry.kind {
+                    // Cancelled: what was sent ahead comes back at once, and is dropped.
                     drop(prefetched.discard(&entry.session).await);
                 }
-                self.forward(req).await
+                match reply {
+                    Ok(bytes) => Reply::Encoded(bytes),
+                    Err(error) => self.reply_error::<TCancelOperationReq>(error),
+                }
             }
         }
     }
@@ -655,6 +665,33 @@ async fn close_behind_reply(
             tracing::debug!(session = %session.id, "closing an operation in the engine: {e}");
         }
     }
+}
+
+/// CancelOperation on a connection of its own to the session's engine, authenticated as the
+/// session's user with the internal secret: engines (ours, and HiveServer2's operation
+/// manager in the Spark Thrift Server) find an operation by its handle, whichever connection
+/// asks.
+async fn cancel_aside(
+    session: &GatewaySession,
+    req: &TCancelOperationReq,
+) -> Result<Bytes, GatewayError> {
+    let LaunchState::Finished(engine) = session.launch.state() else {
+        return Err(GatewayError::Internal(
+            "an operation exists on a session whose launch has not finished".to_owned(),
+        ));
+    };
+    let address = engine.registration.address();
+    let auth = ClientAuth::Plain {
+        user: session.route.user.clone(),
+        password: session.route.secret.expose().to_owned(),
+    };
+    let mut client = Client::connect(&address, auth)
+        .await
+        .map_err(|e| engine_error(&address, e))?;
+    client
+        .call_encoded("CancelOperation", req)
+        .await
+        .map_err(|e| engine_error(&address, e))
 }
 
 /// Phases 3 and 4: rewrite the session handle and exchange the call with the engine.
