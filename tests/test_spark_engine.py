@@ -20,7 +20,8 @@ from harness.beeline import binary_url, run_beeline
 from harness.spark import (
     spark_cluster_yaml, spark_jvm_pids, still_running, stop_spark_engines, supervisor_pids, wait_gone,
 )
-from harness.thrift_client import ThriftClient, column_values
+from harness.tcli import ttypes
+from harness.thrift_client import ThriftClient, check, column_values
 
 SPARK_SQL = "kyuubi.engine.type=SPARK_SQL"
 WRONG = "wrong-Passw0rd"
@@ -115,6 +116,24 @@ def test_beeline_runs_spark_sql_sees_the_spark_submit_log_and_the_idle_engine_st
         token = environ[b"KUMIHO_SPARK_GATE_SECRET"]
         assert len(token) == 64 and token != secret.encode()
         assert token.decode() not in log
+
+        # A long Spark statement through kumiho is cancelled: the gateway sends the cancel to
+        # the engine on a connection of its own, which the Thrift Server accepts.
+        through = open_session(spark_kumiho, user="alice", configuration={"kyuubi.engine.type": "SPARK_SQL"})
+        try:
+            operation = through.client.execute(
+                through.handle, "select count(*) from range(1000000000000)", run_async=True)
+            cancel = through.client.client.CancelOperation(ttypes.TCancelOperationReq(operationHandle=operation))
+            check(cancel.status, "CancelOperation")
+
+            def state():
+                reply = through.client.client.GetOperationStatus(
+                    ttypes.TGetOperationStatusReq(operationHandle=operation))
+                return reply.operationState
+
+            wait_until(lambda: state() == ttypes.TOperationState.CANCELED_STATE, "the Spark statement cancelled")
+        finally:
+            through.close()
 
         # A second session finds the running engine; its runtime spark.* keys apply to its own
         # Spark session, the ones Spark refuses at runtime are skipped and said so.
