@@ -15,8 +15,9 @@
 //!    later operation RPCs find their session.
 //!
 //! Where the client's next request is known, the gateway sends it ahead ([`prefetch`]): a
-//! statement's first status, a finished statement's metadata and first batch, the batch after
-//! one with rows. CloseOperation is answered at once and sent to the engine behind the reply.
+//! statement's first status, a finished statement's metadata and first batches, the batch
+//! after one with rows. CloseOperation is answered at once and sent to the engine behind the
+//! reply; CancelOperation goes on a connection of its own, never behind a call in flight.
 //!
 //! OpenSession, CloseSession, GetInfo's name and version, and the gateway's own operations
 //! (LaunchEngine, statements failed by their launch) are answered here.
