@@ -72,16 +72,20 @@ def test_a_long_result_arrives_whole_and_in_order_through_the_read_ahead(kumiho)
         session.close()
 
 
-def wait_until_finished(client, operation) -> None:
-    """Polls the operation's status as JDBC drivers do, until it leaves RUNNING."""
+def final_status(client, operation):
+    """Polls the operation's status as JDBC drivers do, until it leaves RUNNING; the last reply."""
     while True:
         reply = client.client.GetOperationStatus(ttypes.TGetOperationStatusReq(operationHandle=operation))
         check(reply.status, "GetOperationStatus")
         if reply.operationState not in (ttypes.TOperationState.INITIALIZED_STATE,
                                         ttypes.TOperationState.PENDING_STATE,
                                         ttypes.TOperationState.RUNNING_STATE):
-            assert reply.operationState == ttypes.TOperationState.FINISHED_STATE, reply
-            return
+            return reply
+
+
+def wait_until_finished(client, operation) -> None:
+    reply = final_status(client, operation)
+    assert reply.operationState == ttypes.TOperationState.FINISHED_STATE, reply
 
 
 @pytest.mark.parametrize("run_async", [False, True], ids=["sync", "async"])
@@ -152,14 +156,9 @@ def test_a_failing_async_statement_reports_the_engines_error_through_the_status_
     that fails still shows ERROR with the engine's own message, as it does direct."""
     def failure(client, session_handle) -> tuple:
         operation = client.execute(session_handle, sql, run_async=True)
-        while True:
-            reply = client.client.GetOperationStatus(ttypes.TGetOperationStatusReq(operationHandle=operation))
-            check(reply.status, "GetOperationStatus")
-            if reply.operationState not in (ttypes.TOperationState.INITIALIZED_STATE,
-                                            ttypes.TOperationState.PENDING_STATE,
-                                            ttypes.TOperationState.RUNNING_STATE):
-                client.client.CloseOperation(ttypes.TCloseOperationReq(operationHandle=operation))
-                return reply.operationState, reply.errorMessage
+        reply = final_status(client, operation)
+        client.client.CloseOperation(ttypes.TCloseOperationReq(operationHandle=operation))
+        return reply.operationState, reply.errorMessage
 
     direct_client = ThriftClient(engine.port)
     try:

@@ -246,7 +246,6 @@ impl Gateway {
             },
         );
         Ok(Some(Created {
-            session: session.clone(),
             operation: operation.clone(),
             prefetched,
         }))
@@ -418,7 +417,7 @@ impl CliService for Gateway {
                     Ok((bytes, created)) => {
                         if let Some(created) = created {
                             prefetch::after_execute(
-                                &created.session,
+                                &session,
                                 &created.prefetched,
                                 &created.operation,
                                 run_async,
@@ -544,7 +543,7 @@ impl CliService for Gateway {
                 // poll, which the engine holds until the statement ends or its long-poll
                 // wait is over, up to seconds on Spark) would keep the cancel waiting.
                 let reply = cancel_aside(&entry.session, &req).await;
-                if let OperationKind::Engine { prefetched, .. } = &entry.kind {
+                if let OperationKind::Engine { prefetched, .. } = entry.kind {
                     // Cancelled: what was sent ahead comes back at once, and is dropped.
                     drop(prefetched.discard(&entry.session).await);
                 }
@@ -645,7 +644,6 @@ impl CliService for Gateway {
 
 /// An operation an engine reply created, as recorded.
 struct Created {
-    session: Arc<GatewaySession>,
     operation: TOperationHandle,
     prefetched: Arc<Prefetched>,
 }
@@ -701,14 +699,17 @@ async fn exchange<R: Forwarded>(
     req: &mut R,
 ) -> Result<Bytes, GatewayError> {
     let mut engine = session.engine.lock().await;
-    let link = engine.as_mut().ok_or_else(|| {
-        GatewayError::Internal("the launch finished without an engine session".to_owned())
-    })?;
+    let link = engine.as_mut().ok_or_else(no_engine_session)?;
     req.rewrite(&link.session_handle);
     link.client
         .call_encoded(R::METHOD, req)
         .await
         .map_err(|e| engine_error(&link.address, e))
+}
+
+/// A session whose launch finished without an engine session (it was closed meanwhile).
+fn no_engine_session() -> GatewayError {
+    GatewayError::Internal("the launch finished without an engine session".to_owned())
 }
 
 /// What a failed engine call means: the engine refused it, or the connection is gone.

@@ -59,7 +59,7 @@ pub struct Client {
 /// A call whose reply is still to be read.
 #[derive(Debug)]
 struct Awaited {
-    method: String,
+    method: &'static str,
     seqid: i32,
     /// Whether someone will ask for the reply (else it is dropped when read).
     wanted: bool,
@@ -106,7 +106,7 @@ impl Client {
     /// Calls `method` and decodes its response.
     pub async fn call<Req: TSerializable, Resp: TSerializable>(
         &mut self,
-        method: &str,
+        method: &'static str,
         req: &Req,
     ) -> Result<Resp, WireError> {
         let body = self.call_encoded(method, req).await?;
@@ -117,7 +117,7 @@ impl Client {
     /// hand it to [`crate::service::Reply::Encoded`]).
     pub async fn call_encoded<Req: TSerializable>(
         &mut self,
-        method: &str,
+        method: &'static str,
         req: &Req,
     ) -> Result<Bytes, WireError> {
         let queued = self.queue(method, req);
@@ -126,7 +126,7 @@ impl Client {
 
     /// Queues a call, written with the next [`Self::flush`] or [`Self::reply`] together with
     /// any other queued call (one write for all of them).
-    pub fn queue<Req: TSerializable>(&mut self, method: &str, req: &Req) -> Queued {
+    pub fn queue<Req: TSerializable>(&mut self, method: &'static str, req: &Req) -> Queued {
         Queued {
             seqid: self.queue_call(method, req, true),
         }
@@ -134,16 +134,21 @@ impl Client {
 
     /// Queues a call whose reply nobody waits for: it is read and dropped on the way to a
     /// later call's reply, failures included (a refusal of it concerns no one waiting).
-    pub fn queue_unanswered<Req: TSerializable>(&mut self, method: &str, req: &Req) {
+    pub fn queue_unanswered<Req: TSerializable>(&mut self, method: &'static str, req: &Req) {
         self.queue_call(method, req, false);
     }
 
-    fn queue_call<Req: TSerializable>(&mut self, method: &str, req: &Req, wanted: bool) -> i32 {
+    fn queue_call<Req: TSerializable>(
+        &mut self,
+        method: &'static str,
+        req: &Req,
+        wanted: bool,
+    ) -> i32 {
         self.seqid = self.seqid.wrapping_add(1);
         let call = codec::encode_call(method, self.seqid, req);
         self.conn.frame_into(&call, &mut self.unsent);
         self.awaiting.push_back(Awaited {
-            method: method.to_owned(),
+            method,
             seqid: self.seqid,
             wanted,
         });

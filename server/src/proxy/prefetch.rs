@@ -19,11 +19,11 @@
 //!
 //! What the client sees is unchanged. A status sent ahead answers the client's first poll if
 //! it is final or the poll came less than [`FRESH_STATUS`] after it; an older RUNNING is
-//! dropped and the poll forwarded. Row fetches of one operation run one at a time, and the engine answers
-//! pipelined calls in order, so its cursor moves exactly as the client's would: a kept batch
-//! is always the client's next one, a request that moves the cursor elsewhere (FETCH_FIRST, a
-//! cancel) drops what was sent ahead first, and a batch larger than the client's next
-//! `maxRows` is split, the rest kept for the fetch after.
+//! dropped and the poll forwarded. Row fetches of one operation run one at a time, and the
+//! engine answers pipelined calls in order, so its cursor moves exactly as the client's
+//! would: a kept batch is always the client's next one, a request that moves the cursor
+//! elsewhere (FETCH_FIRST, a cancel) drops what was sent ahead first, and a batch larger
+//! than the client's next `maxRows` is split, the rest kept for the fetch after.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -41,7 +41,7 @@ use kumiho_thrift::rowset;
 use kumiho_thrift::status;
 use tokio::sync::{oneshot, Mutex};
 
-use super::engine_error;
+use super::{engine_error, no_engine_session};
 use crate::errors::GatewayError;
 use crate::session::{EngineLink, GatewaySession};
 
@@ -355,7 +355,11 @@ pub async fn after_status(
     operation: &TOperationHandle,
     reply: &[u8],
 ) {
-    if !is_finished(reply) || prefetched.results_asked.load(Ordering::Acquire) {
+    // Cheap checks first: this runs on every status poll.
+    if !operation.has_result_set
+        || prefetched.results_asked.load(Ordering::Acquire)
+        || !is_finished(reply)
+    {
         return;
     }
     let mut engine = session.engine.lock().await;
@@ -410,10 +414,6 @@ async fn read(session: &GatewaySession, call: Queued) -> Result<Bytes, GatewayEr
         .reply(call)
         .await
         .map_err(|e| engine_error(&link.address, e))
-}
-
-fn no_engine_session() -> GatewayError {
-    GatewayError::Internal("the launch finished without an engine session".to_owned())
 }
 
 /// The operation state in a GetOperationStatus reply.

@@ -1,5 +1,6 @@
 use super::*;
 use kumiho_thrift::cli::{TColumn, TI64Column, TRowSet};
+use kumiho_thrift::status::FromStatus;
 
 fn batch_reply(first: i64, count: i64) -> TFetchResultsResp {
     TFetchResultsResp {
@@ -28,17 +29,9 @@ fn ids(reply: &Bytes) -> Vec<i64> {
 
 fn status_reply(state: TOperationState) -> Bytes {
     encode_result_body(&TGetOperationStatusResp {
-        status: status::ok(),
         operation_state: Some(state),
-        sql_state: None,
-        error_code: None,
-        error_message: None,
-        task_status: None,
-        operation_started: None,
-        operation_completed: None,
         has_result_set: Some(true),
-        progress_update_response: None,
-        num_modified_rows: None,
+        ..TGetOperationStatusResp::from_status(status::ok())
     })
 }
 
