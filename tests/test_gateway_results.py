@@ -217,3 +217,83 @@ def test_a_cancel_does_not_wait_for_a_status_poll_in_flight(kumiho):
     finally:
         canceller.close()
         session.close()
+
+
+@pytest.mark.parametrize("mode", PYHIVE_MODES)
+def test_pyhive_async_queries_and_statements_through_the_gateway_equal_the_engines(engine, kumiho, mode):
+    """An async query is answered by the gateway before the engine has looked at it, with a
+    handle that says it has a result set; PyHive reads only the handle's. Its columns and
+    rows, and a statement without rows (answered by the engine), are what the engine gives
+    directly."""
+    from pyhive import hive as pyhive
+
+    statements = [
+        "CREATE TABLE IF NOT EXISTS async_t AS SELECT 1 AS x",  # no result set
+        "-- the answer\n(SELECT 41 + 1 AS answer)",
+        "/* listing */ SHOW TABLES",
+        "WITH t AS (SELECT 2 AS y) SELECT y, 'two' AS word FROM t",
+    ]
+
+    def answers(server):
+        out = []
+        with hive.connect(server, mode, user="ivan") as connection:
+            cursor = connection.cursor()
+            for sql in statements:
+                cursor.execute(sql, async_=True)
+                while cursor.poll().operationState in (ttypes.TOperationState.INITIALIZED_STATE,
+                                                       ttypes.TOperationState.PENDING_STATE,
+                                                       ttypes.TOperationState.RUNNING_STATE):
+                    pass
+                if cursor.description is None:
+                    out.append(None)
+                    with pytest.raises(pyhive.ProgrammingError):
+                        cursor.fetchall()
+                else:
+                    out.append(([c[0] for c in cursor.description], cursor.fetchall()))
+            cursor.close()
+        return out
+
+    through = answers(kumiho)
+    assert through == answers(engine)
+    assert through[0] is None and through[1] == (["answer"], [(42,)]), through
+
+
+def test_a_cancel_right_after_an_async_query_was_answered_cancels_it(kumiho):
+    """The gateway answers an async query before the engine has the statement; a cancel
+    sent at once still reaches the statement, which ends CANCELED."""
+    from test_cancel import ENDLESS_QUERY
+
+    session = open_session(kumiho)
+    try:
+        for _ in range(3):
+            operation = session.client.execute(session.handle, ENDLESS_QUERY, run_async=True)
+            cancel = session.client.client.CancelOperation(ttypes.TCancelOperationReq(operationHandle=operation))
+            check(cancel.status, "CancelOperation")
+            assert final_status(session.client, operation).operationState == ttypes.TOperationState.CANCELED_STATE
+            session.client.client.CloseOperation(ttypes.TCloseOperationReq(operationHandle=operation))
+        assert session.query("SELECT 41 + 1") == [[42]]
+    finally:
+        session.close()
+
+
+def test_an_async_query_on_an_engine_that_is_gone_fails_on_its_status_poll(kumiho):
+    """The gateway answered the query before the engine could refuse it: the engine being
+    gone is the statement's ERROR, naming the engine, on the client's status poll."""
+    import os
+    import signal
+
+    from gateway_fixtures import engine_pids, wait_until
+
+    session = open_session(kumiho)
+    try:
+        assert session.query("SELECT 1") == [[1]]
+        pids = engine_pids(kumiho.work_dir)
+        assert len(pids) == 1, pids
+        os.kill(pids[0], signal.SIGKILL)
+        wait_until(lambda: not engine_pids(kumiho.work_dir), "the engine to be gone")
+        operation = session.client.execute(session.handle, "SELECT 2", run_async=True)
+        reply = final_status(session.client, operation)
+        assert reply.operationState == ttypes.TOperationState.ERROR_STATE, reply
+        assert "engine" in reply.errorMessage, reply.errorMessage
+    finally:
+        session.close()

@@ -39,9 +39,10 @@ use thrift::protocol::TSerializable;
 use crate::errors::GatewayError;
 use crate::operation::launch_engine::LaunchState;
 use crate::operation::{log_reply, FETCH_TYPE_LOG};
-use crate::session::{GatewaySession, OperationKind, SessionManager};
+use crate::session::{GatewaySession, OperationEntry, OperationKind, SessionManager};
 use prefetch::Prefetched;
 
+pub(crate) mod execute_ahead;
 pub(crate) mod prefetch;
 
 /// Name the gateway gives in GetInfo (beeline prints "Connected to: Kumiho (version V)").
@@ -233,10 +234,29 @@ impl Gateway {
         let Some(handle) = HandleId::from_operation(operation) else {
             return Ok(None);
         };
-        let launch_log_first = Arc::new(AtomicBool::new(
-            R::METHOD == "ExecuteStatement" && session.take_launch_log(),
-        ));
-        let prefetched = Arc::<Prefetched>::default();
+        let prefetched = self.record_engine_operation(
+            session,
+            handle,
+            R::METHOD == "ExecuteStatement",
+            Prefetched::default(),
+        );
+        Ok(Some(Created {
+            operation: operation.clone(),
+            prefetched,
+        }))
+    }
+
+    /// Records an engine's operation as the session's; a statement's log begins with the
+    /// launch log if it is the session's first.
+    fn record_engine_operation(
+        &self,
+        session: &Arc<GatewaySession>,
+        handle: HandleId,
+        is_statement: bool,
+        prefetched: Prefetched,
+    ) -> Arc<Prefetched> {
+        let launch_log_first = Arc::new(AtomicBool::new(is_statement && session.take_launch_log()));
+        let prefetched = Arc::new(prefetched);
         self.sessions.record_operation(
             handle,
             session,
@@ -245,10 +265,7 @@ impl Gateway {
                 prefetched: prefetched.clone(),
             },
         );
-        Ok(Some(Created {
-            operation: operation.clone(),
-            prefetched,
-        }))
+        prefetched
     }
 
     /// A row fetch of an engine operation: served from what was fetched ahead when the client
@@ -399,7 +416,7 @@ impl CliService for Gateway {
 
     async fn execute_statement(
         &self,
-        _ctx: &CallContext,
+        ctx: &CallContext,
         req: TExecuteStatementReq,
     ) -> Reply<TExecuteStatementResp> {
         let session = match self.sessions.session(&req.session_handle) {
@@ -412,17 +429,27 @@ impl CliService for Gateway {
             }
             Err(error) => self.reply_error::<TExecuteStatementReq>(error),
             Ok(()) => {
+                let record = |handle, prefetched| {
+                    self.record_engine_operation(&session, handle, true, prefetched);
+                };
+                let mut req = match execute_ahead::answer(&session, req, record).await {
+                    Ok(answered) => return Reply::Typed(answered),
+                    Err(req) => req,
+                };
+                execute_ahead::strip_assigned_id(&mut req);
                 let run_async = req.run_async.unwrap_or(false);
                 match self.try_forward_recorded(req).await {
                     Ok((bytes, created)) => {
                         if let Some(created) = created {
-                            prefetch::after_execute(
-                                &session,
-                                &created.prefetched,
-                                &created.operation,
-                                run_async,
-                            )
-                            .await;
+                            ctx.after_reply.push(async move {
+                                prefetch::after_execute(
+                                    &session,
+                                    &created.prefetched,
+                                    &created.operation,
+                                    run_async,
+                                )
+                                .await;
+                            });
                         }
                         Reply::Encoded(bytes)
                     }
@@ -503,19 +530,25 @@ impl CliService for Gateway {
                 OperationKind::Launch => Reply::Typed(entry.session.launch.status()),
                 OperationKind::LaunchFailed { .. } => Reply::Typed(entry.session.launch.status()),
                 OperationKind::Engine { prefetched, .. } => {
+                    if let Err(reason) = prefetched.executed(&entry.session).await {
+                        return Reply::Typed(execute_ahead::refused_status(reason));
+                    }
                     let reply = match prefetched.take_status(&entry.session).await {
                         Some(kept) => kept,
                         None => self.try_forward_bytes(req.clone()).await,
                     };
                     match reply {
                         Ok(bytes) => {
-                            prefetch::after_status(
-                                &entry.session,
-                                &prefetched,
-                                &req.operation_handle,
-                                &bytes,
-                            )
-                            .await;
+                            // Before the reply: the engine works on the results while
+                            // the reply travels and the client asks for them.
+                            if prefetch::results_due(&prefetched, &req.operation_handle, &bytes) {
+                                prefetch::send_for_results(
+                                    &entry.session,
+                                    &prefetched,
+                                    &req.operation_handle,
+                                )
+                                .await;
+                            }
                             Reply::Encoded(bytes)
                         }
                         Err(error) => self.reply_error::<TGetOperationStatusReq>(error),
@@ -533,20 +566,29 @@ impl CliService for Gateway {
         match self.sessions.operation(&req.operation_handle) {
             Err(error) => self.reply_error::<TCancelOperationReq>(error),
             // A launch serves every session of its engine; it is not cancelled for one.
-            Ok(entry) if !matches!(entry.kind, OperationKind::Engine { .. }) => {
-                Reply::Typed(TCancelOperationResp {
-                    status: status::ok(),
-                })
-            }
-            Ok(entry) => {
+            Ok(OperationEntry {
+                kind: OperationKind::Launch | OperationKind::LaunchFailed { .. },
+                ..
+            }) => Reply::Typed(TCancelOperationResp {
+                status: status::ok(),
+            }),
+            Ok(OperationEntry {
+                session,
+                kind: OperationKind::Engine { prefetched, .. },
+            }) => {
+                // The engine has the statement before the cancel is sent; one it refused
+                // has nothing to cancel.
+                if prefetched.executed(&session).await.is_err() {
+                    return Reply::Typed(TCancelOperationResp {
+                        status: status::ok(),
+                    });
+                }
                 // Not on the session's engine connection, where a call in flight (a status
                 // poll, which the engine holds until the statement ends or its long-poll
                 // wait is over, up to seconds on Spark) would keep the cancel waiting.
-                let reply = cancel_aside(&entry.session, &req).await;
-                if let OperationKind::Engine { prefetched, .. } = entry.kind {
-                    // Cancelled: what was sent ahead comes back at once, and is dropped.
-                    drop(prefetched.discard(&entry.session).await);
-                }
+                let reply = cancel_aside(&session, &req).await;
+                // Cancelled: what was sent ahead comes back at once, and is dropped.
+                drop(prefetched.discard(&session).await);
                 match reply {
                     Ok(bytes) => Reply::Encoded(bytes),
                     Err(error) => self.reply_error::<TCancelOperationReq>(error),
@@ -557,7 +599,7 @@ impl CliService for Gateway {
 
     async fn close_operation(
         &self,
-        _ctx: &CallContext,
+        ctx: &CallContext,
         req: TCloseOperationReq,
     ) -> Reply<TCloseOperationResp> {
         match self.sessions.operation(&req.operation_handle) {
@@ -565,7 +607,10 @@ impl CliService for Gateway {
             Ok(entry) => {
                 self.sessions.forget_operation(&req.operation_handle);
                 if let OperationKind::Engine { prefetched, .. } = entry.kind {
-                    close_behind_reply(&entry.session, &prefetched, &req).await;
+                    let session = entry.session;
+                    ctx.after_reply.push(async move {
+                        close_behind_reply(&session, &prefetched, &req).await;
+                    });
                 }
                 Reply::Typed(TCloseOperationResp {
                     status: status::ok(),
@@ -648,9 +693,9 @@ struct Created {
     prefetched: Arc<Prefetched>,
 }
 
-/// CloseOperation written to the engine without waiting for its reply, which is read on the
-/// way to a later one: the client is answered at once, and the engine closes the operation
-/// while the client makes its next call. (A close the engine refuses concerns nobody: the
+/// CloseOperation written to the engine after the client's reply, without waiting for the
+/// engine's, which is read on the way to a later one: the engine closes the operation while
+/// the client makes its next call. (A close the engine refuses concerns nobody: the
 /// client was told the operation is closed, and the engine frees it with the session.)
 async fn close_behind_reply(
     session: &GatewaySession,

@@ -42,6 +42,9 @@ pub struct EngineLink {
     /// The engine's handle for this session; requests are rewritten to carry it.
     pub session_handle: TSessionHandle,
     pub address: String,
+    /// Whether the engine creates statements under handles the gateway assigns
+    /// ([`crate::proxy::execute_ahead`]).
+    pub accepts_assigned_ids: bool,
 }
 
 /// One client session.
@@ -480,6 +483,11 @@ async fn open_engine_session(
     let session_handle = resp
         .session_handle
         .ok_or("the engine's OpenSession reply has no session handle")?;
+    let accepts_assigned_ids = resp
+        .configuration
+        .as_ref()
+        .and_then(|conf| conf.get(kumiho_thrift::assigned_id::ACCEPTED_KEY))
+        .is_some_and(|value| value == "true");
     if session.route.engine_ref.engine_type == EngineType::SparkSql {
         apply_spark_session_conf(session, &mut client, &session_handle).await?;
     }
@@ -487,6 +495,7 @@ async fn open_engine_session(
         client,
         session_handle,
         address: address.to_owned(),
+        accepts_assigned_ids,
     })
 }
 

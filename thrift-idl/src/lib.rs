@@ -9,6 +9,7 @@
 //! - [`service`]: [`service::CliService`], one async method per RPC; engines and the gateway
 //!   implement it and write only their logic.
 //! - [`handle`]: session and operation handles as values that can be hashed and printed.
+//! - [`assigned_id`]: operation handles the gateway assigns, for engines that accept them.
 //! - [`status`]: building `TStatus` values.
 //! - [`session_conf`]: normalising `OpenSession` configuration keys (`set:hiveconf:k` -> `k`).
 //! - [`binary`]: a TBinaryProtocol writer on `BytesMut` for hand-encoded hot paths (row sets).
@@ -31,6 +32,7 @@ mod generated {
 /// The generated TCLIService types.
 pub use generated::tcli_service as cli;
 
+pub mod assigned_id;
 pub mod auth;
 pub mod binary;
 pub mod client;

@@ -7,6 +7,8 @@
 
 use std::future::Future;
 use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
 
@@ -38,6 +40,44 @@ pub struct CallContext {
     /// The user the transport authenticated (SASL PLAIN authcid, HTTP Basic user or cookie);
     /// `None` for NOSASL, where the user arrives only in `TOpenSessionReq.username`.
     pub user: Option<String>,
+    /// Work the service leaves for after the reply is written.
+    pub after_reply: AfterReply,
+}
+
+/// Work a service leaves for after its reply (a proxy's write to its upstream that the
+/// client need not wait for). Over a binary connection it runs once the reply is written,
+/// before the connection's next call is read, so calls and their work stay in order; over
+/// HTTP, before the reply is sent.
+#[derive(Clone, Default)]
+pub struct AfterReply(Arc<Mutex<Vec<DeferredWork>>>);
+
+type DeferredWork = Pin<Box<dyn Future<Output = ()> + Send>>;
+
+impl AfterReply {
+    pub fn push(&self, work: impl Future<Output = ()> + Send + 'static) {
+        self.lock().push(Box::pin(work));
+    }
+
+    /// Runs the work left so far, in the order it was left.
+    pub async fn run(&self) {
+        let work = std::mem::take(&mut *self.lock());
+        for work in work {
+            work.await;
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<DeferredWork>> {
+        // Holders only push or take: a panicking one leaves a consistent Vec.
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+impl std::fmt::Debug for AfterReply {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AfterReply")
+            .field("pending", &self.lock().len())
+            .finish()
+    }
 }
 
 /// A response: typed, to be encoded by the transport, or already encoded by another server.

@@ -171,9 +171,29 @@ impl Engine {
         run_async: bool,
         timeout: Option<Duration>,
     ) -> Result<Arc<Operation>, EngineError> {
+        self.execute_as(HandleId::new(), session_id, sql, run_async, timeout)
+            .await
+    }
+
+    /// [`Self::execute`] under the operation handle `id` (the gateway's, which it gave its
+    /// client before this engine answered); a handle in use already is refused.
+    pub async fn execute_as(
+        &self,
+        id: HandleId,
+        session_id: &HandleId,
+        sql: &str,
+        run_async: bool,
+        timeout: Option<Duration>,
+    ) -> Result<Arc<Operation>, EngineError> {
         let session = self.session(session_id)?;
-        let op = Operation::new(session.id, TOperationType::EXECUTE_STATEMENT);
-        self.register(&session, &op);
+        let op = Operation::with_id(id, session.id, TOperationType::EXECUTE_STATEMENT);
+        if !self.operations.insert_new(Arc::clone(&op)) {
+            return Err(EngineError::Operation(OpError::new(
+                SQLSTATE_GENERAL,
+                format!("operation handle {id} is in use already"),
+            )));
+        }
+        session.add_operation(op.id);
         op.log(format!("Statement: {}", abbreviate(sql)));
         op.log("Parsing and planning");
         match statement::plan(&session, sql).await {

@@ -223,6 +223,11 @@ impl std::fmt::Debug for Operation {
 impl Operation {
     /// A new PENDING operation of a session.
     pub fn new(session_id: HandleId, kind: TOperationType) -> Arc<Self> {
+        Self::with_id(HandleId::new(), session_id, kind)
+    }
+
+    /// A new PENDING operation under a handle chosen by the caller (the gateway's).
+    pub fn with_id(id: HandleId, session_id: HandleId, kind: TOperationType) -> Arc<Self> {
         let (status, _) = watch::channel(OpStatus {
             state: OpState::Pending,
             error: None,
@@ -231,7 +236,7 @@ impl Operation {
             modified_rows: None,
         });
         Arc::new(Self {
-            id: HandleId::new(),
+            id,
             session_id,
             kind,
             status,
@@ -691,6 +696,17 @@ impl OperationManager {
 
     pub fn insert(&self, op: Arc<Operation>) {
         self.operations.insert(op.id, op);
+    }
+
+    /// Inserts an operation unless one has its handle already; `false` then.
+    pub fn insert_new(&self, op: Arc<Operation>) -> bool {
+        match self.operations.entry(op.id) {
+            dashmap::Entry::Occupied(_) => false,
+            dashmap::Entry::Vacant(slot) => {
+                slot.insert(op);
+                true
+            }
+        }
     }
 
     pub fn get(&self, id: &HandleId) -> Option<Arc<Operation>> {

@@ -11,12 +11,14 @@ use std::time::Duration;
 use datafusion::arrow::datatypes::Schema;
 use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::error::DataFusionError;
+use kumiho_thrift::assigned_id;
 use kumiho_thrift::cli::*;
 use kumiho_thrift::handle::HandleId;
 use kumiho_thrift::service::{CallContext, CliService, Reply};
 use kumiho_thrift::status::{self, FromStatus};
 
 use crate::engine::{Engine, EngineError};
+use crate::operation::OpError;
 use crate::session::Session;
 use crate::{metadata, rowset, types};
 
@@ -69,6 +71,26 @@ impl EngineService {
 
 fn session_id(handle: &TSessionHandle) -> Result<HandleId, EngineError> {
     HandleId::from_session(handle).ok_or(EngineError::UnknownSession)
+}
+
+/// The operation handle the gateway assigned the statement, if it did.
+fn assigned_operation(req: &TExecuteStatementReq) -> Result<Option<HandleId>, EngineError> {
+    let Some(value) = req
+        .conf_overlay
+        .as_ref()
+        .and_then(|overlay| overlay.get(assigned_id::OPERATION_ID_KEY))
+    else {
+        return Ok(None);
+    };
+    assigned_id::decode(value).map(Some).ok_or_else(|| {
+        EngineError::Operation(OpError::new(
+            status::SQLSTATE_SYNTAX,
+            format!(
+                "{} must be a guid and a secret, `guid:secret`",
+                assigned_id::OPERATION_ID_KEY
+            ),
+        ))
+    })
 }
 
 fn operation_id(handle: &TOperationHandle) -> Result<HandleId, EngineError> {
@@ -160,10 +182,13 @@ impl CliService for EngineService {
         {
             Ok(session) => {
                 tracing::info!(session = %session.id, %user, peer = %ctx.peer, "session opened");
-                let reply_conf = BTreeMap::from([(
-                    "hive.server2.thrift.resultset.default.fetch.size".to_owned(),
-                    DEFAULT_FETCH_SIZE.to_string(),
-                )]);
+                let reply_conf = BTreeMap::from([
+                    (
+                        "hive.server2.thrift.resultset.default.fetch.size".to_owned(),
+                        DEFAULT_FETCH_SIZE.to_string(),
+                    ),
+                    (assigned_id::ACCEPTED_KEY.to_owned(), "true".to_owned()),
+                ]);
                 Reply::Typed(TOpenSessionResp {
                     status: status::ok(),
                     server_protocol_version: protocol,
@@ -220,13 +245,14 @@ impl CliService for EngineService {
             .filter(|&seconds| seconds > 0)
             .map(|seconds| Duration::from_secs(seconds as u64));
         let run_async = req.run_async.unwrap_or(false);
-        let result = match session_id(&req.session_handle) {
-            Ok(id) => {
+        let result = match (session_id(&req.session_handle), assigned_operation(&req)) {
+            (Ok(session), Ok(id)) => {
+                let id = id.unwrap_or_default();
                 self.engine
-                    .execute(&id, &req.statement, run_async, timeout)
+                    .execute_as(id, &session, &req.statement, run_async, timeout)
                     .await
             }
-            Err(error) => Err(error),
+            (Err(error), _) | (_, Err(error)) => Err(error),
         };
         let (status, operation_handle) = op_reply(result);
         Reply::Typed(TExecuteStatementResp {

@@ -33,7 +33,7 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use kumiho_thrift::cli::{
     TFetchOrientation, TFetchResultsReq, TFetchResultsResp, TGetOperationStatusReq,
-    TGetOperationStatusResp, TGetResultSetMetadataReq, TOperationHandle, TOperationState,
+    TGetOperationStatusResp, TGetResultSetMetadataReq, TOperationHandle, TOperationState, TStatus,
 };
 use kumiho_thrift::client::Queued;
 use kumiho_thrift::codec::{decode_result_body, encode_result_body};
@@ -41,6 +41,7 @@ use kumiho_thrift::rowset;
 use kumiho_thrift::status;
 use tokio::sync::{oneshot, Mutex};
 
+use super::execute_ahead::EngineExecute;
 use super::{engine_error, no_engine_session};
 use crate::errors::GatewayError;
 use crate::session::{EngineLink, GatewaySession};
@@ -55,6 +56,9 @@ pub const FRESH_STATUS: Duration = Duration::from_millis(100);
 /// What the gateway sent ahead for one operation.
 #[derive(Debug, Default)]
 pub struct Prefetched {
+    /// ExecuteStatement itself, when the client was answered before the engine
+    /// ([`super::execute_ahead`]).
+    execute: EngineExecute,
     /// The first GetOperationStatus, sent right after an async ExecuteStatement, and when.
     status: std::sync::Mutex<Option<(Queued, Instant)>>,
     /// GetResultSetMetadata, once the statement finished; kept for every later call too.
@@ -103,6 +107,29 @@ pub struct Batch {
 }
 
 impl Prefetched {
+    /// A statement answered ahead of the engine: its ExecuteStatement and first status poll
+    /// were sent together.
+    pub fn executing(execute: Queued, status: Queued) -> Self {
+        Self {
+            execute: EngineExecute::sent(execute),
+            status: std::sync::Mutex::new(Some((status, Instant::now()))),
+            ..Self::default()
+        }
+    }
+
+    /// Whether the engine took the statement (waiting for its reply if it is still to come);
+    /// `Err` with its reason if it refused it, when the status sent behind it is dropped too.
+    pub async fn executed(&self, session: &GatewaySession) -> Result<(), TStatus> {
+        let refused = self.execute.outcome(session).await.err();
+        match refused {
+            None => Ok(()),
+            Some(reason) => {
+                drop(self.discard(session).await);
+                Err(reason)
+            }
+        }
+    }
+
     /// The status sent ahead, if it answers the client's poll: it is final, or fresh.
     /// `None`: forward the poll.
     pub async fn take_status(
@@ -151,13 +178,19 @@ impl Prefetched {
         let mut rows = self.rows.lock().await;
         let row_calls = rows.settle().await;
         let mut engine = session.engine.lock().await;
+        let execute = self.execute.unread();
         let status = locked(&self.status).take().map(|(call, _)| call);
         let metadata = match locked(&self.metadata).take() {
             Some(Kept::Sent(call)) => Some(call),
             _ => None,
         };
         if let Some(link) = engine.as_mut() {
-            for call in status.into_iter().chain(metadata).chain(row_calls) {
+            for call in execute
+                .into_iter()
+                .chain(status)
+                .chain(metadata)
+                .chain(row_calls)
+            {
                 link.client.forget(call);
             }
         }
@@ -348,20 +381,20 @@ pub async fn after_execute(
     let _ = link.client.flush().await;
 }
 
-/// After a status the client polled: once the statement finished, sends for its results.
-pub async fn after_status(
+/// Whether a status the client polled calls for sending for the statement's results: it
+/// finished, has a result set, and they were not sent for yet. Cheap: runs on every poll.
+pub fn results_due(prefetched: &Prefetched, operation: &TOperationHandle, reply: &[u8]) -> bool {
+    operation.has_result_set
+        && !prefetched.results_asked.load(Ordering::Acquire)
+        && is_finished(reply)
+}
+
+/// Sends for a finished statement's results (see [`results_due`]).
+pub async fn send_for_results(
     session: &GatewaySession,
     prefetched: &Prefetched,
     operation: &TOperationHandle,
-    reply: &[u8],
 ) {
-    // Cheap checks first: this runs on every status poll.
-    if !operation.has_result_set
-        || prefetched.results_asked.load(Ordering::Acquire)
-        || !is_finished(reply)
-    {
-        return;
-    }
     let mut engine = session.engine.lock().await;
     if let Some(link) = engine.as_mut() {
         queue_results(session, link, prefetched, operation);
@@ -407,7 +440,7 @@ fn queue_results(
 }
 
 /// The engine's reply to `call`, sent ahead on the session's engine connection.
-async fn read(session: &GatewaySession, call: Queued) -> Result<Bytes, GatewayError> {
+pub(super) async fn read(session: &GatewaySession, call: Queued) -> Result<Bytes, GatewayError> {
     let mut engine = session.engine.lock().await;
     let link = engine.as_mut().ok_or_else(no_engine_session)?;
     link.client

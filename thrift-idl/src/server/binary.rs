@@ -81,6 +81,7 @@ async fn handle<S: CliService>(
         peer,
         transport: Transport::NoSasl,
         user: None,
+        after_reply: Default::default(),
     };
     let result = match first[0] {
         sasl::status::START => {
@@ -154,6 +155,7 @@ where
         };
         let reply = dispatch(service, ctx, &message).await;
         conn.write_message(&reply.header, &reply.body).await?;
+        ctx.after_reply.run().await;
     }
 }
 

@@ -151,8 +151,10 @@ impl<S: CliService> Endpoint<S> {
             peer,
             transport: Transport::Http,
             user: Some(user),
+            after_reply: Default::default(),
         };
         let reply = dispatch(&*self.service, &ctx, &body).await;
+        ctx.after_reply.run().await;
         let mut response = Response::new(Full::new(reply.to_bytes()));
         response.headers_mut().insert(
             header::CONTENT_TYPE,

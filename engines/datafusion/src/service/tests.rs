@@ -13,6 +13,7 @@ fn ctx(connection_id: u64) -> CallContext {
         peer: SocketAddr::from(([127, 0, 0, 1], 40000)),
         transport: Transport::Sasl,
         user: Some("alice".into()),
+        after_reply: Default::default(),
     }
 }
 
@@ -347,4 +348,110 @@ async fn metadata_calls_return_finished_operations() {
         panic!("TABLE_NAME is not a string column")
     };
     assert_eq!(names.values, ["nation"]);
+}
+
+async fn execute_with_overlay(
+    service: &EngineService,
+    session: &TSessionHandle,
+    sql: &str,
+    overlay: BTreeMap<String, String>,
+) -> TExecuteStatementResp {
+    typed(
+        service
+            .execute_statement(
+                &ctx(1),
+                TExecuteStatementReq {
+                    session_handle: session.clone(),
+                    statement: sql.into(),
+                    conf_overlay: Some(overlay),
+                    run_async: Some(true),
+                    query_timeout: None,
+                },
+            )
+            .await,
+    )
+}
+
+#[tokio::test]
+async fn a_statement_runs_under_the_handle_the_gateway_assigned_once() {
+    let service = service().await;
+    let opened = open(&service, MAX_PROTOCOL).await;
+    assert_eq!(
+        opened
+            .configuration
+            .as_ref()
+            .and_then(|conf| conf.get(assigned_id::ACCEPTED_KEY))
+            .map(String::as_str),
+        Some("true"),
+        "the engine says it accepts assigned handles"
+    );
+    let session = opened.session_handle.unwrap();
+    let id = HandleId::new();
+    let overlay = BTreeMap::from([(
+        assigned_id::OPERATION_ID_KEY.to_owned(),
+        assigned_id::encode(&id),
+    )]);
+
+    let first = execute_with_overlay(&service, &session, "SELECT 41 + 1", overlay.clone()).await;
+    assert!(status::is_ok(&first.status), "{:?}", first.status);
+    let handle = first.operation_handle.unwrap();
+    assert_eq!(HandleId::from_operation(&handle), Some(id));
+    // The gateway polls the handle it assigned, as its client will.
+    let assigned = id.operation_handle(TOperationType::EXECUTE_STATEMENT, true);
+    let polled = typed(
+        service
+            .get_operation_status(
+                &ctx(1),
+                TGetOperationStatusReq {
+                    operation_handle: assigned.clone(),
+                    get_progress_update: None,
+                },
+            )
+            .await,
+    );
+    assert_eq!(
+        polled.operation_state,
+        Some(TOperationState::FINISHED_STATE)
+    );
+    let fetched = decode_fetch(
+        service
+            .fetch_results(
+                &ctx(1),
+                fetch_req(&assigned, TFetchOrientation::FETCH_NEXT, 0),
+            )
+            .await,
+    );
+    match &fetched.results.unwrap().columns.unwrap()[0] {
+        TColumn::I64Val(column) => assert_eq!(column.values, vec![42]),
+        other => panic!("unexpected column {other:?}"),
+    }
+
+    let again = execute_with_overlay(&service, &session, "SELECT 2", overlay).await;
+    assert!(!status::is_ok(&again.status));
+    assert!(
+        again
+            .status
+            .error_message
+            .unwrap_or_default()
+            .contains("in use"),
+        "a handle in use is refused, not shared"
+    );
+}
+
+#[tokio::test]
+async fn a_malformed_assigned_handle_is_refused_with_its_expected_form() {
+    let service = service().await;
+    let session = open(&service, MAX_PROTOCOL).await.session_handle.unwrap();
+    let overlay = BTreeMap::from([(
+        assigned_id::OPERATION_ID_KEY.to_owned(),
+        "not-a-handle".to_owned(),
+    )]);
+    let resp = execute_with_overlay(&service, &session, "SELECT 1", overlay).await;
+    assert!(!status::is_ok(&resp.status));
+    assert!(resp.operation_handle.is_none());
+    assert!(resp
+        .status
+        .error_message
+        .unwrap_or_default()
+        .contains("guid:secret"));
 }

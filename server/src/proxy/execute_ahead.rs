@@ -1,0 +1,254 @@
+//! An async query answered with the gateway's own operation handle, before the engine has
+//! replied: the engine's work on the statement overlaps the client's round trip.
+//!
+//! Forwarded, an async ExecuteStatement costs the client the gateway's hop and the engine's
+//! reply in turn, and the statement's first status poll can only be sent to the engine once
+//! that reply names the operation. When the session's engine accepts handles the gateway
+//! assigns ([`kumiho_thrift::assigned_id`]; kumiho-engine does, the Spark Thrift Server does
+//! not), the gateway instead writes ExecuteStatement, carrying a fresh handle, and the first
+//! GetOperationStatus for that handle to the engine in one write, and answers the client with
+//! the handle at once. The engine's reply is read on the way to the client's first poll.
+//!
+//! The client's handle must say, before the engine has looked at the statement, whether the
+//! statement has a result set (PyHive reads nothing else). So only statements whose first
+//! word settles it take this path: queries and listings ([`returns_rows`]). Everything else
+//! (DDL, DML, `SET k=v`, synchronous statements) is forwarded and answered by the engine.
+//!
+//! An engine that refuses the statement outright (its session gone) is reported on the
+//! client's next status poll, as the operation's ERROR with the engine's message, which is
+//! where Hive JDBC and PyHive report a statement's failure anyway.
+
+use std::sync::Arc;
+
+use kumiho_thrift::assigned_id;
+use kumiho_thrift::cli::{
+    TExecuteStatementReq, TExecuteStatementResp, TGetOperationStatusReq, TGetOperationStatusResp,
+    TOperationState, TOperationType, TStatus,
+};
+use kumiho_thrift::client::Queued;
+use kumiho_thrift::codec::decode_result_body;
+use kumiho_thrift::handle::HandleId;
+use kumiho_thrift::status::{self, FromStatus};
+use tokio::sync::Mutex;
+
+use super::prefetch::{read, Prefetched};
+use crate::session::GatewaySession;
+
+/// First words of statements that always return rows, on every engine.
+const ROW_STATEMENTS: &[&str] = &[
+    "SELECT", "WITH", "VALUES", "SHOW", "DESC", "DESCRIBE", "EXPLAIN",
+];
+
+/// Whether the statement's first word says it returns rows (comments and opening parentheses
+/// skipped). `false` means "not known": the engine answers for it.
+pub fn returns_rows(sql: &str) -> bool {
+    let mut rest = sql;
+    loop {
+        rest = rest.trim_start_matches(|c: char| c.is_whitespace() || c == '(');
+        if let Some(comment) = rest.strip_prefix("--") {
+            rest = comment.split_once('\n').map_or("", |(_, after)| after);
+        } else if let Some(comment) = rest.strip_prefix("/*") {
+            rest = comment.split_once("*/").map_or("", |(_, after)| after);
+        } else {
+            break;
+        }
+    }
+    let word_end = rest
+        .find(|c: char| !c.is_ascii_alphabetic())
+        .unwrap_or(rest.len());
+    let word = &rest[..word_end];
+    ROW_STATEMENTS.iter().any(|w| w.eq_ignore_ascii_case(word))
+}
+
+/// Answers an async query at once with a handle of the gateway's, if the session's engine
+/// accepts it (see the module doc); hands the request back otherwise, to be forwarded.
+pub async fn answer(
+    session: &Arc<GatewaySession>,
+    mut req: TExecuteStatementReq,
+    record: impl FnOnce(HandleId, Prefetched),
+) -> Result<TExecuteStatementResp, TExecuteStatementReq> {
+    if !req.run_async.unwrap_or(false) || !returns_rows(&req.statement) {
+        return Err(req);
+    }
+    let mut engine = session.engine.lock().await;
+    let Some(link) = engine.as_mut().filter(|link| link.accepts_assigned_ids) else {
+        return Err(req);
+    };
+    let id = HandleId::new();
+    let handle = id.operation_handle(TOperationType::EXECUTE_STATEMENT, true);
+    req.session_handle = link.session_handle.clone();
+    req.conf_overlay.get_or_insert_default().insert(
+        assigned_id::OPERATION_ID_KEY.to_owned(),
+        assigned_id::encode(&id),
+    );
+    let execute = link.client.queue("ExecuteStatement", &req);
+    let status = link.client.queue(
+        "GetOperationStatus",
+        &TGetOperationStatusReq {
+            operation_handle: handle.clone(),
+            get_progress_update: None,
+        },
+    );
+    record(id, Prefetched::executing(execute, status));
+    // Sent ahead: if the write fails, the client's first poll reads why.
+    let _ = link.client.flush().await;
+    Ok(TExecuteStatementResp {
+        status: status::ok(),
+        operation_handle: Some(handle),
+    })
+}
+
+/// Removes the key the gateway reserves for itself from a client's statement overlay: the
+/// engine's handles are the engine's, or the gateway's.
+pub fn strip_assigned_id(req: &mut TExecuteStatementReq) {
+    if let Some(overlay) = req.conf_overlay.as_mut() {
+        overlay.remove(assigned_id::OPERATION_ID_KEY);
+    }
+}
+
+/// What the engine said to an ExecuteStatement answered ahead of it.
+#[derive(Debug, Default)]
+pub struct EngineExecute(Mutex<Outcome>);
+
+#[derive(Debug, Default)]
+enum Outcome {
+    /// Accepted; also a statement the engine answered itself.
+    #[default]
+    Accepted,
+    /// Sent; the reply waits in the connection.
+    Sent(Queued),
+    /// Refused, with the reason the client is to see.
+    Refused(TStatus),
+}
+
+impl EngineExecute {
+    pub fn sent(call: Queued) -> Self {
+        Self(Mutex::new(Outcome::Sent(call)))
+    }
+
+    /// Reads the engine's reply if it is still to come; `Err` with the engine's reason if it
+    /// refused the statement (then and on every later call).
+    pub async fn outcome(&self, session: &GatewaySession) -> Result<(), TStatus> {
+        let mut outcome = self.0.lock().await;
+        if let Outcome::Sent(_) = &*outcome {
+            let Outcome::Sent(call) = std::mem::take(&mut *outcome) else {
+                unreachable!("matched just above")
+            };
+            *outcome = match read(session, call).await {
+                Err(error) => Outcome::Refused(error.to_status()),
+                Ok(reply) => match decode_result_body::<TExecuteStatementResp>(&reply) {
+                    Ok(resp) if status::is_ok(&resp.status) => Outcome::Accepted,
+                    Ok(resp) => Outcome::Refused(resp.status),
+                    Err(e) => Outcome::Refused(status::error(
+                        status::SQLSTATE_GENERAL,
+                        format!("unreadable ExecuteStatement reply from the engine: {e}"),
+                    )),
+                },
+            };
+        }
+        match &*outcome {
+            Outcome::Refused(reason) => Err(reason.clone()),
+            _ => Ok(()),
+        }
+    }
+
+    /// The call, if its reply is still to come and nobody is reading it (a close forgets it).
+    pub fn unread(&self) -> Option<Queued> {
+        let mut outcome = self.0.try_lock().ok()?;
+        match std::mem::take(&mut *outcome) {
+            Outcome::Sent(call) => Some(call),
+            other => {
+                *outcome = other;
+                None
+            }
+        }
+    }
+}
+
+/// The status poll's answer for a statement the engine refused: ERROR, with its reason.
+pub fn refused_status(reason: TStatus) -> TGetOperationStatusResp {
+    TGetOperationStatusResp {
+        operation_state: Some(TOperationState::ERROR_STATE),
+        sql_state: reason.sql_state,
+        error_code: reason.error_code,
+        error_message: reason.error_message,
+        ..TGetOperationStatusResp::from_status(status::ok())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn queries_and_listings_return_rows() {
+        for sql in [
+            "SELECT 1",
+            "select * from t",
+            "  \n\tWith x as (select 1) select * from x",
+            "(SELECT 1) UNION ALL (SELECT 2)",
+            "-- the total\nSELECT sum(x) FROM t",
+            "/* a hint */ values (1)",
+            "/* one */ -- two\n /*three*/show tables",
+            "DESC t",
+            "describe formatted t",
+            "EXPLAIN SELECT 1",
+        ] {
+            assert!(returns_rows(sql), "{sql:?}");
+        }
+    }
+
+    #[test]
+    fn everything_else_is_left_to_the_engine() {
+        for sql in [
+            "",
+            "   ",
+            "-- only a comment",
+            "/* unterminated SELECT",
+            "INSERT INTO t SELECT 1",
+            "CREATE TABLE t AS SELECT 1",
+            "SET x=1",
+            "USE db",
+            "DROP TABLE t",
+            "SELECTED",
+            "selectx 1",
+            "SHOWS",
+        ] {
+            assert!(!returns_rows(sql), "{sql:?}");
+        }
+    }
+
+    #[test]
+    fn a_client_cannot_choose_the_engines_handle() {
+        let mut req = TExecuteStatementReq {
+            session_handle: HandleId::new().session_handle(),
+            statement: "SELECT 1".to_owned(),
+            conf_overlay: Some(
+                [
+                    (assigned_id::OPERATION_ID_KEY.to_owned(), "x:y".to_owned()),
+                    ("a".to_owned(), "b".to_owned()),
+                ]
+                .into(),
+            ),
+            run_async: Some(true),
+            query_timeout: None,
+        };
+        strip_assigned_id(&mut req);
+        assert_eq!(
+            req.conf_overlay,
+            Some([("a".to_owned(), "b".to_owned())].into())
+        );
+    }
+
+    #[test]
+    fn a_refusal_reads_as_the_statements_error() {
+        let resp = refused_status(status::error("08S01", "the engine session is gone"));
+        assert!(status::is_ok(&resp.status));
+        assert_eq!(resp.operation_state, Some(TOperationState::ERROR_STATE));
+        assert_eq!(resp.sql_state.as_deref(), Some("08S01"));
+        assert_eq!(
+            resp.error_message.as_deref(),
+            Some("the engine session is gone")
+        );
+    }
+}
