@@ -1,7 +1,7 @@
 """Gateway sessions: answered before any engine, closed when idle, refused when unknown."""
 
 from gateway_fixtures import *  # noqa: F401,F403 (fixtures)
-from gateway_fixtures import open_session
+from gateway_fixtures import open_session, wait_until
 from harness.tcli import ttypes
 
 DBMS_NAME = 17
@@ -40,3 +40,30 @@ def test_idle_sessions_are_closed(start_kumiho):
     reply = get_info(session, DBMS_NAME)
     assert reply.status.statusCode == ttypes.TStatusCode.INVALID_HANDLE_STATUS, reply.status
     session.client.close()
+
+
+def local_socket_entries(name: str) -> list[str]:
+    """States (/proc/net/unix `St`: 01 listening, 03 connected) of the sockets bound to the
+    abstract name `name`, as `ss -x` lists them."""
+    states = []
+    with open("/proc/net/unix") as table:
+        next(table)
+        for line in table:
+            fields = line.split()
+            if len(fields) >= 8 and fields[7] == "@" + name:
+                states.append(fields[5])
+    return states
+
+
+def test_the_gateway_reaches_an_engine_on_this_host_over_its_local_socket(kumiho):
+    """An engine the gateway launched on a loopback address listens on a local socket too,
+    and the gateway's engine session goes over it; closing the session closes it."""
+    session = open_session(kumiho, "judy")
+    ref_id = session.wait_launched()["engine.ref.id"]
+    name = f"kumiho-engine/{ref_id}"
+    assert session.query("SELECT 41 + 1") == [[42]]
+    states = local_socket_entries(name)
+    assert "01" in states, states  # the engine listens
+    assert "03" in states, states  # the gateway's engine session is connected there
+    session.close()
+    wait_until(lambda: "03" not in local_socket_entries(name), "the engine session's socket to close")

@@ -93,6 +93,23 @@ impl EngineRegistration {
     pub fn address(&self) -> String {
         format!("{}:{}", self.host, self.port)
     }
+
+    /// The engine's local socket, for an engine on a loopback address (so on this host, in
+    /// this network namespace): engines that register also listen there (kumiho-engine
+    /// does; a connection refused means TCP).
+    pub fn local_socket(&self) -> Option<String> {
+        let loopback = self.host == "localhost"
+            || self
+                .host
+                .parse::<std::net::IpAddr>()
+                .is_ok_and(|ip| ip.is_loopback());
+        loopback.then(|| local_socket_name(&self.ref_id))
+    }
+}
+
+/// The abstract-namespace name of the local socket of the engine launched as `ref_id`.
+pub fn local_socket_name(ref_id: &str) -> String {
+    format!("kumiho-engine/{ref_id}")
 }
 
 /// What an engine announces when it registers.

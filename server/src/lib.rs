@@ -25,6 +25,7 @@
 //!   its engine secret.
 //! - [`discovery`]: the gateway's registration for Hive JDBC's ZooKeeper discovery.
 //! - [`session`]: gateway sessions, their launches and engine connections.
+//! - [`engine_connect`]: connecting to an engine, over its local socket when it is on this host.
 //! - [`operation`]: operations the gateway answers itself (LaunchEngine).
 //! - [`proxy`]: the HiveServer2 service: forwarding as phases, one error handler.
 //! - [`errors`]: the one error type and its mapping to `TStatus`.
@@ -36,6 +37,7 @@ pub mod cluster;
 pub mod config;
 pub mod discovery;
 pub mod duration;
+pub mod engine_connect;
 pub mod errors;
 pub mod operation;
 pub mod proxy;

@@ -29,7 +29,7 @@ use std::sync::Arc;
 use base64::Engine as _;
 use bytes::Bytes;
 use kumiho_thrift::cli::*;
-use kumiho_thrift::client::{Client, ClientAuth};
+use kumiho_thrift::client::ClientAuth;
 use kumiho_thrift::codec::decode_result_body;
 use kumiho_thrift::handle::HandleId;
 use kumiho_thrift::service::{CallContext, CliService, Reply};
@@ -729,7 +729,7 @@ async fn cancel_aside(
         user: session.route.user.clone(),
         password: session.route.secret.expose().to_owned(),
     };
-    let mut client = Client::connect(&address, auth)
+    let mut client = crate::engine_connect::connect(&engine.registration, auth)
         .await
         .map_err(|e| engine_error(&address, e))?;
     client

@@ -440,7 +440,7 @@ async fn launch_and_connect(
         log.push("the session was closed before its engine session was opened".to_owned());
         return Ok((registration, None));
     }
-    let link = open_engine_session(session, &address, &secret)
+    let link = open_engine_session(session, &registration, &secret)
         .await
         .map_err(|e| format!("engine at {address}: {e}"))?;
     Ok((registration, Some(link)))
@@ -450,14 +450,14 @@ async fn launch_and_connect(
 /// engine session with the client's (normalised) settings.
 async fn open_engine_session(
     session: &GatewaySession,
-    address: &str,
+    registration: &EngineRegistration,
     secret: &EngineSecret,
 ) -> Result<EngineLink, String> {
     let auth = ClientAuth::Plain {
         user: session.route.user.clone(),
         password: secret.expose().to_owned(),
     };
-    let mut client = Client::connect(address, auth)
+    let mut client = crate::engine_connect::connect(registration, auth)
         .await
         .map_err(|e| e.to_string())?;
     let mut configuration = session.route.conf.settings.clone();
@@ -494,7 +494,7 @@ async fn open_engine_session(
     Ok(EngineLink {
         client,
         session_handle,
-        address: address.to_owned(),
+        address: registration.address(),
         accepts_assigned_ids,
     })
 }

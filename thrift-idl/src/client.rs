@@ -18,6 +18,7 @@ use crate::codec::{self, DEFAULT_MAX_MESSAGE_SIZE};
 use crate::connection::{Connection, Framing};
 use crate::error::WireError;
 use crate::sasl;
+use crate::stream::Stream;
 
 /// How the client authenticates on the binary port.
 #[derive(Clone)]
@@ -45,7 +46,7 @@ impl fmt::Debug for ClientAuth {
 /// One connection to a TCLIService server; calls are sequential.
 #[derive(Debug)]
 pub struct Client {
-    conn: Connection<TcpStream>,
+    conn: Connection<Stream>,
     /// The seqid of the last call; replies must echo it.
     seqid: i32,
     /// Calls queued and not yet written, each in its own frame.
@@ -87,6 +88,15 @@ impl Client {
         let stream = TcpStream::connect(addr).await?;
         // Calls are written whole; do not let Nagle hold their tails back.
         stream.set_nodelay(true)?;
+        Self::over(Stream::Tcp(stream), auth, max_message_size).await
+    }
+
+    /// Authenticates on a connected socket, accepting replies up to `max_message_size` bytes.
+    pub async fn over(
+        stream: Stream,
+        auth: ClientAuth,
+        max_message_size: usize,
+    ) -> Result<Client, WireError> {
         let mut conn = Connection::new(stream, Framing::Raw, max_message_size);
         if let ClientAuth::Plain { user, password } = &auth {
             sasl::start_plain(&mut conn, user, password).await?;

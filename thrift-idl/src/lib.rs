@@ -21,6 +21,7 @@
 //! - [`dispatch`]: from a call message to its reply through a [`service::CliService`].
 //! - [`server`]: the binary port (SASL and NOSASL) and the HTTP port.
 //! - [`client`]: an async client over one binary connection.
+//! - [`stream`]: a client's socket, TCP or local (a server on the same host).
 #![forbid(unsafe_code)]
 
 #[allow(clippy::all, clippy::pedantic, dead_code, unused)]
@@ -47,3 +48,4 @@ pub mod server;
 pub mod service;
 pub mod session_conf;
 pub mod status;
+pub mod stream;

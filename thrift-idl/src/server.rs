@@ -8,7 +8,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::net::{TcpListener, TcpSocket, TcpStream};
+use std::future::Future;
+use std::net::SocketAddr;
+
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::net::{TcpListener, TcpSocket, TcpStream, UnixListener, UnixStream};
 use tokio_util::sync::CancellationToken;
 
 use crate::auth::{AnyPassword, Authenticator};
@@ -18,7 +22,7 @@ mod binary;
 mod cookie;
 mod http;
 
-pub use binary::serve_binary;
+pub use binary::{serve_binary, serve_local};
 pub use http::serve_http;
 
 /// What a server accepts, shared by its connections.
@@ -102,23 +106,46 @@ fn next_connection_id() -> u64 {
     NEXT.fetch_add(1, Ordering::Relaxed)
 }
 
+/// A listener of the binary port: TCP, or a local socket ([`crate::stream`]).
+trait Listener {
+    type Stream: AsyncRead + AsyncWrite + Unpin + Send + 'static;
+    /// The next connection and its peer (local sockets have no address: 127.0.0.1:0).
+    fn accept_one(
+        &self,
+    ) -> impl Future<Output = std::io::Result<(Self::Stream, SocketAddr)>> + Send;
+}
+
+impl Listener for TcpListener {
+    type Stream = TcpStream;
+    async fn accept_one(&self) -> std::io::Result<(TcpStream, SocketAddr)> {
+        let (stream, peer) = self.accept().await?;
+        // Replies are written whole; do not let Nagle hold their tails back.
+        let _ = stream.set_nodelay(true);
+        Ok((stream, peer))
+    }
+}
+
+impl Listener for UnixListener {
+    type Stream = UnixStream;
+    async fn accept_one(&self) -> std::io::Result<(UnixStream, SocketAddr)> {
+        let (stream, _) = self.accept().await?;
+        Ok((stream, SocketAddr::from(([127, 0, 0, 1], 0))))
+    }
+}
+
 /// Accepts the next connection, or `None` once `shutdown` is cancelled. Accept errors
 /// (out of file descriptors, say) are logged and retried after a pause that doubles up to a
 /// second, since retrying at once would spin.
-async fn accept(
-    listener: &TcpListener,
+async fn accept<L: Listener>(
+    listener: &L,
     shutdown: &CancellationToken,
-) -> Option<(TcpStream, std::net::SocketAddr)> {
+) -> Option<(L::Stream, SocketAddr)> {
     let mut backoff = Duration::from_millis(10);
     loop {
         tokio::select! {
             _ = shutdown.cancelled() => return None,
-            accepted = listener.accept() => match accepted {
-                Ok((stream, peer)) => {
-                    // Replies are written whole; do not let Nagle hold their tails back.
-                    let _ = stream.set_nodelay(true);
-                    return Some((stream, peer));
-                }
+            accepted = listener.accept_one() => match accepted {
+                Ok(accepted) => return Some(accepted),
                 Err(e) => {
                     tracing::warn!(error = %e, "accepting a connection failed; retrying");
                     tokio::select! {

@@ -15,7 +15,7 @@ use kumiho_engine::idle::idle_for;
 use kumiho_engine::service::EngineService;
 use kumiho_engine_launcher::{engine_main, EngineRegistrationArgs, EngineSelfRegistration};
 use kumiho_thrift::auth::{AnyPassword, Authenticator, SharedSecret};
-use kumiho_thrift::server::{serve_binary, serve_http, ServerOptions};
+use kumiho_thrift::server::{serve_binary, serve_http, serve_local, ServerOptions};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
@@ -141,6 +141,19 @@ async fn run(args: Args, registration: Option<EngineRegistrationArgs>) -> Result
         let listener = bind(&args.host, port).await?;
         announce("http listening on", &listener)?;
         servers.spawn(serve_http(
+            listener,
+            Arc::clone(&service),
+            Arc::clone(&options),
+            shutdown.clone(),
+        ));
+    }
+    // A gateway on this host connects to the engine it launched over its local socket
+    // (cheaper per message than loopback TCP); same protocol, same authentication.
+    if let Some(registration) = &registration {
+        let name = kumiho_engine_launcher::registry::local_socket_name(&registration.ref_id);
+        let listener = kumiho_thrift::stream::bind_local(&name)
+            .map_err(|e| format!("cannot listen on the local socket {name}: {e}"))?;
+        servers.spawn(serve_local(
             listener,
             Arc::clone(&service),
             Arc::clone(&options),

@@ -6,12 +6,13 @@ use std::sync::Arc;
 
 use bytes::BytesMut;
 use tokio::io::AsyncReadExt;
-use tokio::net::{TcpListener, TcpStream};
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::net::{TcpListener, UnixListener};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tracing::Instrument;
 
-use super::{accept, next_connection_id, ServerOptions};
+use super::{accept, next_connection_id, Listener, ServerOptions};
 use crate::codec::{self, exception_kind};
 use crate::connection::{Connection, Framing};
 use crate::dispatch::{dispatch, Outgoing};
@@ -30,6 +31,26 @@ use crate::service::{CallContext, CliService, Transport};
 /// service (NOSASL, or SASL after authentication), however it ends.
 pub async fn serve_binary<S: CliService>(
     listener: TcpListener,
+    service: Arc<S>,
+    options: Arc<ServerOptions>,
+    shutdown: CancellationToken,
+) -> std::io::Result<()> {
+    serve_listener(listener, service, options, shutdown).await
+}
+
+/// [`serve_binary`] on a local socket ([`crate::stream::bind_local`]), for a gateway on the
+/// same host: the same protocol, authentication and options.
+pub async fn serve_local<S: CliService>(
+    listener: UnixListener,
+    service: Arc<S>,
+    options: Arc<ServerOptions>,
+    shutdown: CancellationToken,
+) -> std::io::Result<()> {
+    serve_listener(listener, service, options, shutdown).await
+}
+
+async fn serve_listener<S: CliService, L: Listener>(
+    listener: L,
     service: Arc<S>,
     options: Arc<ServerOptions>,
     shutdown: CancellationToken,
@@ -54,8 +75,8 @@ pub async fn serve_binary<S: CliService>(
 }
 
 /// Runs one connection to its end and tells the service it ended.
-async fn handle<S: CliService>(
-    mut stream: TcpStream,
+async fn handle<S: CliService, T: AsyncRead + AsyncWrite + Unpin>(
+    mut stream: T,
     peer: SocketAddr,
     id: u64,
     service: Arc<S>,
