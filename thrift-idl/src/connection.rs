@@ -83,16 +83,8 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
             return self.read_frame_as_message().await;
         }
         loop {
-            if self.framing == Framing::SaslFrames {
-                self.unwrap_frames()?;
-            }
-            let messages = match self.framing {
-                Framing::Raw => &mut self.incoming,
-                Framing::SaslFrames => &mut self.payload,
-            };
-            if let Some(len) = self.scanner.scan(messages, self.max)? {
-                self.scanner = MessageScanner::new();
-                return Ok(Some(messages.split_to(len).freeze()));
+            if let Some(message) = self.buffered_message()? {
+                return Ok(Some(message));
             }
             if self.incoming.len() + self.payload.len() >= self.max {
                 return Err(WireError::TooLarge {
@@ -108,6 +100,33 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
                 };
             }
         }
+    }
+
+    /// The next whole message if it has arrived already, without reading the socket: a call
+    /// the peer pipelined behind the one being answered.
+    pub fn buffered_message(&mut self) -> Result<Option<Bytes>, WireError> {
+        if self.framing == Framing::SaslFrames && self.frames_are_messages {
+            return Ok(self.take_frame()?.map(BytesMut::freeze));
+        }
+        if self.framing == Framing::SaslFrames {
+            self.unwrap_frames()?;
+        }
+        let messages = match self.framing {
+            Framing::Raw => &mut self.incoming,
+            Framing::SaslFrames => &mut self.payload,
+        };
+        match self.scanner.scan(messages, self.max)? {
+            Some(len) => {
+                self.scanner = MessageScanner::new();
+                Ok(Some(messages.split_to(len).freeze()))
+            }
+            None => Ok(None),
+        }
+    }
+
+    /// Whether bytes of a next message have arrived (whole or not).
+    pub fn has_buffered_input(&self) -> bool {
+        !self.incoming.is_empty() || !self.payload.is_empty()
     }
 
     /// Writes one message (a header and a body written separately, so a forwarded body is
@@ -137,11 +156,19 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
     /// Appends `message` to `out` as [`Self::write_message`] would write it (in its own frame
     /// under SASL), for writing several messages at once with [`Self::write_raw`].
     pub fn frame_into(&self, message: &[u8], out: &mut BytesMut) {
+        self.frame_parts_into(&[message], out);
+    }
+
+    /// [`Self::frame_into`] for a message in parts (a reply's header and body).
+    pub fn frame_parts_into(&self, parts: &[&[u8]], out: &mut BytesMut) {
         if self.framing == Framing::SaslFrames {
             // Messages are bounded far below 4 GiB by whoever encoded them.
-            out.extend_from_slice(&(message.len() as u32).to_be_bytes());
+            let len: usize = parts.iter().map(|part| part.len()).sum();
+            out.extend_from_slice(&(len as u32).to_be_bytes());
         }
-        out.extend_from_slice(message);
+        for part in parts {
+            out.extend_from_slice(part);
+        }
     }
 
     /// Reads exactly `n` bytes (a negotiation frame's pieces), `None` on a clean close before

@@ -58,6 +58,10 @@ impl AfterReply {
         self.lock().push(Box::pin(work));
     }
 
+    pub fn is_empty(&self) -> bool {
+        self.lock().is_empty()
+    }
+
     /// Runs the work left so far, in the order it was left.
     pub async fn run(&self) {
         let work = std::mem::take(&mut *self.lock());

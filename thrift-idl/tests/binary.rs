@@ -12,7 +12,8 @@ use kumiho_thrift::error::WireError;
 use kumiho_thrift::handle::HandleId;
 use kumiho_thrift::server::ServerOptions;
 use kumiho_thrift::service::Transport;
-use kumiho_thrift::{codec, sasl};
+use kumiho_thrift::{codec, sasl, status};
+use std::time::Duration;
 use tokio::net::TcpStream;
 
 #[tokio::test]
@@ -274,6 +275,43 @@ async fn pipelined_calls_are_answered_in_order_and_unanswered_ones_are_skipped()
         client.flush().await.unwrap();
         assert_served(&mut client).await;
     }
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_pipelined_call_that_waits_does_not_hold_back_the_replies_before_it() {
+    let mut server = TestServer::binary(ServerOptions::default()).await;
+    let mut client = Client::connect(&server.address(), plain("alice", "x"))
+        .await
+        .unwrap();
+    // One write: two calls answered at once, then one that waits until released.
+    let first = client.queue("OpenSession", &open_session_req("first"));
+    let second = client.queue("OpenSession", &open_session_req("second"));
+    let waiting = client.queue(
+        "GetOperationStatus",
+        &TGetOperationStatusReq {
+            operation_handle: HandleId::new()
+                .operation_handle(TOperationType::EXECUTE_STATEMENT, true),
+            get_progress_update: None,
+        },
+    );
+    client.flush().await.unwrap();
+    let answered = tokio::time::timeout(Duration::from_secs(10), async {
+        let first = client.reply(first).await.unwrap();
+        let second = client.reply(second).await.unwrap();
+        (first, second)
+    })
+    .await
+    .expect("the replies before a waiting call arrive while it waits");
+    for (reply, user) in [(answered.0, "first"), (answered.1, "second")] {
+        let resp: TOpenSessionResp = codec::decode_result_body(&reply).unwrap();
+        assert_eq!(resp.configuration.unwrap()["requested_user"], user);
+    }
+    server.status_polls.add_permits(1);
+    let status = client.reply(waiting).await.unwrap();
+    let status: TGetOperationStatusResp = codec::decode_result_body(&status).unwrap();
+    assert!(!status::is_ok(&status.status));
+    assert_served(&mut client).await;
     server.stop().await;
 }
 

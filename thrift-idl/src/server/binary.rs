@@ -1,8 +1,11 @@
 //! The binary port: SASL PLAIN and NOSASL clients on one listener, told apart by the first
 //! byte of each connection.
 
+use std::future::Future;
 use std::net::SocketAddr;
+use std::pin::{pin, Pin};
 use std::sync::Arc;
+use std::task::Poll;
 
 use bytes::BytesMut;
 use tokio::io::AsyncReadExt;
@@ -147,6 +150,12 @@ async fn handle<S: CliService, T: AsyncRead + AsyncWrite + Unpin>(
 }
 
 /// Serves calls until the client closes, the input breaks, or shutdown (between calls).
+///
+/// Calls are answered in order. A client that pipelines calls (the gateway, sending a
+/// statement's next requests ahead) gets the replies of those answered at once in one write:
+/// a reply is held back while the next call has arrived whole and is answered without
+/// waiting, and written with the replies after it as soon as a call must wait (a status
+/// poll on a running statement, say) or nothing more has arrived.
 async fn serve<S: CliService, T>(
     conn: &mut Connection<T>,
     service: &S,
@@ -156,15 +165,24 @@ async fn serve<S: CliService, T>(
 where
     T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
 {
+    let mut held = BytesMut::new();
     loop {
-        let message = tokio::select! {
-            _ = shutdown.cancelled() => return Ok(()),
-            message = conn.read_message() => message,
+        let message = match conn.buffered_message() {
+            Ok(Some(message)) => Ok(Some(message)),
+            Ok(None) => {
+                write_held(conn, &mut held).await?;
+                tokio::select! {
+                    _ = shutdown.cancelled() => return Ok(()),
+                    message = conn.read_message() => message,
+                }
+            }
+            Err(e) => Err(e),
         };
         let message = match message {
             Ok(Some(message)) => message,
             Ok(None) => return Ok(()),
             Err(e) => {
+                write_held(conn, &mut held).await?;
                 // The stream is out of step; tell the client why if it can still hear it.
                 if matches!(e, WireError::TooLarge { .. } | WireError::Malformed(_)) {
                     let reply =
@@ -174,10 +192,49 @@ where
                 return Err(e);
             }
         };
-        let reply = dispatch(service, ctx, &message).await;
-        conn.write_message(&reply.header, &reply.body).await?;
+        let mut dispatching = pin!(dispatch(service, ctx, &message));
+        let reply = match poll_once(dispatching.as_mut()).await {
+            Poll::Ready(reply) => reply,
+            Poll::Pending => {
+                // This call waits: the replies before it go now.
+                write_held(conn, &mut held).await?;
+                dispatching.await
+            }
+        };
+        if conn.has_buffered_input() && ctx.after_reply.is_empty() {
+            conn.frame_parts_into(&[&reply.header, &reply.body], &mut held);
+            continue;
+        }
+        if held.is_empty() {
+            conn.write_message(&reply.header, &reply.body).await?;
+        } else {
+            conn.frame_parts_into(&[&reply.header, &reply.body], &mut held);
+            write_held(conn, &mut held).await?;
+        }
         ctx.after_reply.run().await;
     }
+}
+
+/// Writes the replies held back, if any, in one write.
+async fn write_held<T>(conn: &mut Connection<T>, held: &mut BytesMut) -> Result<(), WireError>
+where
+    T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
+{
+    if !held.is_empty() {
+        conn.write_raw(held).await?;
+        held.clear();
+    }
+    Ok(())
+}
+
+/// Polls a future once: its output if it is ready without waiting.
+async fn poll_once<F: Future>(future: Pin<&mut F>) -> Poll<F::Output> {
+    let mut future = Some(future);
+    std::future::poll_fn(|cx| {
+        let future = future.take().expect("polled once");
+        Poll::Ready(future.poll(cx))
+    })
+    .await
 }
 
 /// Answers a SASL client on a port configured for NOSASL only.

@@ -13,7 +13,7 @@ use kumiho_thrift::server::{serve_binary, serve_http, ServerOptions};
 use kumiho_thrift::service::{CallContext, CliService, Reply, Transport};
 use kumiho_thrift::status::{self, FromStatus};
 use tokio::net::TcpListener;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, Semaphore};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
@@ -21,10 +21,12 @@ use tokio_util::sync::CancellationToken;
 pub const SERVER_NAME: &str = "Kumiho wire test";
 
 /// Answers OpenSession with what the transport told it about the caller, GetInfo with its
-/// name, ExecuteStatement through `Reply::Encoded` (the forwarding path), the rest with
-/// "not supported"; reports each closed binary connection.
+/// name, ExecuteStatement through `Reply::Encoded` (the forwarding path), GetOperationStatus
+/// once the test releases it (a call that waits), the rest with "not supported"; reports
+/// each closed binary connection.
 pub struct EchoService {
     closed: mpsc::UnboundedSender<CallContext>,
+    status_polls: Arc<Semaphore>,
 }
 
 fn unsupported() -> TStatus {
@@ -143,6 +145,9 @@ impl CliService for EchoService {
         _: &CallContext,
         _: TGetOperationStatusReq,
     ) -> Reply<TGetOperationStatusResp> {
+        if let Ok(permit) = self.status_polls.acquire().await {
+            permit.forget();
+        }
         Reply::Typed(TGetOperationStatusResp::from_status(unsupported()))
     }
 
@@ -208,6 +213,8 @@ pub struct TestServer {
     task: JoinHandle<std::io::Result<()>>,
     /// One entry per binary connection the server has finished with.
     pub closed: mpsc::UnboundedReceiver<CallContext>,
+    /// GetOperationStatus calls wait for a permit each.
+    pub status_polls: Arc<Semaphore>,
 }
 
 impl TestServer {
@@ -215,7 +222,11 @@ impl TestServer {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let (closed_tx, closed) = mpsc::unbounded_channel();
-        let service = Arc::new(EchoService { closed: closed_tx });
+        let status_polls = Arc::new(Semaphore::new(0));
+        let service = Arc::new(EchoService {
+            closed: closed_tx,
+            status_polls: Arc::clone(&status_polls),
+        });
         let shutdown = CancellationToken::new();
         let options = Arc::new(options);
         let task = match port {
@@ -229,6 +240,7 @@ impl TestServer {
             shutdown,
             task,
             closed,
+            status_polls,
         }
     }
 
