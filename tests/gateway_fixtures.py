@@ -356,3 +356,16 @@ def zookeeper(tmp_path):
     yield server
     kill_engines_on(server.address)
     server.stop()
+
+
+def local_socket_entries(name: str) -> list[str]:
+    """States (/proc/net/unix `St`: 01 listening, 03 connected) of the sockets bound to the
+    abstract name `name`, as `ss -x` lists them."""
+    states = []
+    with open("/proc/net/unix") as table:
+        next(table)
+        for line in table:
+            fields = line.split()
+            if len(fields) >= 8 and fields[7] == "@" + name:
+                states.append(fields[5])
+    return states

@@ -1,7 +1,7 @@
 """Gateway sessions: answered before any engine, closed when idle, refused when unknown."""
 
 from gateway_fixtures import *  # noqa: F401,F403 (fixtures)
-from gateway_fixtures import open_session, wait_until
+from gateway_fixtures import local_socket_entries, open_session, wait_until
 from harness.tcli import ttypes
 
 DBMS_NAME = 17
@@ -40,19 +40,6 @@ def test_idle_sessions_are_closed(start_kumiho):
     reply = get_info(session, DBMS_NAME)
     assert reply.status.statusCode == ttypes.TStatusCode.INVALID_HANDLE_STATUS, reply.status
     session.client.close()
-
-
-def local_socket_entries(name: str) -> list[str]:
-    """States (/proc/net/unix `St`: 01 listening, 03 connected) of the sockets bound to the
-    abstract name `name`, as `ss -x` lists them."""
-    states = []
-    with open("/proc/net/unix") as table:
-        next(table)
-        for line in table:
-            fields = line.split()
-            if len(fields) >= 8 and fields[7] == "@" + name:
-                states.append(fields[5])
-    return states
 
 
 def test_the_gateway_reaches_an_engine_on_this_host_over_its_local_socket(kumiho):

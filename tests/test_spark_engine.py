@@ -15,7 +15,7 @@ import pyspark
 import pytest
 
 from gateway_fixtures import *  # noqa: F403 (fixtures)
-from gateway_fixtures import SessionRefused, live_registrations, open_session, wait_until
+from gateway_fixtures import SessionRefused, live_registrations, local_socket_entries, open_session, wait_until
 from harness.beeline import binary_url, run_beeline
 from harness.spark import (
     spark_cluster_yaml, spark_jvm_pids, still_running, stop_spark_engines, supervisor_pids, wait_gone,
@@ -121,6 +121,9 @@ def test_beeline_runs_spark_sql_sees_the_spark_submit_log_and_the_idle_engine_st
         # the engine on a connection of its own, which the Thrift Server accepts.
         through = open_session(spark_kumiho, user="alice", configuration={"kyuubi.engine.type": "SPARK_SQL"})
         try:
+            # The gateway reaches the engine's gate on this host over its local socket.
+            ref_id = through.wait_launched()["engine.ref.id"]
+            assert "03" in local_socket_entries(f"kumiho-engine/{ref_id}")
             operation = through.client.execute(
                 through.handle, "select count(*) from range(1000000000000)", run_async=True)
             cancel = through.client.client.CancelOperation(ttypes.TCancelOperationReq(operationHandle=operation))

@@ -95,8 +95,8 @@ impl EngineRegistration {
     }
 
     /// The engine's local socket, for an engine on a loopback address (so on this host, in
-    /// this network namespace): engines that register also listen there (kumiho-engine
-    /// does; a connection refused means TCP).
+    /// this network namespace): Kumiho's engines listen there too once they register (a
+    /// connection refused means TCP).
     pub fn local_socket(&self) -> Option<String> {
         let loopback = self.host == "localhost"
             || self

@@ -2,12 +2,13 @@
 //! over TCP.
 //!
 //! Every forwarded RPC crosses the gateway's engine connection twice. An engine registered
-//! on a loopback address is on this host, and kumiho-engine then also listens on a local
-//! socket ([`EngineRegistration::local_socket`]), where a message costs both processes less
+//! on a loopback address is on this host, and Kumiho's engines (kumiho-engine, and the gate
+//! of kumiho-spark-engine) then also listen on a local socket
+//! ([`EngineRegistration::local_socket`]), where a message costs both processes less
 //! CPU than on loopback TCP. The socket must be held by this gateway's own user (engines run
 //! as the gateway's user): the internal secret is never sent to a socket another local user
-//! could have bound first. An engine with no local socket (the Spark Thrift Server's
-//! supervisor, an older engine) refuses the connection at once, and TCP is used.
+//! could have bound first. An engine with no local socket (an older engine) refuses the
+//! connection at once, and TCP is used.
 
 use kumiho_engine_launcher::registry::EngineRegistration;
 use kumiho_thrift::client::{Client, ClientAuth};

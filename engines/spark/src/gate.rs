@@ -17,8 +17,8 @@ use kumiho_thrift::auth::SharedSecret;
 use kumiho_thrift::connection::{Connection, Framing};
 use kumiho_thrift::error::WireError;
 use kumiho_thrift::sasl;
-use tokio::io::AsyncWriteExt;
-use tokio::net::{TcpListener, TcpStream};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream, UnixListener};
 
 use crate::lockdown::GateToken;
 
@@ -77,29 +77,52 @@ impl Gate {
             let (client, peer) = match listener.accept().await {
                 Ok(accepted) => accepted,
                 Err(e) => {
-                    // Out of file descriptors and the like: back off rather than spin.
-                    tracing::warn!("accept failed: {e}");
-                    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                    backoff(e).await;
                     continue;
                 }
             };
-            let counted = OpenConnection::new(Arc::clone(&self));
-            tokio::spawn(async move {
-                match counted.0.relay(client).await {
-                    Ok(user) => tracing::debug!(%peer, %user, "connection closed"),
-                    Err(RelayError::Refused(e)) => {
-                        tracing::info!(%peer, "refused a connection: {e}")
-                    }
-                    Err(e) => tracing::warn!(%peer, "connection ended: {e}"),
-                }
-            });
+            // Frames are written whole; do not let Nagle hold their tails back.
+            if let Err(e) = client.set_nodelay(true) {
+                tracing::debug!(%peer, "connection lost at once: {e}");
+                continue;
+            }
+            Arc::clone(&self).relay_on_task(client, peer.to_string());
         }
+    }
+
+    /// [`Self::serve`] on the engine's local socket, where a gateway on this host connects
+    /// (kumiho_thrift::stream): the gateway's hop then costs the JVM's cores less.
+    pub async fn serve_local(self: Arc<Self>, listener: UnixListener) {
+        loop {
+            match listener.accept().await {
+                Ok((client, _)) => Arc::clone(&self).relay_on_task(client, "local".to_owned()),
+                Err(e) => backoff(e).await,
+            }
+        }
+    }
+
+    fn relay_on_task<S>(self: Arc<Self>, client: S, peer: String)
+    where
+        S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+    {
+        let counted = OpenConnection::new(self);
+        tokio::spawn(async move {
+            match counted.0.relay(client).await {
+                Ok(user) => tracing::debug!(%peer, %user, "connection closed"),
+                Err(RelayError::Refused(e)) => {
+                    tracing::info!(%peer, "refused a connection: {e}")
+                }
+                Err(e) => tracing::warn!(%peer, "connection ended: {e}"),
+            }
+        });
     }
 
     /// Admits one client, connects it to the Thrift Server as its user, and copies bytes until
     /// either side closes. Returns the user.
-    async fn relay(&self, client: TcpStream) -> Result<String, RelayError> {
-        client.set_nodelay(true)?;
+    async fn relay<S>(&self, client: S) -> Result<String, RelayError>
+    where
+        S: AsyncRead + AsyncWrite + Unpin,
+    {
         let mut client = Connection::new(client, Framing::Raw, NEGOTIATION_LIMIT);
         // Reach the Thrift Server first, so that a client is never told COMPLETE by a gate
         // with nothing behind it: it gets SASL ERROR with the reason instead.
@@ -143,6 +166,12 @@ impl Gate {
             source,
         }
     }
+}
+
+/// After a failed accept (out of file descriptors and the like): back off rather than spin.
+async fn backoff(error: std::io::Error) {
+    tracing::warn!("accept failed: {error}");
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
 }
 
 /// One counted connection; dropping it uncounts it, however the relay ended.

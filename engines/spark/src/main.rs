@@ -128,6 +128,16 @@ async fn run(args: Args, registration: Option<EngineRegistrationArgs>) -> Result
     let bound = listener
         .local_addr()
         .map_err(|e| format!("cannot read the bound address: {e}"))?;
+    // A gateway on this host connects to the engine it launched over the local socket.
+    let local_listener = match &registration {
+        Some(registration) => {
+            let name = kumiho_engine_launcher::registry::local_socket_name(&registration.ref_id);
+            let listener = kumiho_thrift::stream::bind_local(&name)
+                .map_err(|e| format!("cannot listen on the local socket {name}: {e}"))?;
+            Some(listener)
+        }
+        None => None,
+    };
     let spark_port = free_loopback_port()
         .map_err(|e| format!("cannot find a free loopback port for Spark: {e}"))?;
     let lockdown = Lockdown::install(&args.work_dir).map_err(|e| {
@@ -169,6 +179,9 @@ async fn run(args: Args, registration: Option<EngineRegistrationArgs>) -> Result
         lockdown.token.clone(),
     );
     tokio::spawn(std::sync::Arc::clone(&gate).serve(listener));
+    if let Some(local_listener) = local_listener {
+        tokio::spawn(std::sync::Arc::clone(&gate).serve_local(local_listener));
+    }
 
     let registered = match &registration {
         Some(registration) => {
