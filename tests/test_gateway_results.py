@@ -297,3 +297,48 @@ def test_an_async_query_on_an_engine_that_is_gone_fails_on_its_status_poll(kumih
         assert "engine" in reply.errorMessage, reply.errorMessage
     finally:
         session.close()
+
+
+SLOW_GROUPS = "SELECT value % 4 AS k, count(*) AS n FROM generate_series(1, 120000000) GROUP BY value % 4 ORDER BY k"
+SLOW_GROUP_COUNTS = [[0, 1, 2, 3], [30000000] * 4]
+
+
+@pytest.mark.parametrize("poll_first", [True, False], ids=["polled", "fetched-unpolled"])
+def test_a_query_still_running_after_the_first_status_poll_gets_all_its_rows(kumiho, poll_first):
+    """With an async query answered ahead, the gateway sends its metadata and first batches
+    behind its first status poll, on speculation. A query still running when that poll
+    returns gets them refused; its metadata and rows are still whole and in order, whether
+    the client polls first or fetches at once (refused, as direct, while it runs)."""
+    session = open_session(kumiho)
+    try:
+        client = session.client
+        assert session.query("SELECT 1") == [[1]]  # the session's fetch size is known
+        operation = client.execute(session.handle, SLOW_GROUPS, run_async=True)
+        if not poll_first:
+            early = client.client.FetchResults(ttypes.TFetchResultsReq(
+                operationHandle=operation, orientation=ttypes.TFetchOrientation.FETCH_NEXT, maxRows=2))
+            assert early.status.statusCode == ttypes.TStatusCode.ERROR_STATUS, early.status
+        states = []
+        while not states or states[-1] == ttypes.TOperationState.RUNNING_STATE:
+            reply = client.client.GetOperationStatus(ttypes.TGetOperationStatusReq(operationHandle=operation))
+            check(reply.status, "GetOperationStatus")
+            states.append(reply.operationState)
+        # The case this test is for: the first poll came back while the query ran.
+        assert states[0] == ttypes.TOperationState.RUNNING_STATE, states
+        assert states[-1] == ttypes.TOperationState.FINISHED_STATE, states
+        metadata = client.client.GetResultSetMetadata(ttypes.TGetResultSetMetadataReq(operationHandle=operation))
+        check(metadata.status, "GetResultSetMetadata")
+        assert [column.columnName for column in metadata.schema.columns] == ["k", "n"]
+        columns = [[], []]
+        while True:
+            rows = client.fetch(operation, 2)
+            batch = [column_values(column) for column in rows.columns]
+            if not batch or not batch[0]:
+                break
+            columns[0] += batch[0]
+            columns[1] += batch[1]
+        assert columns == SLOW_GROUP_COUNTS
+        client.client.CloseOperation(ttypes.TCloseOperationReq(operationHandle=operation))
+        assert session.query("SELECT 41 + 1") == [[42]]
+    finally:
+        session.close()

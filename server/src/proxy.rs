@@ -277,6 +277,7 @@ impl Gateway {
         prefetched: &Prefetched,
         req: TFetchResultsReq,
     ) -> Result<Bytes, GatewayError> {
+        prefetched.settle_before_fetch(&session).await;
         let mut rows = prefetched.rows().await;
         if req.orientation != TFetchOrientation::FETCH_NEXT {
             // The cursor moves elsewhere: a batch sent ahead is no longer the next one.

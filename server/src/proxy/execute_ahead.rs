@@ -22,8 +22,8 @@ use std::sync::Arc;
 
 use kumiho_thrift::assigned_id;
 use kumiho_thrift::cli::{
-    TExecuteStatementReq, TExecuteStatementResp, TGetOperationStatusReq, TGetOperationStatusResp,
-    TOperationState, TOperationType, TStatus,
+    TExecuteStatementReq, TExecuteStatementResp, TGetOperationStatusResp, TOperationState,
+    TOperationType, TStatus,
 };
 use kumiho_thrift::client::Queued;
 use kumiho_thrift::codec::decode_result_body;
@@ -82,14 +82,7 @@ pub async fn answer(
         assigned_id::encode(&id),
     );
     let execute = link.client.queue("ExecuteStatement", &req);
-    let status = link.client.queue(
-        "GetOperationStatus",
-        &TGetOperationStatusReq {
-            operation_handle: handle.clone(),
-            get_progress_update: None,
-        },
-    );
-    record(id, Prefetched::executing(execute, status));
+    record(id, Prefetched::executing(session, link, execute, &handle));
     // Sent ahead: if the write fails, the client's first poll reads why.
     let _ = link.client.flush().await;
     Ok(TExecuteStatementResp {

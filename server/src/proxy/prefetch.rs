@@ -65,6 +65,9 @@ pub struct Prefetched {
     metadata: std::sync::Mutex<Option<Kept>>,
     /// Whether the metadata and first batches were asked for already.
     results_asked: AtomicBool,
+    /// Whether they were sent with an ExecuteStatement answered ahead, before the statement
+    /// was known to finish, and that is still to be settled ([`Self::take_status`]).
+    speculative: AtomicBool,
     rows: Mutex<Rows>,
 }
 
@@ -107,14 +110,33 @@ pub struct Batch {
 }
 
 impl Prefetched {
-    /// A statement answered ahead of the engine: its ExecuteStatement and first status poll
-    /// were sent together.
-    pub fn executing(execute: Queued, status: Queued) -> Self {
-        Self {
+    /// A statement answered ahead of the engine ([`super::execute_ahead`]): queues, behind its
+    /// ExecuteStatement, its first status poll and, on speculation, its metadata and first
+    /// batches. The engine holds the poll until the statement ends (or its long-poll wait is
+    /// over), so a statement that finishes meanwhile has its results on their way before the
+    /// client has even polled; one still running gets them refused, and they are settled
+    /// with the status.
+    pub fn executing(
+        session: &GatewaySession,
+        link: &mut EngineLink,
+        execute: Queued,
+        operation: &TOperationHandle,
+    ) -> Self {
+        let status = link.client.queue(
+            "GetOperationStatus",
+            &TGetOperationStatusReq {
+                operation_handle: operation.clone(),
+                get_progress_update: None,
+            },
+        );
+        let prefetched = Self {
             execute: EngineExecute::sent(execute),
             status: std::sync::Mutex::new(Some((status, Instant::now()))),
+            speculative: AtomicBool::new(true),
             ..Self::default()
-        }
+        };
+        queue_results(session, link, &prefetched, operation);
+        prefetched
     }
 
     /// Whether the engine took the statement (waiting for its reply if it is still to come);
@@ -140,9 +162,68 @@ impl Prefetched {
         // Asked soon after it was sent: whatever the engine says (even after its long poll)
         // is as fresh as the answer to the client's own poll would be.
         let asked_late = sent_at.elapsed() > FRESH_STATUS;
-        match read(session, call).await {
+        let reply = read(session, call).await;
+        if self.speculative.swap(false, Ordering::AcqRel)
+            && !matches!(&reply, Ok(status) if is_finished(status))
+        {
+            self.unwind_speculation(session).await;
+        }
+        match reply {
             Ok(reply) if asked_late && !is_final(&reply) => None,
             reply => Some(reply),
+        }
+    }
+
+    /// Before the client's row fetch: a statement whose status nobody polled yet is not known
+    /// to have finished, so what was sent on speculation is settled first (the status sent
+    /// ahead is dropped, the client's own poll will be forwarded).
+    pub async fn settle_before_fetch(&self, session: &GatewaySession) {
+        if !self.speculative.swap(false, Ordering::AcqRel) {
+            return;
+        }
+        let status = locked(&self.status).take();
+        if let Some((call, _)) = status {
+            if let Some(link) = session.engine.lock().await.as_mut() {
+                link.client.forget(call);
+            }
+        }
+        self.unwind_speculation(session).await;
+    }
+
+    /// Settles results sent on speculation for a statement not known to have finished: the
+    /// metadata is dropped (it may predate the schema); each batch is read, a refusal
+    /// ("not finished") dropped and rows kept: a statement that finished between its status
+    /// and the fetch moved its cursor, and those rows are the client's first. With no rows
+    /// kept, the results are sent for again once the statement finishes.
+    async fn unwind_speculation(&self, session: &GatewaySession) {
+        let mut rows = self.rows.lock().await;
+        let mut engine = session.engine.lock().await;
+        let Some(link) = engine.as_mut() else {
+            return;
+        };
+        if let Some(Kept::Sent(call)) = locked(&self.metadata).take() {
+            link.client.forget(call);
+        }
+        let mut kept_rows = false;
+        for ahead in std::mem::take(&mut rows.ahead) {
+            let Ahead::Sent { call, .. } = ahead else {
+                rows.ahead.push_back(ahead);
+                continue;
+            };
+            let Ok(reply) = link.client.reply(call).await else {
+                // The connection broke: the client's next call says so.
+                continue;
+            };
+            match decode_result_body::<TFetchResultsResp>(&reply) {
+                Ok(resp) if status::is_ok(&resp.status) => {
+                    rows.ahead.push_back(Ahead::Rest(resp));
+                    kept_rows = true;
+                }
+                _ => {}
+            }
+        }
+        if !kept_rows {
+            self.results_asked.store(false, Ordering::Release);
         }
     }
 

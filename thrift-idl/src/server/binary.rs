@@ -153,9 +153,10 @@ async fn handle<S: CliService, T: AsyncRead + AsyncWrite + Unpin>(
 ///
 /// Calls are answered in order. A client that pipelines calls (the gateway, sending a
 /// statement's next requests ahead) gets the replies of those answered at once in one write:
-/// a reply is held back while the next call has arrived whole and is answered without
-/// waiting, and written with the replies after it as soon as a call must wait (a status
-/// poll on a running statement, say) or nothing more has arrived.
+/// a reply to a call answered without waiting is held back while the next call has arrived,
+/// and written with the replies after it as soon as a call must wait (a status poll on a
+/// running statement, say) or nothing more has arrived. The reply of a call that waited is
+/// written at once, with those held before it.
 async fn serve<S: CliService, T>(
     conn: &mut Connection<T>,
     service: &S,
@@ -193,15 +194,17 @@ where
             }
         };
         let mut dispatching = pin!(dispatch(service, ctx, &message));
-        let reply = match poll_once(dispatching.as_mut()).await {
-            Poll::Ready(reply) => reply,
+        let (reply, waited) = match poll_once(dispatching.as_mut()).await {
+            Poll::Ready(reply) => (reply, false),
             Poll::Pending => {
                 // This call waits: the replies before it go now.
                 write_held(conn, &mut held).await?;
-                dispatching.await
+                (dispatching.await, true)
             }
         };
-        if conn.has_buffered_input() && ctx.after_reply.is_empty() {
+        // The reply of a call that waited goes at once: its client has been waiting on it
+        // (a status poll on a statement that just finished), not on the calls behind it.
+        if !waited && conn.has_buffered_input() && ctx.after_reply.is_empty() {
             conn.frame_parts_into(&[&reply.header, &reply.body], &mut held);
             continue;
         }
