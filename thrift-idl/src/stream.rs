@@ -4,7 +4,8 @@
 //! local socket a message is handed to the peer's queue, where on loopback TCP it runs the
 //! whole TCP stack (segments, acknowledgements) on both sides. Local sockets here live in
 //! Linux's abstract namespace: they need no file, vanish with their process, and are
-//! private to the network namespace, as the loopback address is.
+//! private to the network namespace, as the loopback address is. (Engines bind theirs with
+//! `kumiho_engine_launcher::engine_main::bind_local_socket`.)
 
 use std::io::{self, IoSlice};
 use std::os::linux::net::SocketAddrExt;
@@ -12,21 +13,13 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::net::{TcpStream, UnixListener, UnixStream};
+use tokio::net::{TcpStream, UnixStream};
 
 /// A connected socket to a TCLIService server.
 #[derive(Debug)]
 pub enum Stream {
     Tcp(TcpStream),
     Local(UnixStream),
-}
-
-/// Binds a local socket in the abstract namespace under `name`.
-pub fn bind_local(name: &str) -> io::Result<UnixListener> {
-    let addr = std::os::unix::net::SocketAddr::from_abstract_name(name.as_bytes())?;
-    let listener = std::os::unix::net::UnixListener::bind_addr(&addr)?;
-    listener.set_nonblocking(true)?;
-    UnixListener::from_std(listener)
 }
 
 /// Connects to the local socket `name` in the abstract namespace (at once: a local connect

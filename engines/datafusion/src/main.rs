@@ -149,10 +149,10 @@ async fn run(args: Args, registration: Option<EngineRegistrationArgs>) -> Result
     }
     // A gateway on this host connects to the engine it launched over its local socket
     // (cheaper per message than loopback TCP); same protocol, same authentication.
-    if let Some(registration) = &registration {
-        let name = kumiho_engine_launcher::registry::local_socket_name(&registration.ref_id);
-        let listener = kumiho_thrift::stream::bind_local(&name)
-            .map_err(|e| format!("cannot listen on the local socket {name}: {e}"))?;
+    if let Some(listener) = registration
+        .as_ref()
+        .and_then(engine_main::bind_local_socket)
+    {
         servers.spawn(serve_local(
             listener,
             Arc::clone(&service),

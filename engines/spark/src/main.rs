@@ -129,15 +129,9 @@ async fn run(args: Args, registration: Option<EngineRegistrationArgs>) -> Result
         .local_addr()
         .map_err(|e| format!("cannot read the bound address: {e}"))?;
     // A gateway on this host connects to the engine it launched over the local socket.
-    let local_listener = match &registration {
-        Some(registration) => {
-            let name = kumiho_engine_launcher::registry::local_socket_name(&registration.ref_id);
-            let listener = kumiho_thrift::stream::bind_local(&name)
-                .map_err(|e| format!("cannot listen on the local socket {name}: {e}"))?;
-            Some(listener)
-        }
-        None => None,
-    };
+    let local_listener = registration
+        .as_ref()
+        .and_then(kumiho_engine_launcher::engine_main::bind_local_socket);
     let spark_port = free_loopback_port()
         .map_err(|e| format!("cannot find a free loopback port for Spark: {e}"))?;
     let lockdown = Lockdown::install(&args.work_dir).map_err(|e| {
