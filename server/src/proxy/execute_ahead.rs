@@ -6,8 +6,10 @@
 //! that reply names the operation. When the session's engine accepts handles the gateway
 //! assigns ([`kumiho_thrift::assigned_id`]; kumiho-engine does, the Spark Thrift Server does
 //! not), the gateway instead writes ExecuteStatement, carrying a fresh handle, and the first
-//! GetOperationStatus for that handle to the engine in one write, and answers the client with
-//! the handle at once. The engine's reply is read on the way to the client's first poll.
+//! GetOperationStatus for that handle to the engine in one write (with, on speculation, the
+//! statement's metadata and first batches: [`super::prefetch::Prefetched::executing`]), and
+//! answers the client with the handle at once. The engine's reply is read on the way to the
+//! client's first poll.
 //!
 //! The client's handle must say, before the engine has looked at the statement, whether the
 //! statement has a result set (PyHive reads nothing else). So only statements whose first

@@ -6,7 +6,9 @@
 //! session's engine connection, and reads the engine's reply only when the client asks:
 //!
 //! - after an async ExecuteStatement: its first GetOperationStatus (the engine waits for the
-//!   statement as it would for the client's poll);
+//!   statement as it would for the client's poll); with a query answered ahead
+//!   ([`super::execute_ahead`]), also its metadata and first batches, on speculation, settled
+//!   with that status;
 //! - once a statement with a result set is FINISHED: its GetResultSetMetadata and its first
 //!   two batches of rows in the fetch size the session's client last used, in one write;
 //! - after each batch with rows, when none is on its way: the next batch ([`Rows`]), with the
