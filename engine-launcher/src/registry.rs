@@ -307,6 +307,13 @@ pub trait Registry: Send + Sync + fmt::Debug {
     /// The live registrations in `space`, oldest (smallest sequence) first.
     async fn get_engines(&self, space: &str) -> Result<Vec<EngineRegistration>, RegistryError>;
 
+    /// The names of the nodes directly under `path` (`/` for the top of the tree), sorted;
+    /// empty if `path` does not exist. Names are listed as they are: a registration among
+    /// them may be dead (the embedded registry learns that only by probing it), so ask
+    /// [`get_engines`](Self::get_engines) for live ones. Names starting with `.` (the
+    /// embedded registry's bookkeeping) are left out.
+    async fn children(&self, path: &str) -> Result<Vec<String>, RegistryError>;
+
     /// Registers an engine in `space`; the registration lives while the returned guard does
     /// and while the process holding it lives.
     async fn register_engine(

@@ -100,6 +100,15 @@ impl Registry for EmbeddedRegistry {
         blocking("list", &dir.clone(), move || list_live(&dir, &space)).await
     }
 
+    async fn children(&self, path: &str) -> Result<Vec<String>, RegistryError> {
+        let dir = if path == "/" {
+            self.root.clone()
+        } else {
+            self.fs_path(path)?
+        };
+        blocking("list", &dir.clone(), move || list_children(&dir)).await
+    }
+
     async fn register_engine(
         &self,
         space: &str,
@@ -213,6 +222,32 @@ fn list_live(dir: &Path, space: &str) -> io::Result<Vec<EngineRegistration>> {
     }
     live.sort_by_key(|registration| registration.sequence);
     Ok(live)
+}
+
+/// The visible names in `dir`; none if it is missing or is a file (a lock, a registration).
+fn list_children(dir: &Path) -> io::Result<Vec<String>> {
+    let entries = match fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(error)
+            if matches!(
+                error.kind(),
+                io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+            ) =>
+        {
+            return Ok(Vec::new())
+        }
+        Err(error) => return Err(error),
+    };
+    let mut names = Vec::new();
+    for entry in entries {
+        let name = entry?.file_name();
+        // A name that is not UTF-8 cannot be a registry path component.
+        if let Some(name) = name.to_str().filter(|name| !name.starts_with('.')) {
+            names.push(name.to_owned());
+        }
+    }
+    names.sort();
+    Ok(names)
 }
 
 /// Whether the registration file at `path` is held by a live process. A file nobody holds is

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::{EngineEndpoint, Registry, RegistryError};
+use crate::engine_limit::count_live_engines;
 
 /// Upper bound for things that must happen "soon" (a waiter getting a released lock, a watch
 /// firing); it only keeps a broken backend from hanging the test run.
@@ -22,6 +23,7 @@ pub async fn run_all(registry: Arc<dyn Registry>) {
     lock_passes_to_waiter_on_release(registry.clone()).await;
     watch_fires_when_engine_leaves(registry.clone()).await;
     polling_counter_cycles(registry.clone()).await;
+    children_and_engine_counts(registry.clone()).await;
     bad_paths_are_refused(registry).await;
 }
 
@@ -177,6 +179,79 @@ pub async fn polling_counter_cycles(registry: Arc<dyn Registry>) {
         seen.push(registry.next_polling_index(&path, 3).await.unwrap());
     }
     assert_eq!(seen, [0, 1, 2, 0, 1, 2, 0]);
+}
+
+/// `children` names the nodes under a path (`/` included), and a cluster's engine count
+/// (`limits.max-engines`) takes the live engines of every engine space of its namespace:
+/// each share level, type, version, user and subdomain, but no lock, no POLLING counter,
+/// and no other namespace's engines, even one whose name starts with it.
+pub async fn children_and_engine_counts(registry: Arc<dyn Registry>) {
+    let ns = format!("suite{}", uuid::Uuid::new_v4().simple());
+    let user_root = format!("/{ns}_0.1.0_USER_DATAFUSION");
+    let counted = [
+        format!("{user_root}/alice/default"),
+        format!("{user_root}/alice/engine-pool-1"),
+        format!("/{ns}_0.1.0_CONNECTION_SPARK_SQL/bob/6f1c0d4e"),
+        format!("/{ns}_0.2.0_GROUP_DATAFUSION/staff/default"),
+    ];
+    let not_counted = [
+        format!("/{ns}_b_0.1.0_USER_DATAFUSION/alice/default"),
+        format!("/{ns}x_0.1.0_USER_DATAFUSION/alice/default"),
+        format!("/{ns}_0.1.0_USER_DATAFUSION_lock/alice/default"),
+    ];
+    assert_eq!(count_live_engines(registry.as_ref(), &ns).await.unwrap(), 0);
+
+    let mut guards = Vec::new();
+    for (port, space) in (10010..).zip(counted.iter().chain(&not_counted)) {
+        let guard = registry
+            .register_engine(space, endpoint(port, &format!("ref-{port}")))
+            .await
+            .unwrap();
+        guards.push(guard);
+    }
+    let _lock = registry
+        .lock(&format!("{user_root}_lock/carol/default"), EVENTUALLY)
+        .await
+        .unwrap();
+    registry
+        .next_polling_index(&format!("{user_root}_pool/alice/engine-pool"), 2)
+        .await
+        .unwrap();
+
+    let top = registry.children("/").await.unwrap();
+    for root in [
+        format!("{ns}_0.1.0_USER_DATAFUSION"),
+        format!("{ns}_0.1.0_USER_DATAFUSION_lock"),
+        format!("{ns}_0.1.0_USER_DATAFUSION_pool"),
+    ] {
+        assert!(top.contains(&root), "`/` does not list {root}: {top:?}");
+    }
+    assert_eq!(
+        registry
+            .children(&format!("{user_root}/alice"))
+            .await
+            .unwrap(),
+        ["default", "engine-pool-1"]
+    );
+    assert!(registry
+        .children(&format!("{user_root}/nobody"))
+        .await
+        .unwrap()
+        .is_empty());
+    assert_eq!(
+        count_live_engines(registry.as_ref(), &ns).await.unwrap(),
+        counted.len(),
+        "the engines of namespace {ns} were miscounted"
+    );
+
+    // Engines that leave (deregistered, or their holder gone) leave the count; the spaces
+    // they leave empty count nothing.
+    guards.remove(0).deregister().unwrap();
+    drop(guards.remove(0));
+    assert_eq!(
+        count_live_engines(registry.as_ref(), &ns).await.unwrap(),
+        counted.len() - 2
+    );
 }
 
 /// Paths that could escape the registry or collide with its bookkeeping are refused.

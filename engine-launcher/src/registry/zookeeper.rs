@@ -258,6 +258,24 @@ impl Registry for ZooKeeperRegistry {
         Ok(engines)
     }
 
+    async fn children(&self, path: &str) -> Result<Vec<String>, RegistryError> {
+        if path != "/" {
+            path_components(path)?;
+        }
+        let client = self.session.usable_client().await?;
+        let mut children = match self
+            .answer("list", path, client.list_children(path))
+            .await?
+        {
+            Ok(children) => children,
+            Err(ZkError::NoNode) => return Ok(Vec::new()),
+            Err(error) => return Err(self.error("list", path, error)),
+        };
+        children.retain(|name| !name.starts_with('.'));
+        children.sort();
+        Ok(children)
+    }
+
     async fn register_engine(
         &self,
         space: &str,
