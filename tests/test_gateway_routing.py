@@ -5,6 +5,7 @@ from concurrent.futures import ThreadPoolExecutor
 from gateway_fixtures import *  # noqa: F401,F403 (fixtures)
 from gateway_fixtures import engine_pids, live_registrations, open_session, ref_id_of, wait_until
 from harness.beeline import binary_url, run_beeline
+from harness.tcli import ttypes
 
 VERSION_PREFIX = "kumiho_0.1.0"
 
@@ -124,3 +125,64 @@ def test_engine_sessions_opened_one_at_a_time_still_serve_every_client(start_kum
     with ThreadPoolExecutor(max_workers=20) as pool:
         answers = list(pool.map(answer, range(20)))
     assert answers == [[[n * 2]] for n in range(20)]
+
+
+CAPPED_CLUSTER = """\
+registry:
+  embedded:
+    namespace: capped
+engine:
+  type: DATAFUSION
+  share-level: USER
+  idle-timeout: 5m
+  initialize-timeout: 2m
+limits:
+  max-engines: 1
+"""
+LIMIT_MESSAGE = (
+    "cluster `capped` runs its maximum of 1 engine (limits.max-engines): wait for an idle engine "
+    "to stop, or ask the operator to raise the limit"
+)
+
+
+def first_statement_error(session) -> str:
+    """Runs a statement as a client's first one and returns its ERROR message."""
+    reply = session.client.client.ExecuteStatement(
+        ttypes.TExecuteStatementReq(sessionHandle=session.handle, statement="SELECT 1", runAsync=False))
+    assert reply.status.statusCode == ttypes.TStatusCode.SUCCESS_STATUS, reply.status
+    status = session.client.client.GetOperationStatus(
+        ttypes.TGetOperationStatusReq(operationHandle=reply.operationHandle))
+    assert status.operationState == ttypes.TOperationState.ERROR_STATE, status
+    return status.errorMessage
+
+
+def test_a_cluster_at_its_max_engines_refuses_a_new_engine_until_one_stops(kumiho):
+    """`limits.max-engines: 1`: alice's engine fills the cluster, so bob's launch fails and
+    says why; once alice's engine stops (idle), bob's next session gets an engine."""
+    kumiho.write_cluster("capped", CAPPED_CLUSTER)
+    kumiho.wait_for_log(r"cluster added.*capped|capped.*cluster added")
+    settings = {"kyuubi.session.cluster": "capped", "kyuubi.session.engine.idle.timeout": "PT3S"}
+    alice, alice_result = launched(kumiho, "alice", **settings)
+    alice_space = alice_result["engine.space"]
+    assert alice_space == "/capped_0.1.0_USER_DATAFUSION/alice/default", alice_result
+    # Engines of other clusters do not count: the default cluster's run beside it.
+    other, _ = launched(kumiho, "carol")
+    other.close()
+
+    bob = open_session(kumiho, "bob", configuration=settings)
+    assert LIMIT_MESSAGE in first_statement_error(bob)
+    assert bob.launch_status().operationState == ttypes.TOperationState.ERROR_STATE
+    assert LIMIT_MESSAGE in bob.launch_status().errorMessage
+    assert not live_registrations(kumiho.work_dir, "capped_0.1.0_USER_DATAFUSION/bob/default")
+    bob.close()
+    # A session of the running engine is never refused.
+    again, again_result = launched(kumiho, "alice", **settings)
+    assert again_result["engine.ref.id"] == alice_result["engine.ref.id"]
+    again.close()
+
+    alice.close()
+    wait_until(lambda: not live_registrations(kumiho.work_dir, alice_space), "alice's idle engine stopped")
+    bob_again, bob_result = launched(kumiho, "bob", **settings)
+    assert bob_result["engine.space"] == "/capped_0.1.0_USER_DATAFUSION/bob/default"
+    assert bob_again.query("SELECT 1") == [[1]]
+    bob_again.close()

@@ -28,6 +28,22 @@ pub enum LaunchError {
         engine_type: EngineType,
     },
 
+    /// The cluster already runs as many engines as its `limits.max-engines` allows. Nobody's
+    /// fault: a launch after one of its engines stops (idle) succeeds.
+    #[error(
+        "cluster `{cluster}` runs its maximum of {max} engine{} (limits.max-engines): wait for \
+         an idle engine to stop, or ask the operator to raise the limit",
+        if *max == 1 { "" } else { "s" }
+    )]
+    EngineLimit {
+        /// The cluster.
+        cluster: String,
+        /// Its `limits.max-engines`.
+        max: u32,
+        /// The live engines counted (more than `max` after concurrent launches).
+        running: usize,
+    },
+
     /// The engine's settings (from the cluster config) cannot be used; the operator's to fix.
     #[error("cannot prepare the {engine_type} engine: {reason}")]
     BadSettings {

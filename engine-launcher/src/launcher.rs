@@ -23,6 +23,7 @@ use std::time::Duration;
 
 use nix::sys::signal::Signal;
 
+use crate::engine_limit::count_live_engines;
 use crate::engine_ref::{EngineRef, EngineType};
 use crate::error::LaunchError;
 use crate::launch_log::LaunchLog;
@@ -98,6 +99,9 @@ pub struct EngineLaunchSpec {
     pub secret: EngineSecret,
     /// Environment variables from the cluster config.
     pub env: BTreeMap<String, String>,
+    /// The cluster's cap on live engines (`limits.max-engines`), checked before a launch
+    /// (reusing a registered engine is never refused); `None`: no cap.
+    pub max_engines: Option<u32>,
     /// Engine-type settings from the cluster config.
     pub settings: EngineSettings,
     /// The engine stops itself after this long with no session.
@@ -494,7 +498,9 @@ impl LogTail {
 
 /// The step a gateway runs for a session's engine: look it up in the registry; if none,
 /// take the launch lock, look again (another gateway may have launched it meanwhile), and
-/// launch it. Every step is written to `log`. Returns the engine to connect to.
+/// launch it, unless the cluster already runs its `max_engines` (counted under the lock; see
+/// [`engine_limit`](crate::engine_limit) for what the count can miss). Every step is written
+/// to `log`. Returns the engine to connect to.
 pub async fn get_or_create(
     registry: &dyn Registry,
     launcher: &Launcher,
@@ -516,6 +522,20 @@ pub async fn get_or_create(
     log.push("acquired launch lock".to_owned());
     if let Some(found) = first_engine(registry, &space, log).await? {
         return Ok(found);
+    }
+    if let Some(max) = spec.max_engines {
+        let running = count_live_engines(registry, &spec.engine_ref.namespace).await?;
+        log.push(format!(
+            "cluster {} runs {running} engines of at most {max}",
+            spec.cluster
+        ));
+        if running >= max as usize {
+            return Err(LaunchError::EngineLimit {
+                cluster: spec.cluster.clone(),
+                max,
+                running,
+            });
+        }
     }
     launcher.launch(registry, spec, log).await
 }

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use kumiho_engine_launcher::launcher::SECRET_ENV;
+use kumiho_engine_launcher::registry::suite;
 use kumiho_engine_launcher::{
     get_or_create, is_alive, stop_engine, DataFusionBuilder, DataFusionSettings, EmbeddedRegistry,
     EngineBuilder, EngineCommand, EngineLaunchSpec, EngineRef, EngineRegistrationArgs,
@@ -36,6 +37,7 @@ fn spec(work_dir: &Path, subdomain: &str, initialize_timeout: Duration) -> Engin
         bind_host: "127.0.0.1".to_owned(),
         secret: EngineSecret::new(SECRET),
         env: BTreeMap::new(),
+        max_engines: None,
         settings: EngineSettings::DataFusion(DataFusionSettings::default()),
         idle_timeout: Duration::from_secs(60),
         initialize_timeout,
@@ -280,6 +282,76 @@ async fn an_engine_type_without_builder_is_refused() {
         error.to_string(),
         "this gateway cannot launch SPARK_SQL engines; ask an operator to configure them or pick another `kyuubi.engine.type`"
     );
+}
+
+#[tokio::test]
+async fn a_cluster_at_its_max_engines_reuses_its_engines_but_launches_no_more() {
+    let dir = tempfile::tempdir().unwrap();
+    let registry = registry(dir.path());
+    let builder = Arc::new(FakeEngineBuilder::default());
+    let launcher = Launcher::new().with_builder(builder.clone());
+    let mut spec = spec(dir.path(), "new", Duration::from_secs(60));
+    spec.max_engines = Some(2);
+    // Two engines of the cluster: bob's (another user and share level) and alice's `old`.
+    let bobs = registry
+        .register_engine(
+            "/kumiho_0.1.0_GROUP_DATAFUSION/bob/default",
+            suite::endpoint(10101, "bobs"),
+        )
+        .await
+        .unwrap();
+    let old_space = "/kumiho_0.1.0_USER_DATAFUSION/alice/old";
+    let _old = registry
+        .register_engine(old_space, suite::endpoint(10102, "old"))
+        .await
+        .unwrap();
+
+    let log = LaunchLog::new();
+    let error = get_or_create(&registry, &launcher, &spec, &log)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            error,
+            LaunchError::EngineLimit {
+                max: 2,
+                running: 2,
+                ..
+            }
+        ),
+        "{error}"
+    );
+    assert_eq!(
+        error.to_string(),
+        "cluster `test` runs its maximum of 2 engines (limits.max-engines): wait for an idle \
+         engine to stop, or ask the operator to raise the limit"
+    );
+    assert_eq!(
+        builder.builds.load(Ordering::SeqCst),
+        0,
+        "an engine was built"
+    );
+    let text = log.lines_since(0).join("\n");
+    assert!(
+        text.contains("cluster test runs 2 engines of at most 2"),
+        "{text}"
+    );
+
+    // The cap never refuses an engine that is already registered.
+    let mut reuse = spec.clone();
+    reuse.engine_ref.subdomain = "old".to_owned();
+    let found = get_or_create(&registry, &launcher, &reuse, &LaunchLog::new())
+        .await
+        .unwrap();
+    assert_eq!(found.ref_id, "old");
+
+    // Once an engine stops, the launch goes ahead (to the builder, which has no engine type
+    // to offer here: the cap was passed).
+    bobs.deregister().unwrap();
+    let error = get_or_create(&registry, &Launcher::new(), &spec, &LaunchLog::new())
+        .await
+        .unwrap_err();
+    assert!(matches!(error, LaunchError::NoBuilder { .. }), "{error}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

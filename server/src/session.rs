@@ -400,6 +400,7 @@ async fn launch_and_connect(
         bind_host: engine.bind_host.clone(),
         secret: secret.clone(),
         env: cluster.config.env.clone(),
+        max_engines: cluster.config.limits.max_engines,
         settings: match route.engine_ref.engine_type {
             EngineType::DataFusion => {
                 EngineSettings::DataFusion(engine.datafusion.to_launch_settings())

@@ -35,6 +35,7 @@ pub fn spec(work_dir: &Path, settings: EngineSettings) -> EngineLaunchSpec {
         bind_host: "127.0.0.1".to_owned(),
         secret: EngineSecret::new(SECRET),
         env: BTreeMap::from([("HADOOP_CONF_DIR".to_owned(), "/etc/hadoop".to_owned())]),
+        max_engines: None,
         settings,
         idle_timeout: Duration::from_secs(1800),
         initialize_timeout: Duration::from_secs(180),
