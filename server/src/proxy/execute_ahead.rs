@@ -125,22 +125,23 @@ impl EngineExecute {
     /// refused the statement (then and on every later call).
     pub async fn outcome(&self, session: &GatewaySession) -> Result<(), TStatus> {
         let mut outcome = self.0.lock().await;
-        if let Outcome::Sent(_) = &*outcome {
-            let Outcome::Sent(call) = std::mem::take(&mut *outcome) else {
-                unreachable!("matched just above")
-            };
-            *outcome = match read(session, call).await {
+        *outcome = match std::mem::take(&mut *outcome) {
+            Outcome::Sent(call) => match read(session, call).await {
                 Err(error) => Outcome::Refused(error.to_status()),
                 Ok(reply) => match decode_result_body::<TExecuteStatementResp>(&reply) {
                     Ok(resp) if status::is_ok(&resp.status) => Outcome::Accepted,
                     Ok(resp) => Outcome::Refused(resp.status),
                     Err(e) => Outcome::Refused(status::error(
                         status::SQLSTATE_GENERAL,
-                        format!("unreadable ExecuteStatement reply from the engine: {e}"),
+                        format!(
+                            "the engine's reply to the statement was unreadable ({e}); \
+                             run it again, and report this if it recurs"
+                        ),
                     )),
                 },
-            };
-        }
+            },
+            settled => settled,
+        };
         match &*outcome {
             Outcome::Refused(reason) => Err(reason.clone()),
             _ => Ok(()),

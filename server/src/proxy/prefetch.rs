@@ -124,16 +124,9 @@ impl Prefetched {
         execute: Queued,
         operation: &TOperationHandle,
     ) -> Self {
-        let status = link.client.queue(
-            "GetOperationStatus",
-            &TGetOperationStatusReq {
-                operation_handle: operation.clone(),
-                get_progress_update: None,
-            },
-        );
         let prefetched = Self {
             execute: EngineExecute::sent(execute),
-            status: std::sync::Mutex::new(Some((status, Instant::now()))),
+            status: std::sync::Mutex::new(Some(queue_status(link, operation))),
             speculative: AtomicBool::new(true),
             ..Self::default()
         };
@@ -448,14 +441,7 @@ pub async fn after_execute(
         return;
     };
     if run_async {
-        let call = link.client.queue(
-            "GetOperationStatus",
-            &TGetOperationStatusReq {
-                operation_handle: operation.clone(),
-                get_progress_update: None,
-            },
-        );
-        *locked(&prefetched.status) = Some((call, Instant::now()));
+        *locked(&prefetched.status) = Some(queue_status(link, operation));
     } else {
         // A synchronous statement has finished when its reply comes.
         queue_results(session, link, prefetched, operation);
@@ -483,6 +469,18 @@ pub async fn send_for_results(
         queue_results(session, link, prefetched, operation);
         let _ = link.client.flush().await;
     }
+}
+
+/// Queues a statement's first GetOperationStatus, sent ahead of the client's poll, and when.
+fn queue_status(link: &mut EngineLink, operation: &TOperationHandle) -> (Queued, Instant) {
+    let req = TGetOperationStatusReq {
+        operation_handle: operation.clone(),
+        get_progress_update: None,
+    };
+    (
+        link.client.queue("GetOperationStatus", &req),
+        Instant::now(),
+    )
 }
 
 /// Queues, once, a finished statement's metadata and first two batches (in the fetch size

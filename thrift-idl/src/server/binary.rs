@@ -41,8 +41,8 @@ pub async fn serve_binary<S: CliService>(
     serve_listener(listener, service, options, shutdown).await
 }
 
-/// [`serve_binary`] on a local socket ([`crate::stream::bind_local`]), for a gateway on the
-/// same host: the same protocol, authentication and options.
+/// [`serve_binary`] on a local socket (in Linux's abstract namespace, see [`crate::stream`]),
+/// for a gateway on the same host: the same protocol, authentication and options.
 pub async fn serve_local<S: CliService>(
     listener: UnixListener,
     service: Arc<S>,
@@ -169,7 +169,6 @@ where
     let mut held = BytesMut::new();
     loop {
         let message = match conn.buffered_message() {
-            Ok(Some(message)) => Ok(Some(message)),
             Ok(None) => {
                 write_held(conn, &mut held).await?;
                 tokio::select! {
@@ -177,7 +176,7 @@ where
                     message = conn.read_message() => message,
                 }
             }
-            Err(e) => Err(e),
+            pipelined_or_broken => pipelined_or_broken,
         };
         let message = match message {
             Ok(Some(message)) => message,

@@ -75,6 +75,16 @@ async fn execute(
     session: &TSessionHandle,
     sql: &str,
 ) -> TExecuteStatementResp {
+    execute_with_overlay(service, session, sql, None).await
+}
+
+/// ExecuteStatement (async) with a `confOverlay`, as the gateway sends one.
+async fn execute_with_overlay(
+    service: &EngineService,
+    session: &TSessionHandle,
+    sql: &str,
+    overlay: Option<BTreeMap<String, String>>,
+) -> TExecuteStatementResp {
     typed(
         service
             .execute_statement(
@@ -82,9 +92,24 @@ async fn execute(
                 TExecuteStatementReq {
                     session_handle: session.clone(),
                     statement: sql.into(),
-                    conf_overlay: None,
+                    conf_overlay: overlay,
                     run_async: Some(true),
                     query_timeout: None,
+                },
+            )
+            .await,
+    )
+}
+
+/// GetOperationStatus, as a client polls it (the engine holds it for its long-poll wait).
+async fn poll_status(service: &EngineService, op: &TOperationHandle) -> TGetOperationStatusResp {
+    typed(
+        service
+            .get_operation_status(
+                &ctx(1),
+                TGetOperationStatusReq {
+                    operation_handle: op.clone(),
+                    get_progress_update: None,
                 },
             )
             .await,
@@ -176,17 +201,7 @@ async fn a_statement_as_beeline_runs_it() {
     let op = executed.operation_handle.unwrap();
     assert!(op.has_result_set);
 
-    let status = typed(
-        service
-            .get_operation_status(
-                &ctx(1),
-                TGetOperationStatusReq {
-                    operation_handle: op.clone(),
-                    get_progress_update: None,
-                },
-            )
-            .await,
-    );
+    let status = poll_status(&service, &op).await;
     assert_eq!(
         status.operation_state,
         Some(TOperationState::FINISHED_STATE)
@@ -267,17 +282,7 @@ async fn a_failed_statement_reports_its_sqlstate() {
         .await
         .operation_handle
         .unwrap();
-    let status = typed(
-        service
-            .get_operation_status(
-                &ctx(1),
-                TGetOperationStatusReq {
-                    operation_handle: op,
-                    get_progress_update: None,
-                },
-            )
-            .await,
-    );
+    let status = poll_status(&service, &op).await;
     assert_eq!(status.operation_state, Some(TOperationState::ERROR_STATE));
     assert_eq!(status.sql_state.as_deref(), Some("42000"));
     assert!(status.error_message.unwrap().contains("missing_table"));
@@ -350,28 +355,6 @@ async fn metadata_calls_return_finished_operations() {
     assert_eq!(names.values, ["nation"]);
 }
 
-async fn execute_with_overlay(
-    service: &EngineService,
-    session: &TSessionHandle,
-    sql: &str,
-    overlay: BTreeMap<String, String>,
-) -> TExecuteStatementResp {
-    typed(
-        service
-            .execute_statement(
-                &ctx(1),
-                TExecuteStatementReq {
-                    session_handle: session.clone(),
-                    statement: sql.into(),
-                    conf_overlay: Some(overlay),
-                    run_async: Some(true),
-                    query_timeout: None,
-                },
-            )
-            .await,
-    )
-}
-
 #[tokio::test]
 async fn a_statement_runs_under_the_handle_the_gateway_assigned_once() {
     let service = service().await;
@@ -392,23 +375,14 @@ async fn a_statement_runs_under_the_handle_the_gateway_assigned_once() {
         assigned_id::encode(&id),
     )]);
 
-    let first = execute_with_overlay(&service, &session, "SELECT 41 + 1", overlay.clone()).await;
+    let first =
+        execute_with_overlay(&service, &session, "SELECT 41 + 1", Some(overlay.clone())).await;
     assert!(status::is_ok(&first.status), "{:?}", first.status);
     let handle = first.operation_handle.unwrap();
     assert_eq!(HandleId::from_operation(&handle), Some(id));
     // The gateway polls the handle it assigned, as its client will.
     let assigned = id.operation_handle(TOperationType::EXECUTE_STATEMENT, true);
-    let polled = typed(
-        service
-            .get_operation_status(
-                &ctx(1),
-                TGetOperationStatusReq {
-                    operation_handle: assigned.clone(),
-                    get_progress_update: None,
-                },
-            )
-            .await,
-    );
+    let polled = poll_status(&service, &assigned).await;
     assert_eq!(
         polled.operation_state,
         Some(TOperationState::FINISHED_STATE)
@@ -426,7 +400,7 @@ async fn a_statement_runs_under_the_handle_the_gateway_assigned_once() {
         other => panic!("unexpected column {other:?}"),
     }
 
-    let again = execute_with_overlay(&service, &session, "SELECT 2", overlay).await;
+    let again = execute_with_overlay(&service, &session, "SELECT 2", Some(overlay)).await;
     assert!(!status::is_ok(&again.status));
     assert!(
         again
@@ -446,7 +420,7 @@ async fn a_malformed_assigned_handle_is_refused_with_its_expected_form() {
         assigned_id::OPERATION_ID_KEY.to_owned(),
         "not-a-handle".to_owned(),
     )]);
-    let resp = execute_with_overlay(&service, &session, "SELECT 1", overlay).await;
+    let resp = execute_with_overlay(&service, &session, "SELECT 1", Some(overlay)).await;
     assert!(!status::is_ok(&resp.status));
     assert!(resp.operation_handle.is_none());
     assert!(resp
