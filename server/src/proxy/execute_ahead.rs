@@ -6,9 +6,10 @@
 //! that reply names the operation. When the session's engine accepts handles the gateway
 //! assigns ([`kumiho_thrift::assigned_id`]; kumiho-engine does, the Spark Thrift Server does
 //! not), the gateway instead writes ExecuteStatement, carrying a fresh handle, and the first
-//! GetOperationStatus for that handle to the engine in one write (with, on speculation, the
-//! statement's metadata and first batches: [`super::prefetch::Prefetched::executing`]), and
-//! answers the client with the handle at once. The engine's reply is read on the way to the
+//! GetOperationStatus for that handle to the engine in one write, then, on speculation, the
+//! statement's metadata and first batches in a second
+//! ([`super::prefetch::Prefetched::speculate`]), and answers the client with the handle at
+//! once. The engine's reply is read on the way to the
 //! client's first poll.
 //!
 //! The client's handle must say, before the engine has looked at the statement, whether the
@@ -84,9 +85,14 @@ pub async fn answer(
         assigned_id::encode(&id),
     );
     let execute = link.client.queue("ExecuteStatement", &req);
-    record(id, Prefetched::executing(session, link, execute, &handle));
-    // Sent ahead: if the write fails, the client's first poll reads why.
+    let prefetched = Prefetched::executing(link, execute, &handle);
+    // The statement and its first poll go first, so that the engine starts on them while the
+    // requests sent on speculation are made. Sent ahead: if a write fails, the client's first
+    // poll reads why.
     let _ = link.client.flush().await;
+    prefetched.speculate(session, link, &handle);
+    let _ = link.client.flush().await;
+    record(id, prefetched);
     Ok(TExecuteStatementResp {
         status: status::ok(),
         operation_handle: Some(handle),

@@ -113,25 +113,29 @@ pub struct Batch {
 
 impl Prefetched {
     /// A statement answered ahead of the engine ([`super::execute_ahead`]): queues, behind its
-    /// ExecuteStatement, its first status poll and, on speculation, its metadata and first
-    /// batches. The engine holds the poll until the statement ends (or its long-poll wait is
-    /// over), so a statement that finishes meanwhile has its results on their way before the
-    /// client has even polled; one still running gets them refused, and they are settled
-    /// with the status.
-    pub fn executing(
-        session: &GatewaySession,
-        link: &mut EngineLink,
-        execute: Queued,
-        operation: &TOperationHandle,
-    ) -> Self {
-        let prefetched = Self {
+    /// ExecuteStatement, its first status poll. The engine holds the poll until the statement
+    /// ends (or its long-poll wait is over).
+    pub fn executing(link: &mut EngineLink, execute: Queued, operation: &TOperationHandle) -> Self {
+        Self {
             execute: EngineExecute::sent(execute),
             status: std::sync::Mutex::new(Some(queue_status(link, operation))),
             speculative: AtomicBool::new(true),
             ..Self::default()
-        };
-        queue_results(session, link, &prefetched, operation);
-        prefetched
+        }
+    }
+
+    /// Queues, on speculation, the metadata and first batches of a statement sent with
+    /// [`Self::executing`], to be written after it (the engine starts on the statement while
+    /// these are made). A statement that finishes within its first poll has its results on
+    /// their way before the client has even polled; one still running gets them refused, and
+    /// they are settled with the status.
+    pub fn speculate(
+        &self,
+        session: &GatewaySession,
+        link: &mut EngineLink,
+        operation: &TOperationHandle,
+    ) {
+        queue_results(session, link, self, operation);
     }
 
     /// Whether the engine took the statement (waiting for its reply if it is still to come);
