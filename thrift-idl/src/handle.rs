@@ -2,6 +2,7 @@
 
 use std::fmt;
 
+use rand::RngCore;
 use uuid::Uuid;
 
 use crate::cli::{THandleIdentifier, TOperationHandle, TOperationType, TSessionHandle};
@@ -17,11 +18,18 @@ pub struct HandleId {
 }
 
 impl HandleId {
-    /// A fresh random handle.
+    /// A fresh random handle, from the thread's CSPRNG (ChaCha, seeded and reseeded by the
+    /// operating system): `Uuid::new_v4` would make a system call for each half, on every
+    /// statement's way to its engine.
     pub fn new() -> Self {
+        let mut guid = [0u8; 16];
+        let mut secret = [0u8; 16];
+        let mut rng = rand::rng();
+        rng.fill_bytes(&mut guid);
+        rng.fill_bytes(&mut secret);
         Self {
-            guid: Uuid::new_v4(),
-            secret: Uuid::new_v4(),
+            guid: uuid::Builder::from_random_bytes(guid).into_uuid(),
+            secret: uuid::Builder::from_random_bytes(secret).into_uuid(),
         }
     }
 
