@@ -9,8 +9,7 @@
 //! GetOperationStatus for that handle to the engine in one write, then, on speculation, the
 //! statement's metadata and first batches in a second
 //! ([`super::prefetch::Prefetched::speculate`]), and answers the client with the handle at
-//! once. The engine's reply is read on the way to the
-//! client's first poll.
+//! once. The engine's reply is read on the way to the client's first poll.
 //!
 //! The client's handle must say, before the engine has looked at the statement, whether the
 //! statement has a result set (PyHive reads nothing else). So only statements whose first
