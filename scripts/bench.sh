@@ -70,8 +70,13 @@ trap 'exit 130' INT TERM
 args=(--kumiho "$bin/kumiho" --engine "$bin/kumiho-engine" --dir "$scratch" --json bench-results.json)
 [ "$quick" = 1 ] && args+=(--quick)
 if [ "$spark" = 1 ]; then
+  # On a fresh machine: the project's installer (idempotent) brings Java and pyspark.
+  if ! command -v java >/dev/null || ! python3 -c 'import pyspark' 2>/dev/null; then
+    echo "bench: --spark needs Java and pyspark; installing them with scripts/setup.sh" >&2
+    scripts/setup.sh
+  fi
   spark_home=$(python3 -c 'import os, pyspark; print(os.path.dirname(pyspark.__file__))') || {
-    echo "--spark needs pyspark (scripts/setup.sh installs it)" >&2
+    echo "--spark needs pyspark, which scripts/setup.sh did not install" >&2
     exit 2
   }
   args+=(--spark-home "$spark_home")
