@@ -40,7 +40,7 @@ pub enum LaunchError {
         cluster: String,
         /// Its `limits.max-engines`.
         max: u32,
-        /// The live engines counted (more than `max` after concurrent launches).
+        /// The live engines counted, and the launches holding a place.
         running: usize,
     },
 

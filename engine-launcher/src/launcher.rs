@@ -23,12 +23,12 @@ use std::time::Duration;
 
 use nix::sys::signal::Signal;
 
-use crate::engine_limit::count_live_engines;
+use crate::engine_limit::{self, LaunchPlace, Reservation};
 use crate::engine_ref::{EngineRef, EngineType};
 use crate::error::LaunchError;
 use crate::launch_log::LaunchLog;
 use crate::process::signal_engine;
-use crate::registry::{humanize, EngineRegistration, Registry};
+use crate::registry::{humanize, EngineEndpoint, EngineRegistration, Registry};
 use crate::self_registration::EngineRegistrationArgs;
 
 pub use datafusion::{DataFusionBuilder, DataFusionSettings};
@@ -227,6 +227,17 @@ impl Launcher {
         spec: &EngineLaunchSpec,
         log: &LaunchLog,
     ) -> Result<EngineRegistration, LaunchError> {
+        self.launch_as(registry, spec, &new_ref_id(), log).await
+    }
+
+    /// [`Self::launch`] with the reference id the engine is to register with.
+    pub async fn launch_as(
+        &self,
+        registry: &dyn Registry,
+        spec: &EngineLaunchSpec,
+        ref_id: &str,
+        log: &LaunchLog,
+    ) -> Result<EngineRegistration, LaunchError> {
         let engine_type = spec.engine_ref.engine_type;
         let builder = self
             .builders
@@ -236,7 +247,7 @@ impl Launcher {
         let registration_args = EngineRegistrationArgs {
             registry: registry.location(),
             engine_space: space.clone(),
-            ref_id: uuid::Uuid::new_v4().to_string(),
+            ref_id: ref_id.to_owned(),
             idle_timeout: spec.idle_timeout,
         };
         let command = builder.build(spec, &registration_args)?;
@@ -498,8 +509,8 @@ impl LogTail {
 
 /// The step a gateway runs for a session's engine: look it up in the registry; if none,
 /// take the launch lock, look again (another gateway may have launched it meanwhile), and
-/// launch it, unless the cluster already runs its `max_engines` (counted under the lock; see
-/// [`engine_limit`](crate::engine_limit) for what the count can miss). Every step is written
+/// launch it, unless the cluster already runs or is starting its `max_engines` (see
+/// [`engine_limit`](crate::engine_limit)). Every step is written
 /// to `log`. Returns the engine to connect to.
 pub async fn get_or_create(
     registry: &dyn Registry,
@@ -523,21 +534,63 @@ pub async fn get_or_create(
     if let Some(found) = first_engine(registry, &space, log).await? {
         return Ok(found);
     }
-    if let Some(max) = spec.max_engines {
-        let running = count_live_engines(registry, &spec.engine_ref.namespace).await?;
-        log.push(format!(
-            "cluster {} runs {running} engines of at most {max}",
-            spec.cluster
-        ));
-        if running >= max as usize {
-            return Err(LaunchError::EngineLimit {
-                cluster: spec.cluster.clone(),
-                max,
-                running,
-            });
-        }
+    let ref_id = new_ref_id();
+    // Held until the launch has ended: the engine has registered by then, or never will.
+    let _place = match spec.max_engines {
+        None => None,
+        Some(max) => Some(take_place(registry, spec, max, &ref_id, log).await?),
+    };
+    launcher.launch_as(registry, spec, &ref_id, log).await
+}
+
+/// A launch's reference id, which its engine registers with.
+fn new_ref_id() -> String {
+    uuid::Uuid::new_v4().to_string()
+}
+
+/// A place among the cluster's `max` engines for this launch, or the refusal the session's
+/// first statement reports.
+async fn take_place(
+    registry: &dyn Registry,
+    spec: &EngineLaunchSpec,
+    max: u32,
+    ref_id: &str,
+    log: &LaunchLog,
+) -> Result<LaunchPlace, LaunchError> {
+    let launch = EngineEndpoint {
+        host: spec.bind_host.clone(),
+        port: 0,
+        version: spec.engine_ref.version.clone(),
+        ref_id: ref_id.to_owned(),
+    };
+    let reservation = engine_limit::reserve(
+        registry,
+        &spec.engine_ref.namespace,
+        max,
+        launch,
+        LOCK_WAIT_MARGIN,
+    )
+    .await?;
+    let (Reservation::Reserved {
+        running, launching, ..
     }
-    launcher.launch(registry, spec, log).await
+    | Reservation::Full { running, launching }) = &reservation;
+    let launching = match launching {
+        0 => String::new(),
+        n => format!(" ({n} more starting)"),
+    };
+    log.push(format!(
+        "cluster {} runs {running} engines{launching} of at most {max}",
+        spec.cluster
+    ));
+    match reservation {
+        Reservation::Reserved { place, .. } => Ok(place),
+        Reservation::Full { running, launching } => Err(LaunchError::EngineLimit {
+            cluster: spec.cluster.clone(),
+            max,
+            running: running + launching,
+        }),
+    }
 }
 
 /// The oldest live engine in `space`, as Kyuubi picks it.

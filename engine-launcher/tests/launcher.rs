@@ -355,6 +355,45 @@ async fn a_cluster_at_its_max_engines_reuses_its_engines_but_launches_no_more() 
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_launches_of_different_engines_keep_to_max_engines() {
+    let dir = tempfile::tempdir().unwrap();
+    let registry: Arc<dyn Registry> = Arc::new(registry(dir.path()));
+    let builder = Arc::new(FakeEngineBuilder::default());
+    let launcher = Arc::new(Launcher::new().with_builder(builder.clone()));
+
+    // Five engine spaces (five launch locks) launching at once, on a cluster of two engines.
+    let sessions: Vec<_> = (0..5)
+        .map(|i| {
+            let mut spec = spec(dir.path(), &format!("team-{i}"), Duration::from_secs(60));
+            spec.max_engines = Some(2);
+            let (registry, launcher) = (registry.clone(), launcher.clone());
+            tokio::spawn(async move {
+                get_or_create(registry.as_ref(), &launcher, &spec, &LaunchLog::new()).await
+            })
+        })
+        .collect();
+    let mut launched = Vec::new();
+    let mut refused = 0;
+    for session in sessions {
+        match session.await.unwrap() {
+            Ok(engine) => launched.push(engine),
+            Err(LaunchError::EngineLimit { max: 2, .. }) => refused += 1,
+            Err(error) => panic!("a launch failed otherwise: {error}"),
+        }
+    }
+
+    assert_eq!(launched.len(), 2, "launched: {launched:?}");
+    assert_eq!(refused, 3);
+    assert_eq!(builder.builds.load(Ordering::SeqCst), 2);
+    for engine in launched {
+        assert_eq!(
+            stop_engine(engine.pid.unwrap(), Duration::from_secs(30)).await,
+            Stopped::Terminated
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn twenty_concurrent_sessions_launch_one_engine() {
     let dir = tempfile::tempdir().unwrap();
     let registry: Arc<dyn Registry> = Arc::new(registry(dir.path()));

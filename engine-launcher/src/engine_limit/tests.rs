@@ -20,6 +20,8 @@ fn locks_pools_and_other_namespaces_are_not_engine_roots() {
         "kumiho_0.1.0_USER_DATAFUSION_lock",
         "kumiho_0.1.0_USER_DATAFUSION_pool",
         "kumiho_secret",
+        "kumiho_launching",
+        "kumiho_launching_lock",
         "kumiho",
         "kumiho__USER_DATAFUSION",
         "kumiho_b_0.1.0_USER_DATAFUSION",

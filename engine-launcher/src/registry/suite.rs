@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::{EngineEndpoint, Registry, RegistryError};
-use crate::engine_limit::count_live_engines;
+use crate::engine_limit::{count_live_engines, reserve, Reservation};
 
 /// Upper bound for things that must happen "soon" (a waiter getting a released lock, a watch
 /// firing); it only keeps a broken backend from hanging the test run.
@@ -24,6 +24,7 @@ pub async fn run_all(registry: Arc<dyn Registry>) {
     watch_fires_when_engine_leaves(registry.clone()).await;
     polling_counter_cycles(registry.clone()).await;
     children_and_engine_counts(registry.clone()).await;
+    launch_places_keep_to_the_cap(registry.clone()).await;
     bad_paths_are_refused(registry).await;
 }
 
@@ -252,6 +253,83 @@ pub async fn children_and_engine_counts(registry: Arc<dyn Registry>) {
         count_live_engines(registry.as_ref(), &ns).await.unwrap(),
         counted.len() - 2
     );
+}
+
+/// `limits.max-engines`: a launch's place counts like an engine until it is given up, and the
+/// places of concurrent launches never add up to more than the cap.
+pub async fn launch_places_keep_to_the_cap(registry: Arc<dyn Registry>) {
+    let ns = fresh_root().trim_start_matches('/').to_owned();
+    let _engine = registry
+        .register_engine(
+            &format!("/{ns}_0.1.0_USER_DATAFUSION/alice/default"),
+            endpoint(10030, "running"),
+        )
+        .await
+        .unwrap();
+    let place = match reserve(registry.as_ref(), &ns, 2, endpoint(0, "a"), EVENTUALLY)
+        .await
+        .unwrap()
+    {
+        Reservation::Reserved {
+            place,
+            running: 1,
+            launching: 0,
+        } => place,
+        other => panic!("one engine of two running, yet no place for a launch: {other:?}"),
+    };
+    let full = reserve(registry.as_ref(), &ns, 2, endpoint(0, "b"), EVENTUALLY)
+        .await
+        .unwrap();
+    assert!(
+        matches!(
+            full,
+            Reservation::Full {
+                running: 1,
+                launching: 1
+            }
+        ),
+        "a second launch took the place the first holds: {full:?}"
+    );
+    // Places hold no engine: the cluster's engine count is the engines'.
+    assert_eq!(count_live_engines(registry.as_ref(), &ns).await.unwrap(), 1);
+    drop(place);
+    let again = reserve(registry.as_ref(), &ns, 2, endpoint(0, "c"), EVENTUALLY)
+        .await
+        .unwrap();
+    assert!(
+        matches!(again, Reservation::Reserved { launching: 0, .. }),
+        "a place given up is still held: {again:?}"
+    );
+    drop(again);
+
+    // Ten launches at once for the last place: one gets it.
+    let attempts: Vec<_> = (0..10)
+        .map(|i| {
+            let registry = registry.clone();
+            let ns = ns.clone();
+            tokio::spawn(async move {
+                reserve(
+                    registry.as_ref(),
+                    &ns,
+                    2,
+                    endpoint(0, &format!("r{i}")),
+                    EVENTUALLY,
+                )
+                .await
+                .unwrap()
+            })
+        })
+        .collect();
+    // Every outcome is kept (a place lives as long as it is held) until all have been counted.
+    let mut outcomes = Vec::new();
+    for attempt in attempts {
+        outcomes.push(attempt.await.unwrap());
+    }
+    let reserved = outcomes
+        .iter()
+        .filter(|outcome| matches!(outcome, Reservation::Reserved { .. }))
+        .count();
+    assert_eq!(reserved, 1, "{outcomes:?}");
 }
 
 /// Paths that could escape the registry or collide with its bookkeeping are refused.
