@@ -4,8 +4,8 @@
 //!
 //! - [`engine_ref`]: from the session's user, share level, subdomain and pool, the
 //!   [`EngineRef`] naming the engine it shares, its engine space and its launch lock.
-//! - [`engine_limit`]: the live engines of a cluster's namespace, counted against its
-//!   `limits.max-engines` before a launch.
+//! - [`engine_limit`]: the live engines of a cluster's namespace and the launches under way,
+//!   counted against its `limits.max-engines` before a launch.
 //! - [`registry`]: the [`Registry`] trait (engine registrations, launch lock, POLLING counter)
 //!   and its backends: [`EmbeddedRegistry`] (files and `flock` under the work directory) and
 //!   [`ZooKeeperRegistry`] (an ensemble, with sessions that re-register after expiry).

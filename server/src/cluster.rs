@@ -222,10 +222,10 @@ impl SparkSettings {
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
 #[serde(default, rename_all = "kebab-case", deny_unknown_fields)]
 pub struct Limits {
-    /// Most engines the cluster runs at once, counted in its registry over every engine space
-    /// of its namespace before a launch; reusing a registered engine is never refused. None:
-    /// no cap. Launches of different engine spaces that count at the same moment can exceed
-    /// it by their number (see `kumiho_engine_launcher::engine_limit`).
+    /// Most engines the cluster runs or is starting at once, counted in its registry over
+    /// every engine space of its namespace before a launch, launches under way included (see
+    /// `kumiho_engine_launcher::engine_limit`); reusing a registered engine is never refused.
+    /// None: no cap.
     pub max_engines: Option<u32>,
     /// Most sessions one user may have open on this gateway. None: no cap.
     pub max_sessions_per_user: Option<u32>,
