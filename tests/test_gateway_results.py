@@ -223,8 +223,8 @@ def test_a_cancel_does_not_wait_for_a_status_poll_in_flight(kumiho):
 def test_pyhive_async_queries_and_statements_through_the_gateway_equal_the_engines(engine, kumiho, mode):
     """An async query is answered by the gateway before the engine has looked at it, with a
     handle that says it has a result set; PyHive reads only the handle's. Its columns and
-    rows, and a statement without rows (answered by the engine), are what the engine gives
-    directly."""
+    rows, and statements without rows (answered by the engine, a `SELECT ... INTO` too), are
+    what the engine gives directly."""
     from pyhive import hive as pyhive
 
     statements = [
@@ -232,6 +232,8 @@ def test_pyhive_async_queries_and_statements_through_the_gateway_equal_the_engin
         "-- the answer\n(SELECT 41 + 1 AS answer)",
         "/* listing */ SHOW TABLES",
         "WITH t AS (SELECT 2 AS y) SELECT y, 'two' AS word FROM t",
+        f"SELECT 3 AS z INTO async_into_{mode}",  # no result set
+        f"DROP TABLE async_into_{mode}",  # the shared engine's tables as they were
     ]
 
     def answers(server):
@@ -256,6 +258,7 @@ def test_pyhive_async_queries_and_statements_through_the_gateway_equal_the_engin
     through = answers(kumiho)
     assert through == answers(engine)
     assert through[0] is None and through[1] == (["answer"], [(42,)]), through
+    assert through[4] is None, through
 
 
 def test_a_cancel_right_after_an_async_query_was_answered_cancels_it(kumiho):

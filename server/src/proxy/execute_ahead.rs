@@ -12,9 +12,10 @@
 //! once. The engine's reply is read on the way to the client's first poll.
 //!
 //! The client's handle must say, before the engine has looked at the statement, whether the
-//! statement has a result set (PyHive reads nothing else). So only statements whose first
-//! word settles it take this path: queries and listings ([`returns_rows`]). Everything else
-//! (DDL, DML, `SET k=v`, synchronous statements) is forwarded and answered by the engine.
+//! statement has a result set (PyHive reads nothing else). So only statements whose words
+//! settle it take this path: queries and listings with no word that may make them write
+//! ([`returns_rows`]). Everything else (DDL, DML, `SELECT ... INTO`, `SET k=v`, synchronous
+//! statements) is forwarded and answered by the engine.
 //!
 //! An engine that refuses the statement outright (its session gone) is reported on the
 //! client's next status poll, as the operation's ERROR with the engine's message, which is
@@ -41,9 +42,22 @@ const ROW_STATEMENTS: &[&str] = &[
     "SELECT", "WITH", "VALUES", "SHOW", "DESC", "DESCRIBE", "EXPLAIN",
 ];
 
+/// Words that make a query write instead of returning rows (`SELECT ... INTO t`, `WITH ...
+/// INSERT INTO t ...`, Hive's `WITH ... INSERT OVERWRITE TABLE t ...`).
+const WRITING_WORDS: &[&str] = &["INTO", "INSERT", "OVERWRITE", "UPDATE", "DELETE", "MERGE"];
+
 /// Whether the statement's first word says it returns rows (comments and opening parentheses
-/// skipped). `false` means "not known": the engine answers for it.
+/// skipped) and no word of it may make it write. `false` means "not known": the engine answers
+/// for it. A writing word inside a string literal or a comment also answers `false`, which
+/// costs that statement only the quicker path.
 pub fn returns_rows(sql: &str) -> bool {
+    starts_with_a_row_word(sql)
+        && !sql
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .any(|word| WRITING_WORDS.iter().any(|w| w.eq_ignore_ascii_case(word)))
+}
+
+fn starts_with_a_row_word(sql: &str) -> bool {
     let mut rest = sql;
     loop {
         rest = rest.trim_start_matches(|c: char| c.is_whitespace() || c == '(');
@@ -194,6 +208,7 @@ mod tests {
             "DESC t",
             "describe formatted t",
             "EXPLAIN SELECT 1",
+            "SELECT intotal, updated_at, insert_count FROM t",
         ] {
             assert!(returns_rows(sql), "{sql:?}");
         }
@@ -207,6 +222,10 @@ mod tests {
             "-- only a comment",
             "/* unterminated SELECT",
             "INSERT INTO t SELECT 1",
+            "SELECT * INTO t2 FROM t",
+            "select a, b\ninto new_table from t",
+            "WITH x AS (SELECT 1) INSERT INTO t SELECT * FROM x",
+            "with s as (select 1) insert overwrite table t select * from s",
             "CREATE TABLE t AS SELECT 1",
             "SET x=1",
             "USE db",
