@@ -92,8 +92,8 @@ impl Default for EmbeddedRegistryConfig {
 }
 
 /// A ZooKeeper ensemble: engines register there and every gateway naming it shares them.
-/// Clusters on the same ensemble (same `addresses`) share one connection; the timeouts of the
-/// first cluster to open it apply.
+/// Clusters on the same ensemble with the same timeouts share one connection; each distinct
+/// pair of timeouts gets a session of its own.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(default, rename_all = "kebab-case", deny_unknown_fields)]
 pub struct ZookeeperConfig {

@@ -22,7 +22,7 @@ use crate::config::HaTransportMode;
 const MAX_RETRY_PAUSE: Duration = Duration::from_secs(10);
 
 /// Where and how long to talk to a ZooKeeper ensemble.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Ensemble {
     /// `host:port,...` as configured.
     pub addresses: String,

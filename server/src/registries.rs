@@ -1,8 +1,8 @@
 //! The engine registry of each cluster, opened once per distinct location and shared, with the cluster's internal engine secret.
 //!
 //! Embedded registries are opened per root directory. ZooKeeper registries are opened per
-//! ensemble (its `addresses`), lazily, on the first session of a cluster that names it, and
-//! shared by every cluster on that ensemble. Beside the registry the gateway keeps a session
+//! ensemble (its `addresses`) and timeouts, lazily, on the first session of a cluster that
+//! names them, and shared by every cluster naming the same. Beside the registry the gateway keeps a session
 //! of its own on the ensemble, for the shared secret and to tell quickly whether the ensemble
 //! answers: a session of a cluster whose ensemble is down fails within the ensemble's
 //! connect timeout, and nothing else waits on it (each ensemble has its own slot, and the
@@ -38,8 +38,9 @@ pub struct ClusterBackend {
 pub struct Registries {
     work_dir: PathBuf,
     embedded: DashMap<PathBuf, Arc<dyn Registry>>,
-    /// One slot per ensemble (by its addresses).
-    ensembles: DashMap<String, Arc<EnsembleSlot>>,
+    /// One slot per ensemble and timeouts: clusters naming the same addresses with different
+    /// timeouts each get the session they asked for.
+    ensembles: DashMap<Ensemble, Arc<EnsembleSlot>>,
 }
 
 /// One ensemble: opened at most once at a time (the async mutex); the gateway's own session
@@ -131,11 +132,7 @@ impl Registries {
         config: &ZookeeperConfig,
     ) -> Result<(Arc<dyn Registry>, EngineSecret), GatewayError> {
         let ensemble = ensemble_of(config);
-        let slot = self
-            .ensembles
-            .entry(ensemble.addresses.clone())
-            .or_default()
-            .clone();
+        let slot = self.ensembles.entry(ensemble.clone()).or_default().clone();
         let bound = ensemble.connect_timeout;
         let resolving = async {
             let (registry, client) = slot.connected(&ensemble).await?;
@@ -289,3 +286,6 @@ async fn wait_connected(client: &zk::Client) -> Result<(), zk::SessionState> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;
