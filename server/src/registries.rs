@@ -2,13 +2,13 @@
 //!
 //! Embedded registries are opened per root directory. ZooKeeper registries are opened per
 //! ensemble (its `addresses`) and timeouts, lazily, on the first session of a cluster that
-//! names them, and shared by every cluster naming the same. Beside the registry the gateway keeps a session
-//! of its own on the ensemble, for the shared secret and to tell quickly whether the ensemble
-//! answers: a session of a cluster whose ensemble is down fails within the ensemble's
-//! connect timeout, and nothing else waits on it (each ensemble has its own slot, and the
-//! accept loops never touch a registry). A registry that could not be opened, and the
-//! gateway's session once it ended (expired, closed), are opened again by the next session
-//! that needs them; the registry renews its own sessions.
+//! names them, and shared by every cluster naming the same. Beside the registry the gateway
+//! keeps a session of its own on the ensemble, for the shared secret and to tell quickly
+//! whether the ensemble answers: a session of a cluster whose ensemble is down fails within
+//! the ensemble's connect timeout, and nothing else waits on it (each ensemble has its own
+//! slot, and the accept loops never touch a registry). A registry that could not be opened,
+//! and the gateway's session once it ended (expired, closed), are opened again by the next
+//! session that needs them; the registry renews its own sessions.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
