@@ -345,3 +345,26 @@ def test_a_query_still_running_after_the_first_status_poll_gets_all_its_rows(kum
         assert session.query("SELECT 41 + 1") == [[42]]
     finally:
         session.close()
+
+
+@pytest.mark.parametrize("run_async", [False, True], ids=["sync", "async"])
+def test_a_statements_overlay_reaches_the_engine_for_that_statement_only(kumiho, run_async):
+    """`confOverlay` settings of one statement apply to it alone, whether the gateway forwards
+    the statement (sync) or answers it ahead of the engine (async, with its own handle added
+    to the overlay)."""
+    session = open_session(kumiho)
+    show = "SHOW datafusion.execution.batch_size"
+
+    def shown(overlay):
+        operation = session.client.execute(session.handle, show, run_async=run_async,
+                                           overlay=overlay)
+        wait_until_finished(session.client, operation)
+        rows = session.client.fetch(operation, 10)
+        session.client.client.CloseOperation(ttypes.TCloseOperationReq(operationHandle=operation))
+        return column_values(rows.columns[1])
+
+    try:
+        assert shown({"datafusion.execution.batch_size": "7"}) == ["7"]
+        assert shown(None) == ["8192"]
+    finally:
+        session.close()

@@ -50,9 +50,11 @@ class ThriftClient:
         check(response.status, "OpenSession")
         return response.sessionHandle
 
-    def execute(self, session, sql: str, run_async: bool = False) -> ttypes.TOperationHandle:
+    def execute(self, session, sql: str, run_async: bool = False,
+                overlay: dict | None = None) -> ttypes.TOperationHandle:
         response = self.client.ExecuteStatement(
-            ttypes.TExecuteStatementReq(sessionHandle=session, statement=sql, runAsync=run_async)
+            ttypes.TExecuteStatementReq(sessionHandle=session, statement=sql, runAsync=run_async,
+                                        confOverlay=overlay)
         )
         check(response.status, f"ExecuteStatement({sql!r})")
         return response.operationHandle

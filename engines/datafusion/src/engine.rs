@@ -171,21 +171,25 @@ impl Engine {
         run_async: bool,
         timeout: Option<Duration>,
     ) -> Result<Arc<Operation>, EngineError> {
-        self.execute_as(HandleId::new(), session_id, sql, run_async, timeout)
+        let no_overlay = BTreeMap::new();
+        self.execute_as(HandleId::new(), session_id, sql, &no_overlay, run_async, timeout)
             .await
     }
 
     /// [`Self::execute`] under the operation handle `id` (the gateway's, which it gave its
-    /// client before this engine answered); a handle in use already is refused.
+    /// client before this engine answered; a handle in use already is refused), with the
+    /// statement's `confOverlay` ([`crate::session::Session::statement_context`]).
     pub async fn execute_as(
         &self,
         id: HandleId,
         session_id: &HandleId,
         sql: &str,
+        overlay: &BTreeMap<String, String>,
         run_async: bool,
         timeout: Option<Duration>,
     ) -> Result<Arc<Operation>, EngineError> {
         let session = self.session(session_id)?;
+        let context = session.statement_context(overlay)?;
         let op = Operation::with_id(id, session.id, TOperationType::EXECUTE_STATEMENT);
         if !self.operations.insert_new(Arc::clone(&op)) {
             return Err(EngineError::Operation(OpError::new(
@@ -196,7 +200,7 @@ impl Engine {
         session.add_operation(op.id);
         op.log(format!("Statement: {}", abbreviate(sql)));
         op.log("Parsing and planning");
-        match statement::plan(&session, sql).await {
+        match statement::plan(&context, sql).await {
             Err(error) => op.fail(&error),
             Ok(planned) => {
                 op.set_has_result_set(planned.has_result_set());
@@ -204,7 +208,7 @@ impl Engine {
                     op.set_schema(Arc::clone(plan.schema().inner()));
                     op.log_plan(plan);
                 }
-                tokio::spawn(Arc::clone(&op).run(session, planned, timeout));
+                tokio::spawn(Arc::clone(&op).run(session, context, planned, timeout));
             }
         }
         if run_async {

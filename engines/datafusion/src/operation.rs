@@ -17,6 +17,7 @@ use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::dataframe::DataFrame;
 use datafusion::error::DataFusionError;
 use datafusion::logical_expr::LogicalPlan;
+use datafusion::prelude::SessionContext;
 use datafusion::physical_plan::{
     displayable, execute_stream, ExecutionPlanProperties, SendableRecordBatchStream,
 };
@@ -383,11 +384,13 @@ impl Operation {
         log.lines[start..end].to_vec()
     }
 
-    /// Runs a planned statement to FINISHED (first batch ready) or a failed state, unless
-    /// cancelled or closed first; `timeout` ends it as TIMEDOUT.
+    /// Runs a planned statement, in the context it was planned in, to FINISHED (first batch
+    /// ready) or a failed state, unless cancelled or closed first; `timeout` ends it as
+    /// TIMEDOUT.
     pub async fn run(
         self: Arc<Self>,
         session: Arc<Session>,
+        context: SessionContext,
         planned: Planned,
         timeout: Option<Duration>,
     ) {
@@ -414,7 +417,7 @@ impl Operation {
                 }
                 return;
             }
-            outcome = self.execute(&session, planned) => outcome,
+            outcome = self.execute(&session, &context, planned) => outcome,
         };
         match outcome {
             Ok(()) => {
@@ -444,7 +447,12 @@ impl Operation {
         }
     }
 
-    async fn execute(&self, session: &Session, planned: Planned) -> Result<(), DataFusionError> {
+    async fn execute(
+        &self,
+        session: &Session,
+        context: &SessionContext,
+        planned: Planned,
+    ) -> Result<(), DataFusionError> {
         match planned {
             Planned::Command(command) => match statement::run_command(session, &command).await? {
                 Executed::Rows(schema, batches) => self.start_rows(schema, batches).await,
@@ -452,7 +460,7 @@ impl Operation {
             },
             Planned::Plan(plan) if statement::is_side_effect(&plan) => {
                 // DDL and DML run exactly once; their (tiny) outcome is kept.
-                let frame = session.context().execute_logical_plan(plan).await?;
+                let frame = context.execute_logical_plan(plan).await?;
                 let schema = Arc::clone(frame.schema().inner());
                 let batches = frame.collect().await?;
                 if let Some(count) = dml_count(&batches) {
@@ -462,7 +470,7 @@ impl Operation {
                 self.start_rows(schema, batches).await
             }
             Planned::Plan(plan) => {
-                let frame = session.context().execute_logical_plan(plan).await?;
+                let frame = context.execute_logical_plan(plan).await?;
                 self.set_schema(Arc::clone(frame.schema().inner()));
                 let mut stream = self.open_stream(&frame).await?;
                 self.log("Waiting for the first batch");

@@ -116,6 +116,36 @@ impl Session {
         }
     }
 
+    /// The context one statement runs in: the session's own, or with a statement's
+    /// `confOverlay` a copy of it carrying the overlay's `datafusion.*` settings (a bad value
+    /// is an error), for that statement only. The copy shares the session's catalog, so tables
+    /// it creates are the session's; other keys concern nothing the engine reads and are left
+    /// out, as HiveServer2 leaves keys it does not know.
+    pub fn statement_context(
+        &self,
+        overlay: &BTreeMap<String, String>,
+    ) -> Result<SessionContext, SessionError> {
+        let mut settings = overlay
+            .iter()
+            .filter(|(key, _)| key.starts_with(DATAFUSION_PREFIX))
+            .peekable();
+        if settings.peek().is_none() {
+            return Ok(self.ctx.clone());
+        }
+        let mut state = self.ctx.state();
+        for (key, value) in settings {
+            state
+                .config_mut()
+                .options_mut()
+                .set(key, value)
+                .map_err(|e| SessionError::BadSetting {
+                    key: key.clone(),
+                    reason: e.strip_backtrace(),
+                })?;
+        }
+        Ok(SessionContext::new_with_state(state))
+    }
+
     /// The value of one setting, DataFusion's or the session's.
     pub fn get(&self, key: &str) -> Option<String> {
         if key.starts_with(DATAFUSION_PREFIX) {

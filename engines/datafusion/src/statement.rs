@@ -13,6 +13,7 @@ use datafusion::arrow::array::{ArrayRef, RecordBatch, StringArray};
 use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use datafusion::error::{DataFusionError, Result};
 use datafusion::logical_expr::LogicalPlan;
+use datafusion::prelude::SessionContext;
 use datafusion::sql::sqlparser::dialect::GenericDialect;
 use datafusion::sql::sqlparser::tokenizer::{Token, Tokenizer};
 
@@ -94,18 +95,19 @@ pub fn is_side_effect(plan: &LogicalPlan) -> bool {
     )
 }
 
-/// Plans a statement for a session: a Hive command, or DataFusion's logical plan.
-pub async fn plan(session: &Session, sql: &str) -> Result<Planned> {
+/// Plans a statement in the context it runs in ([`Session::statement_context`]): a Hive
+/// command, or DataFusion's logical plan.
+pub async fn plan(context: &SessionContext, sql: &str) -> Result<Planned> {
     let sql = trim_statement(sql);
     if let Some(command) = recognise(sql)? {
         return Ok(match command {
             Recognised::Command(command) => Planned::Command(command),
             Recognised::Rewritten(sql) => {
-                Planned::Plan(session.context().state().create_logical_plan(&sql).await?)
+                Planned::Plan(context.state().create_logical_plan(&sql).await?)
             }
         });
     }
-    let plan = session.context().state().create_logical_plan(sql).await?;
+    let plan = context.state().create_logical_plan(sql).await?;
     Ok(Planned::Plan(plan))
 }
 

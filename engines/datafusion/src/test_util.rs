@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::arrow::util::pretty::pretty_format_batches;
+use kumiho_thrift::handle::HandleId;
 
 use crate::config::EngineConfig;
 use crate::engine::{Engine, EngineError};
@@ -33,7 +34,19 @@ pub async fn run(
     session: &Session,
     sql: &str,
 ) -> Result<Vec<RecordBatch>, EngineError> {
-    let op = engine.execute(&session.id, sql, false, None).await?;
+    run_with(engine, session, sql, &BTreeMap::new()).await
+}
+
+/// [`run`] with the statement's `confOverlay`.
+pub async fn run_with(
+    engine: &Engine,
+    session: &Session,
+    sql: &str,
+    overlay: &BTreeMap<String, String>,
+) -> Result<Vec<RecordBatch>, EngineError> {
+    let op = engine
+        .execute_as(HandleId::new(), &session.id, sql, overlay, false, None)
+        .await?;
     let mut batches = Vec::new();
     loop {
         let fetched = op

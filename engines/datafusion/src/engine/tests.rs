@@ -1,9 +1,10 @@
 use std::collections::BTreeMap;
 
+use datafusion::arrow::util::pretty::pretty_format_batches;
 use kumiho_thrift::cli::TStatusCode;
 
 use super::*;
-use crate::test_util::{engine, error, lines, open, run};
+use crate::test_util::{engine, error, lines, open, run, run_with};
 
 fn conf(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
     pairs
@@ -43,6 +44,33 @@ async fn sessions_share_the_catalog_but_not_their_state() {
     assert!(
         unqualified.to_string().contains("not found"),
         "{unqualified}"
+    );
+}
+
+#[tokio::test]
+async fn a_statements_overlay_sets_datafusion_settings_for_that_statement_only() {
+    let engine = engine().await;
+    let session = open(&engine);
+    let show = "SHOW datafusion.execution.batch_size";
+    let table = |batches: Vec<RecordBatch>| pretty_format_batches(&batches).unwrap().to_string();
+
+    let overlay = conf(&[
+        ("datafusion.execution.batch_size", "7"),
+        ("hive.exec.some.setting", "not the engine's"),
+    ]);
+    let overlaid = table(run_with(&engine, &session, show, &overlay).await.unwrap());
+    assert!(overlaid.contains("| 7 "), "{overlaid}");
+    let after = lines(&engine, &session, show).await.join("\n");
+    assert!(after.contains("| 8192 "), "the overlay outlived its statement: {after}");
+
+    let bad = conf(&[("datafusion.execution.batch_size", "many")]);
+    let refused = run_with(&engine, &session, "SELECT 1", &bad)
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        refused.contains("datafusion.execution.batch_size"),
+        "{refused}"
     );
 }
 
