@@ -172,8 +172,15 @@ impl Engine {
         timeout: Option<Duration>,
     ) -> Result<Arc<Operation>, EngineError> {
         let no_overlay = BTreeMap::new();
-        self.execute_as(HandleId::new(), session_id, sql, &no_overlay, run_async, timeout)
-            .await
+        self.execute_as(
+            HandleId::new(),
+            session_id,
+            sql,
+            &no_overlay,
+            run_async,
+            timeout,
+        )
+        .await
     }
 
     /// [`Self::execute`] under the operation handle `id` (the gateway's, which it gave its

@@ -17,10 +17,10 @@ use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::dataframe::DataFrame;
 use datafusion::error::DataFusionError;
 use datafusion::logical_expr::LogicalPlan;
-use datafusion::prelude::SessionContext;
 use datafusion::physical_plan::{
     displayable, execute_stream, ExecutionPlanProperties, SendableRecordBatchStream,
 };
+use datafusion::prelude::SessionContext;
 use futures::StreamExt;
 use kumiho_thrift::cli::{TOperationState, TOperationType};
 use kumiho_thrift::handle::HandleId;

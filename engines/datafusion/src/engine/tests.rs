@@ -61,7 +61,10 @@ async fn a_statements_overlay_sets_datafusion_settings_for_that_statement_only()
     let overlaid = table(run_with(&engine, &session, show, &overlay).await.unwrap());
     assert!(overlaid.contains("| 7 "), "{overlaid}");
     let after = lines(&engine, &session, show).await.join("\n");
-    assert!(after.contains("| 8192 "), "the overlay outlived its statement: {after}");
+    assert!(
+        after.contains("| 8192 "),
+        "the overlay outlived its statement: {after}"
+    );
 
     let bad = conf(&[("datafusion.execution.batch_size", "many")]);
     let refused = run_with(&engine, &session, "SELECT 1", &bad)
