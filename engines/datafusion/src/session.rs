@@ -120,7 +120,7 @@ impl Session {
     /// `confOverlay` a copy of it carrying the overlay's `datafusion.*` settings (a bad value
     /// is an error), for that statement only. The copy shares the session's catalog, so tables
     /// it creates are the session's; other keys concern nothing the engine reads and are left
-    /// out, as HiveServer2 leaves keys it does not know.
+    /// out.
     pub fn statement_context(
         &self,
         overlay: &BTreeMap<String, String>,
