@@ -459,8 +459,9 @@ impl Operation {
                 Executed::NoResult => self.start_rows(Arc::new(Schema::empty()), vec![]).await,
             },
             Planned::Plan(plan) if statement::is_side_effect(&plan) => {
-                // DDL and DML run exactly once; their (tiny) outcome is kept.
-                let frame = context.execute_logical_plan(plan).await?;
+                // DDL and DML run exactly once; their (tiny) outcome is kept. What they change
+                // (a `SET k TO v`, a function) is the session's, never a statement's copy.
+                let frame = session.context().execute_logical_plan(plan).await?;
                 let schema = Arc::clone(frame.schema().inner());
                 let batches = frame.collect().await?;
                 if let Some(count) = dml_count(&batches) {

@@ -118,9 +118,9 @@ impl Session {
 
     /// The context one statement runs in: the session's own, or with a statement's
     /// `confOverlay` a copy of it carrying the overlay's `datafusion.*` settings (a bad value
-    /// is an error), for that statement only. The copy shares the session's catalog, so tables
-    /// it creates are the session's; other keys concern nothing the engine reads and are left
-    /// out.
+    /// is an error), for that statement only: it is planned, and a query run, in the copy,
+    /// while DDL and `SET` still change the session itself. Other keys concern nothing the
+    /// engine reads and are left out.
     pub fn statement_context(
         &self,
         overlay: &BTreeMap<String, String>,

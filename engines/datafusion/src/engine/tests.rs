@@ -66,6 +66,21 @@ async fn a_statements_overlay_sets_datafusion_settings_for_that_statement_only()
         "the overlay outlived its statement: {after}"
     );
 
+    // A statement that changes the session changes the session, overlay or not.
+    run_with(
+        &engine,
+        &session,
+        "SET datafusion.execution.batch_size TO 9",
+        &overlay,
+    )
+    .await
+    .unwrap();
+    let set = lines(&engine, &session, show).await.join("\n");
+    assert!(
+        set.contains("| 9 "),
+        "a SET sent with an overlay was lost: {set}"
+    );
+
     let bad = conf(&[("datafusion.execution.batch_size", "many")]);
     let refused = run_with(&engine, &session, "SELECT 1", &bad)
         .await
