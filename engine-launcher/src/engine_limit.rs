@@ -31,17 +31,13 @@ pub struct LaunchPlace {
     _reservation: RegistrationGuard,
 }
 
-/// What [`reserve`] found.
+/// What [`reserve`] found: the live engines, the other launches holding places, and this
+/// launch's place if there was room (`None`: the cluster is at its cap).
 #[derive(Debug)]
-pub enum Reservation {
-    /// Room for one more: the place is held.
-    Reserved {
-        place: LaunchPlace,
-        running: usize,
-        launching: usize,
-    },
-    /// The cluster is at its cap.
-    Full { running: usize, launching: usize },
+pub struct Reservation {
+    pub place: Option<LaunchPlace>,
+    pub running: usize,
+    pub launching: usize,
 }
 
 /// The cluster-wide lock taken to count and reserve (never for a launch).
@@ -77,16 +73,18 @@ pub async fn reserve(
         .iter()
         .filter(|place| !engines.iter().any(|engine| engine.ref_id == place.ref_id))
         .count();
-    if running + launching >= max as usize {
-        return Ok(Reservation::Full { running, launching });
-    }
-    let place = registry
-        .register_engine(&places_space(namespace), launch)
-        .await?;
-    Ok(Reservation::Reserved {
-        place: LaunchPlace {
-            _reservation: place,
-        },
+    let place = if running + launching < max as usize {
+        let reservation = registry
+            .register_engine(&places_space(namespace), launch)
+            .await?;
+        Some(LaunchPlace {
+            _reservation: reservation,
+        })
+    } else {
+        None
+    };
+    Ok(Reservation {
+        place,
         running,
         launching,
     })

@@ -217,21 +217,11 @@ impl Launcher {
         self
     }
 
-    /// Starts the engine of `spec` detached (it outlives the gateway), copies its log into
-    /// `log`, and returns its registration once it appears in `registry`. Fails at once if the
+    /// Starts the engine of `spec` detached (it outlives the gateway), to register as `ref_id`,
+    /// copies its log into `log`, and returns its registration once it appears in `registry`. Fails at once if the
     /// engine exits first; kills it and fails if it has not registered within the initialize
     /// timeout. Callers normally hold the launch lock ([`get_or_create`] does).
     pub async fn launch(
-        &self,
-        registry: &dyn Registry,
-        spec: &EngineLaunchSpec,
-        log: &LaunchLog,
-    ) -> Result<EngineRegistration, LaunchError> {
-        self.launch_as(registry, spec, &new_ref_id(), log).await
-    }
-
-    /// [`Self::launch`] with the reference id the engine is to register with.
-    pub async fn launch_as(
         &self,
         registry: &dyn Registry,
         spec: &EngineLaunchSpec,
@@ -540,7 +530,7 @@ pub async fn get_or_create(
         None => None,
         Some(max) => Some(take_place(registry, spec, max, &ref_id, log).await?),
     };
-    launcher.launch_as(registry, spec, &ref_id, log).await
+    launcher.launch(registry, spec, &ref_id, log).await
 }
 
 /// A launch's reference id, which its engine registers with.
@@ -563,7 +553,11 @@ async fn take_place(
         version: spec.engine_ref.version.clone(),
         ref_id: ref_id.to_owned(),
     };
-    let reservation = engine_limit::reserve(
+    let Reservation {
+        place,
+        running,
+        launching,
+    } = engine_limit::reserve(
         registry,
         &spec.engine_ref.namespace,
         max,
@@ -571,26 +565,19 @@ async fn take_place(
         LOCK_WAIT_MARGIN,
     )
     .await?;
-    let (Reservation::Reserved {
-        running, launching, ..
-    }
-    | Reservation::Full { running, launching }) = &reservation;
-    let launching = match launching {
+    let starting = match launching {
         0 => String::new(),
         n => format!(" ({n} more starting)"),
     };
     log.push(format!(
-        "cluster {} runs {running} engines{launching} of at most {max}",
+        "cluster {} runs {running} engines{starting} of at most {max}",
         spec.cluster
     ));
-    match reservation {
-        Reservation::Reserved { place, .. } => Ok(place),
-        Reservation::Full { running, launching } => Err(LaunchError::EngineLimit {
-            cluster: spec.cluster.clone(),
-            max,
-            running: running + launching,
-        }),
-    }
+    place.ok_or_else(|| LaunchError::EngineLimit {
+        cluster: spec.cluster.clone(),
+        max,
+        running: running + launching,
+    })
 }
 
 /// The oldest live engine in `space`, as Kyuubi picks it.

@@ -270,8 +270,8 @@ pub async fn launch_places_keep_to_the_cap(registry: Arc<dyn Registry>) {
         .await
         .unwrap()
     {
-        Reservation::Reserved {
-            place,
+        Reservation {
+            place: Some(place),
             running: 1,
             launching: 0,
         } => place,
@@ -283,7 +283,8 @@ pub async fn launch_places_keep_to_the_cap(registry: Arc<dyn Registry>) {
     assert!(
         matches!(
             full,
-            Reservation::Full {
+            Reservation {
+                place: None,
                 running: 1,
                 launching: 1
             }
@@ -297,7 +298,14 @@ pub async fn launch_places_keep_to_the_cap(registry: Arc<dyn Registry>) {
         .await
         .unwrap();
     assert!(
-        matches!(again, Reservation::Reserved { launching: 0, .. }),
+        matches!(
+            again,
+            Reservation {
+                place: Some(_),
+                launching: 0,
+                ..
+            }
+        ),
         "a place given up is still held: {again:?}"
     );
     drop(again);
@@ -327,7 +335,7 @@ pub async fn launch_places_keep_to_the_cap(registry: Arc<dyn Registry>) {
     }
     let reserved = outcomes
         .iter()
-        .filter(|outcome| matches!(outcome, Reservation::Reserved { .. }))
+        .filter(|outcome| matches!(outcome, Reservation { place: Some(_), .. }))
         .count();
     assert_eq!(reserved, 1, "{outcomes:?}");
 }

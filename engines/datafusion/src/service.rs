@@ -248,9 +248,10 @@ impl CliService for EngineService {
         let result = match (session_id(&req.session_handle), assigned_operation(&req)) {
             (Ok(session), Ok(id)) => {
                 let id = id.unwrap_or_default();
-                let overlay = req.conf_overlay.clone().unwrap_or_default();
+                let no_overlay = BTreeMap::new();
+                let overlay = req.conf_overlay.as_ref().unwrap_or(&no_overlay);
                 self.engine
-                    .execute_as(id, &session, &req.statement, &overlay, run_async, timeout)
+                    .execute_as(id, &session, &req.statement, overlay, run_async, timeout)
                     .await
             }
             (Err(error), _) | (_, Err(error)) => Err(error),
