@@ -558,7 +558,15 @@ async fn close_engine_side(session: Arc<GatewaySession>, launch_wait: Duration) 
     let Ok(engine) = session.launch.wait(launch_wait).await else {
         return;
     };
-    if let Some(mut link) = session.engine.lock().await.take() {
+    let link = session.engine.lock().await.take();
+    if link.as_ref().is_some_and(|link| link.client.is_cut_off()) {
+        // A call was cut off when the client hung up (a synchronous query, a status poll
+        // held by the engine): the engine answers in order, so a CloseSession would wait for
+        // that call to end. Hanging up instead ends the engine session, and its operations,
+        // at once: the engine closes the sessions of a connection that ends.
+        tracing::debug!(session = %session.id, "closing the engine session by hanging up");
+        drop(link);
+    } else if let Some(mut link) = link {
         let req = TCloseSessionReq {
             session_handle: link.session_handle.clone(),
         };

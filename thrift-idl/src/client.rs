@@ -55,6 +55,9 @@ pub struct Client {
     awaiting: VecDeque<Awaited>,
     /// Replies read on the way to another, kept until their caller asks (by seqid).
     kept: Vec<(i32, Result<Bytes, WireError>)>,
+    /// Set while calls are written or a reply is read: still set after, the caller gave up
+    /// the future half-way (its client hung up) and the connection is out of step.
+    in_exchange: bool,
 }
 
 /// A call whose reply is still to be read.
@@ -110,6 +113,7 @@ impl Client {
             unsent: BytesMut::new(),
             awaiting: VecDeque::new(),
             kept: Vec::new(),
+            in_exchange: false,
         })
     }
 
@@ -173,8 +177,45 @@ impl Client {
         }
     }
 
+    /// Whether a write or a read on this connection was cut off half-way (the future was
+    /// dropped): its calls and replies are out of step, and every later call fails. Close it;
+    /// a server that answers in order would answer nothing else before the call cut off.
+    pub fn is_cut_off(&self) -> bool {
+        self.in_exchange
+    }
+
     /// Writes the queued calls.
     pub async fn flush(&mut self) -> Result<(), WireError> {
+        self.check_in_step()?;
+        self.in_exchange = true;
+        let result = self.write_unsent().await;
+        self.in_exchange = false;
+        result
+    }
+
+    /// The reply to `queued` (writing the queued calls first). Replies come in the order the
+    /// calls were queued: those of earlier calls still unread are read first, and kept for
+    /// their callers (or dropped, for calls nobody waits for).
+    pub async fn reply(&mut self, queued: Queued) -> Result<Bytes, WireError> {
+        self.check_in_step()?;
+        self.in_exchange = true;
+        let result = self.read_reply_to(queued).await;
+        self.in_exchange = false;
+        result
+    }
+
+    /// Refuses a call on a connection out of step.
+    fn check_in_step(&self) -> Result<(), WireError> {
+        match self.in_exchange {
+            true => Err(WireError::UnexpectedReply(
+                "an earlier call on this connection was cut off half-way; open a new connection"
+                    .to_owned(),
+            )),
+            false => Ok(()),
+        }
+    }
+
+    async fn write_unsent(&mut self) -> Result<(), WireError> {
         if self.unsent.is_empty() {
             return Ok(());
         }
@@ -182,10 +223,7 @@ impl Client {
         self.conn.write_raw(&unsent).await
     }
 
-    /// The reply to `queued` (writing the queued calls first). Replies come in the order the
-    /// calls were queued: those of earlier calls still unread are read first, and kept for
-    /// their callers (or dropped, for calls nobody waits for).
-    pub async fn reply(&mut self, queued: Queued) -> Result<Bytes, WireError> {
+    async fn read_reply_to(&mut self, queued: Queued) -> Result<Bytes, WireError> {
         if let Some(at) = self
             .kept
             .iter()
@@ -200,7 +238,7 @@ impl Client {
                 queued.seqid
             )));
         }
-        self.flush().await?;
+        self.write_unsent().await?;
         loop {
             let awaited = self.awaiting.pop_front().ok_or_else(|| {
                 WireError::UnexpectedReply(format!(

@@ -253,6 +253,18 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
         Ok(Some(self.incoming.split_to(len)))
     }
 
+    /// Waits for the peer to send more bytes (kept for the next read) or to hang up; false
+    /// when it hung up. A server watches its client with it while a call is answered. Cancel
+    /// safe: dropped before it returns, nothing is lost.
+    pub async fn await_more_input(&mut self) -> Result<bool, WireError> {
+        self.read_more().await
+    }
+
+    /// Bytes read and not yet consumed.
+    pub fn buffered_len(&self) -> usize {
+        self.incoming.len() + self.payload.len()
+    }
+
     /// Reads what the socket has; false at end of stream.
     async fn read_more(&mut self) -> Result<bool, WireError> {
         self.incoming.reserve(READ_CHUNK);

@@ -335,3 +335,70 @@ async fn replies_read_on_the_way_are_kept_for_their_callers_unless_forgotten() {
     assert_served(&mut client).await;
     server.stop().await;
 }
+
+fn waiting_status_poll() -> TGetOperationStatusReq {
+    TGetOperationStatusReq {
+        operation_handle: HandleId::new().operation_handle(TOperationType::EXECUTE_STATEMENT, true),
+        get_progress_update: None,
+    }
+}
+
+#[tokio::test]
+async fn a_client_that_hangs_up_during_a_call_that_waits_is_reported_closed_at_once() {
+    let mut server = TestServer::binary(ServerOptions::default()).await;
+    let mut client = Client::connect(&server.address(), plain("alice", "x"))
+        .await
+        .unwrap();
+    // A call held until the test releases it (a synchronous query), then the client is gone.
+    client.queue_unanswered("GetOperationStatus", &waiting_status_poll());
+    client.flush().await.unwrap();
+    drop(client);
+    let closed = tokio::time::timeout(Duration::from_secs(10), server.closed.recv())
+        .await
+        .expect("a client gone during a call that waits is reported before the call ends");
+    assert_eq!(closed.unwrap().user.as_deref(), Some("alice"));
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_call_pipelined_behind_one_that_waits_is_answered_after_it() {
+    let mut server = TestServer::binary(ServerOptions::default()).await;
+    let mut client = Client::connect(&server.address(), plain("alice", "x"))
+        .await
+        .unwrap();
+    let waiting = client.queue("GetOperationStatus", &waiting_status_poll());
+    client.flush().await.unwrap();
+    // Sent while the server watches the connection for a hang-up: kept, not lost.
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let behind = client.queue("OpenSession", &open_session_req("behind"));
+    client.flush().await.unwrap();
+    server.status_polls.add_permits(1);
+    let status: TGetOperationStatusResp =
+        codec::decode_result_body(&client.reply(waiting).await.unwrap()).unwrap();
+    assert!(!status::is_ok(&status.status));
+    let opened: TOpenSessionResp =
+        codec::decode_result_body(&client.reply(behind).await.unwrap()).unwrap();
+    assert_eq!(opened.configuration.unwrap()["requested_user"], "behind");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_client_whose_call_was_cut_off_says_so_and_refuses_later_calls() {
+    let mut server = TestServer::binary(ServerOptions::default()).await;
+    let mut client = Client::connect(&server.address(), plain("alice", "x"))
+        .await
+        .unwrap();
+    assert!(!client.is_cut_off());
+    let waiting = client.queue("GetOperationStatus", &waiting_status_poll());
+    let cut = tokio::time::timeout(Duration::from_millis(100), client.reply(waiting)).await;
+    assert!(cut.is_err(), "the status poll waits until released");
+    assert!(client.is_cut_off());
+    // The next reply on the wire would be the cut-off call's: refused at once, not misread.
+    let error = client
+        .call::<_, TGetInfoResp>("GetInfo", &get_info_req())
+        .await
+        .unwrap_err();
+    assert!(error.to_string().contains("cut off"), "{error}");
+    server.status_polls.add_permits(1);
+    server.stop().await;
+}

@@ -198,7 +198,7 @@ where
             Poll::Pending => {
                 // This call waits: the replies before it go now.
                 write_held(conn, &mut held).await?;
-                (dispatching.await, true)
+                (until_hang_up(conn, dispatching.as_mut()).await?, true)
             }
         };
         // The reply of a call that waited goes at once: its client has been waiting on it
@@ -214,6 +214,33 @@ where
             write_held(conn, &mut held).await?;
         }
         ctx.after_reply.run().await;
+    }
+}
+
+/// Awaits a call that waits (a synchronous statement, a held status poll) while watching its
+/// client: a client that hangs up meanwhile (killed mid-query) ends the call at once, and the
+/// service hears of it from [`CliService::connection_closed`] now rather than when the call is
+/// over (which may be hours for a query). Calls the client pipelines meanwhile are kept for
+/// later; past the size limit the client is no longer watched, only awaited.
+async fn until_hang_up<T, F>(
+    conn: &mut Connection<T>,
+    mut call: Pin<&mut F>,
+) -> Result<F::Output, WireError>
+where
+    T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
+    F: Future,
+{
+    loop {
+        let watching = conn.buffered_len() < conn.max_message_size();
+        tokio::select! {
+            biased;
+            reply = call.as_mut() => return Ok(reply),
+            more = conn.await_more_input(), if watching => {
+                if !more? {
+                    return Err(WireError::Closed);
+                }
+            }
+        }
     }
 }
 

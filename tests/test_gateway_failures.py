@@ -1,0 +1,122 @@
+"""Failures users and operators meet: a client killed mid-query or mid-fetch, an engine killed
+under its sessions, a broken cluster file, a launch that cannot succeed. Each test checks what
+the client sees and that nothing is left behind on the engine or in the registry."""
+
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from gateway_fixtures import *  # noqa: F401,F403 (fixtures)
+from gateway_fixtures import engine_pids_on, local_socket_entries, open_session, wait_until
+from harness.engine import CLOCK_TICKS, HOST
+
+# Minutes of work for a debug engine: still running whenever a test kills its client.
+SLOW_QUERY = "SELECT value % 7 AS k, count(*) AS n FROM generate_series(1, 5000000000) GROUP BY value % 7"
+LONG_RESULT = "SELECT value FROM generate_series(1, 100000000)"
+
+# A PyHive client, run as its own process so that the test can kill it as a user would (kill
+# -9 of a notebook kernel, a crashed job): no CloseOperation, no CloseSession, no FIN first.
+PYHIVE_CLIENT = """
+import sys
+from pyhive import hive
+
+host, port, user, level, mode, sql = sys.argv[1:]
+connection = hive.connect(host, int(port), username=user,
+                          configuration={"kyuubi.engine.share.level": level})
+cursor = connection.cursor()
+print("connected", flush=True)
+if mode == "query":
+    cursor.execute(sql)  # PyHive's default: synchronous, one call until the query is over
+else:
+    cursor.execute(sql)
+    cursor.fetchmany(1000)
+    print("fetching", flush=True)
+    while cursor.fetchmany(1000):
+        pass
+print("done", flush=True)
+"""
+
+
+def start_pyhive_client(gateway, user: str, level: str, mode: str, sql: str) -> subprocess.Popen:
+    client = subprocess.Popen(
+        [sys.executable, "-c", PYHIVE_CLIENT, HOST, str(gateway.port), user, level, mode, sql],
+        stdout=subprocess.PIPE, text=True)
+    assert client.stdout.readline().strip() == "connected", "the PyHive client did not connect"
+    return client
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far (/proc/PID/stat)."""
+    with open(f"/proc/{pid}/stat") as stat:
+        after_name = stat.read().rsplit(")", 1)[1].split()
+    return (int(after_name[11]) + int(after_name[12])) / CLOCK_TICKS
+
+
+def cpu_over(pid: int, seconds: float) -> float:
+    before = cpu_seconds(pid)
+    time.sleep(seconds)
+    return cpu_seconds(pid) - before
+
+
+def wait_until_busy(pid: int):
+    """Waits until the engine is working (its query runs)."""
+    wait_until(lambda: cpu_over(pid, 0.5) > 0.25, "the engine to run the query")
+
+
+def connection_engine_pids(gateway) -> list[int]:
+    return engine_pids_on(str(gateway.work_dir), "_CONNECTION_")
+
+
+@pytest.mark.parametrize("mode", ["query", "fetch"])
+def test_a_client_killed_mid_query_or_mid_fetch_takes_its_connection_engine_with_it(kumiho, mode):
+    """PyHive runs a statement synchronously: one ExecuteStatement call held until the query
+    is over. A client killed meanwhile is noticed at once, not when the query ends: its
+    session is closed and its CONNECTION engine stops."""
+    sql = SLOW_QUERY if mode == "query" else LONG_RESULT
+    client = start_pyhive_client(kumiho, "kilian", "CONNECTION", mode, sql)
+    try:
+        wait_until(lambda: len(connection_engine_pids(kumiho)) == 1, "the CONNECTION engine to start")
+        engine = connection_engine_pids(kumiho)[0]
+        if mode == "query":
+            wait_until_busy(engine)
+        else:
+            assert client.stdout.readline().strip() == "fetching"
+        mark = len(kumiho.log())
+        client.kill()
+        client.wait()
+        wait_until(lambda: not os.path.exists(f"/proc/{engine}"),
+                   "the CONNECTION engine to stop after its client was killed", timeout=20)
+        kumiho.wait_for_log(r"client disconnected without closing its session", after=mark, timeout=1)
+    finally:
+        client.kill()
+        client.wait()
+
+
+def test_a_client_killed_mid_query_frees_its_shared_engine_of_the_query(kumiho):
+    """On a USER engine the other sessions go on, and the killed client's query stops at once
+    (its engine session is closed, and its query with it), instead of running to its end."""
+    other = open_session(kumiho, "kilian")
+    try:
+        ref_id = other.wait_launched()["engine.ref.id"]
+        socket = f"kumiho-engine/{ref_id}"
+        assert local_socket_entries(socket).count("03") == 1  # `other`'s engine session
+        engine = engine_pids_on(str(kumiho.work_dir), ref_id)[0]
+        client = start_pyhive_client(kumiho, "kilian", "USER", "query", SLOW_QUERY)
+        try:
+            wait_until_busy(engine)
+            assert local_socket_entries(socket).count("03") == 2
+            client.kill()
+            client.wait()
+            wait_until(lambda: local_socket_entries(socket).count("03") == 1,
+                       "the killed client's engine session to be closed", timeout=20)
+            wait_until(lambda: cpu_over(engine, 1.0) < 0.3, "the engine to stop the killed client's query",
+                       timeout=20)
+        finally:
+            client.kill()
+            client.wait()
+        assert other.query("SELECT 6 * 7") == [[42]]
+    finally:
+        other.close()
