@@ -1,5 +1,5 @@
 //! JDBC metadata results (GetCatalogs, GetSchemas, GetTables, GetTableTypes, GetColumns,
-//! GetTypeInfo, GetFunctions) as Arrow batches, with exactly the columns, names and types
+//! GetTypeInfo, GetFunctions, GetPrimaryKeys, GetCrossReference) as Arrow batches, with exactly the columns, names and types
 //! HiveServer2 returns, so that JDBC's `DatabaseMetaData` and BI tools read them as they
 //! read Hive's.
 //!
@@ -9,20 +9,28 @@
 //!
 //! Name arguments are JDBC search patterns: `%` matches any run of characters, `_` any one,
 //! `\` makes the next character literal; `None` or an empty pattern matches everything.
-//! Matching ignores case, as Hive's metastore does (DataFusion folds unquoted names to
-//! lower case, so a user typing `Orders` means `orders`). The catalog argument is a pattern
-//! too. Functions belong to the session, not to a schema, so GetFunctions ignores the
-//! catalog and schema arguments, as Hive does.
+//! HiveServer2 also takes its metastore's forms, which Hue and other Hive clients send:
+//! `*` matches any run too, and `|` separates alternatives (`orders|line*`). Matching
+//! ignores case, as Hive's metastore does (DataFusion folds unquoted names to lower case,
+//! so a user typing `Orders` means `orders`). The catalog argument is a pattern too.
+//! Functions belong to the session, not to a schema, so GetFunctions ignores the catalog
+//! and schema arguments, as Hive does.
+//!
+//! GetPrimaryKeys and GetCrossReference take exact names, not patterns. Primary keys are
+//! those DataFusion records for a table (`CREATE TABLE t (id INT PRIMARY KEY, ...)`);
+//! DataFusion has no foreign keys, so GetCrossReference is always empty, as it is on a
+//! Hive metastore without constraints.
 
 use std::sync::Arc;
 
 use datafusion::arrow::array::{
-    new_null_array, ArrayRef, BooleanArray, Int16Array, Int32Array, RecordBatch, Scalar,
+    new_null_array, Array, ArrayRef, BooleanArray, Int16Array, Int32Array, RecordBatch, Scalar,
     StringArray,
 };
 use datafusion::arrow::compute::kernels::comparison::ilike;
 use datafusion::arrow::datatypes::DataType;
 use datafusion::catalog::{SchemaProvider, TableProvider};
+use datafusion::common::Constraint;
 use datafusion::datasource::TableType;
 use datafusion::error::Result;
 use datafusion::prelude::SessionContext;
@@ -238,8 +246,9 @@ pub fn columns(
 const COLUMN_NO_NULLS: i32 = 0;
 const COLUMN_NULLABLE: i32 = 1;
 
-/// The Hive types this engine presents, in Hive's `Type` order.
-const TYPE_INFO_TYPES: [TTypeId; 19] = [
+/// The Hive types this engine presents or accepts in DDL and casts (CHAR and VARCHAR,
+/// which DataFusion reads as strings), in Hive's `Type` order.
+const TYPE_INFO_TYPES: [TTypeId; 21] = [
     TTypeId::NULL_TYPE,
     TTypeId::BOOLEAN_TYPE,
     TTypeId::TINYINT_TYPE,
@@ -249,6 +258,8 @@ const TYPE_INFO_TYPES: [TTypeId; 19] = [
     TTypeId::FLOAT_TYPE,
     TTypeId::DOUBLE_TYPE,
     TTypeId::STRING_TYPE,
+    TTypeId::CHAR_TYPE,
+    TTypeId::VARCHAR_TYPE,
     TTypeId::DATE_TYPE,
     TTypeId::TIMESTAMP_TYPE,
     TTypeId::INTERVAL_YEAR_MONTH_TYPE,
@@ -299,6 +310,7 @@ pub fn type_info() -> Result<RecordBatch> {
         ),
         (
             "CASE_SENSITIVE",
+            // Hive's `Type.isCaseSensitive`: STRING alone, not CHAR or VARCHAR.
             booleans(ids.iter().map(|id| Some(*id == TTypeId::STRING_TYPE))),
         ),
         (
@@ -425,29 +437,115 @@ pub fn functions(
     ])
 }
 
-/// A JDBC search pattern, matched without regard to case by Arrow's ILIKE kernel (which
-/// implements `%`, `_` and `\` exactly as JDBC defines them).
-struct NamePattern<'a> {
-    /// `None` when the pattern matches every name.
-    pattern: Option<&'a str>,
+/// GetPrimaryKeys: `TABLE_CAT`, `TABLE_SCHEM`, `TABLE_NAME`, `COLUMN_NAME`, `KEQ_SEQ`,
+/// `PK_NAME`, one row per column of each named table's primary key, ordered by table and
+/// position in the key. `KEQ_SEQ` is Hive's own spelling of JDBC's `KEY_SEQ`, kept because
+/// Hive JDBC reads the column by its position. The names are exact (not patterns); `None`
+/// means any. DataFusion's keys have no names, so `PK_NAME` is NULL.
+pub fn primary_keys(
+    ctx: &SessionContext,
+    catalog: Option<&str>,
+    schema: Option<&str>,
+    table: Option<&str>,
+) -> Result<RecordBatch> {
+    // Hive JDBC sends its connection's catalog, "", for "any", as beeline's `!primarykeys`
+    // does; the other listings read an empty pattern the same way.
+    let exact = |wanted: Option<&str>, name: &str| {
+        wanted
+            .filter(|wanted| !wanted.is_empty())
+            .is_none_or(|wanted| wanted.eq_ignore_ascii_case(name))
+    };
+    let mut keys: Vec<(FoundTable, String, i32)> = Vec::new();
+    for found in matching_tables(ctx, None, None, None)? {
+        if !(exact(catalog, &found.catalog)
+            && exact(schema, &found.schema)
+            && exact(table, &found.name))
+        {
+            continue;
+        }
+        let Some(constraints) = found.provider.constraints() else {
+            continue;
+        };
+        let columns = found.provider.schema();
+        for constraint in constraints.iter() {
+            let Constraint::PrimaryKey(indices) = constraint else {
+                continue;
+            };
+            for (index, seq) in indices.iter().zip(1..) {
+                if let Some(field) = columns.fields().get(*index) {
+                    keys.push((found.clone(), field.name().clone(), seq));
+                }
+            }
+        }
+    }
+    let rows = keys.len();
+    let text = |value: fn(&(FoundTable, String, i32)) -> &str| {
+        strings(keys.iter().map(|key| Some(value(key))))
+    };
+    batch(vec![
+        ("TABLE_CAT", text(|(t, _, _)| &t.catalog)),
+        ("TABLE_SCHEM", text(|(t, _, _)| &t.schema)),
+        ("TABLE_NAME", text(|(t, _, _)| &t.name)),
+        ("COLUMN_NAME", text(|(_, column, _)| column)),
+        ("KEQ_SEQ", ints(keys.iter().map(|(_, _, seq)| Some(*seq)))),
+        ("PK_NAME", null_strings(rows)),
+    ])
 }
 
-impl<'a> NamePattern<'a> {
-    fn new(pattern: Option<&'a str>) -> Self {
+/// GetCrossReference: the 14 columns Hive returns (`PKTABLE_CAT` ... `DEFERRABILITY`, with
+/// Hive's `KEQ_SEQ`), and no rows: DataFusion tables have no foreign keys.
+pub fn cross_reference() -> Result<RecordBatch> {
+    let text = |name| (name, null_strings(0));
+    let int = |name| (name, new_null_array(&DataType::Int32, 0));
+    batch(vec![
+        text("PKTABLE_CAT"),
+        text("PKTABLE_SCHEM"),
+        text("PKTABLE_NAME"),
+        text("PKCOLUMN_NAME"),
+        text("FKTABLE_CAT"),
+        text("FKTABLE_SCHEM"),
+        text("FKTABLE_NAME"),
+        text("FKCOLUMN_NAME"),
+        int("KEQ_SEQ"),
+        int("UPDATE_RULE"),
+        int("DELETE_RULE"),
+        text("FK_NAME"),
+        text("PK_NAME"),
+        int("DEFERRABILITY"),
+    ])
+}
+
+/// A JDBC search pattern with Hive's metastore extensions (`*`, `|`), matched without
+/// regard to case by Arrow's ILIKE kernel (which implements `%`, `_` and `\` exactly as
+/// JDBC defines them).
+struct NamePattern {
+    /// The ILIKE patterns of the alternatives; `None` when the pattern matches every name.
+    alternatives: Option<Vec<String>>,
+}
+
+impl NamePattern {
+    fn new(pattern: Option<&str>) -> Self {
+        let pattern = pattern.filter(|p| !p.is_empty() && *p != "%" && *p != "*");
         Self {
-            pattern: pattern.filter(|p| !p.is_empty() && *p != "%"),
+            alternatives: pattern.map(like_alternatives),
         }
     }
 
     /// Whether each name matches, in order.
     fn matches(&self, names: Vec<String>) -> Result<Vec<bool>> {
-        let Some(pattern) = self.pattern else {
+        let Some(alternatives) = &self.alternatives else {
             return Ok(vec![true; names.len()]);
         };
         let names = StringArray::from(names);
-        let pattern = Scalar::new(StringArray::from(vec![pattern]));
-        let mask = ilike(&names, &pattern)?;
-        Ok(mask.iter().map(|m| m.unwrap_or(false)).collect())
+        let mut wanted = vec![false; names.len()];
+        for alternative in alternatives {
+            let pattern = Scalar::new(StringArray::from(vec![alternative.as_str()]));
+            let mask = ilike(&names, &pattern)?;
+            for (wanted, matched) in wanted.iter_mut().zip(mask.iter()) {
+                *wanted |= matched.unwrap_or(false);
+            }
+        }
+        Ok(wanted)
     }
 
     /// The names that match, in order.
@@ -459,6 +557,26 @@ impl<'a> NamePattern<'a> {
             .filter_map(|(name, wanted)| wanted.then_some(name))
             .collect())
     }
+}
+
+/// A pattern as ILIKE patterns, one per `|`-separated alternative, with each unescaped `*`
+/// as `%` (Hive's metastore reads `*` as "any characters"). `\*` and `\|` stay literal.
+fn like_alternatives(pattern: &str) -> Vec<String> {
+    let mut alternatives = vec![String::new()];
+    let mut chars = pattern.chars();
+    while let Some(c) = chars.next() {
+        let current = alternatives.last_mut().expect("never empty");
+        match c {
+            '\\' => {
+                current.push('\\');
+                current.extend(chars.next());
+            }
+            '*' => current.push('%'),
+            '|' => alternatives.push(String::new()),
+            c => current.push(c),
+        }
+    }
+    alternatives
 }
 
 /// A schema found by name.

@@ -11,6 +11,7 @@ use std::time::Duration;
 use datafusion::arrow::datatypes::Schema;
 use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::error::DataFusionError;
+use datafusion::sql::sqlparser::keywords::ALL_KEYWORDS;
 use kumiho_thrift::assigned_id;
 use kumiho_thrift::cli::*;
 use kumiho_thrift::handle::HandleId;
@@ -141,6 +142,9 @@ fn info_value(engine: &Engine, session: HandleId, info: TGetInfoType) -> Option<
         | TGetInfoType::CLI_MAX_CATALOG_NAME_LEN
         | TGetInfoType::CLI_MAX_IDENTIFIER_LEN => Some(TGetInfoValue::LenValue(128)),
         TGetInfoType::CLI_TXN_CAPABLE => Some(TGetInfoValue::SmallIntValue(0)),
+        // Hive JDBC 3 and later answer `DatabaseMetaData.getSQLKeywords` with this; SQL
+        // editors highlight and quote by it.
+        TGetInfoType::CLI_ODBC_KEYWORDS => text(&ALL_KEYWORDS.join(",")),
         _ => None,
     }
 }
@@ -401,6 +405,50 @@ impl CliService for EngineService {
             )
             .await;
         Reply::Typed(TGetFunctionsResp {
+            status,
+            operation_handle,
+        })
+    }
+
+    async fn get_primary_keys(
+        &self,
+        _ctx: &CallContext,
+        req: TGetPrimaryKeysReq,
+    ) -> Reply<TGetPrimaryKeysResp> {
+        // Hive files key listings under GET_FUNCTIONS; the IDL has no type of their own.
+        let (status, operation_handle) = self
+            .metadata_reply(
+                &req.session_handle,
+                TOperationType::GET_FUNCTIONS,
+                |session| async move {
+                    metadata::primary_keys(
+                        session.context(),
+                        req.catalog_name.as_deref(),
+                        req.schema_name.as_deref(),
+                        req.table_name.as_deref(),
+                    )
+                },
+            )
+            .await;
+        Reply::Typed(TGetPrimaryKeysResp {
+            status,
+            operation_handle,
+        })
+    }
+
+    async fn get_cross_reference(
+        &self,
+        _ctx: &CallContext,
+        req: TGetCrossReferenceReq,
+    ) -> Reply<TGetCrossReferenceResp> {
+        let (status, operation_handle) = self
+            .metadata_reply(
+                &req.session_handle,
+                TOperationType::GET_FUNCTIONS,
+                |_| async { metadata::cross_reference() },
+            )
+            .await;
+        Reply::Typed(TGetCrossReferenceResp {
             status,
             operation_handle,
         })

@@ -174,6 +174,126 @@ async fn tables_lists_every_schema_with_jdbc_columns() {
 }
 
 #[tokio::test]
+async fn patterns_take_hive_metastore_wildcards_and_alternatives() {
+    // Hue and other Hive clients send the metastore's `*` and `|`, as Hive accepts them.
+    let ctx = context().await;
+    let table_names = |schema, table| {
+        texts(
+            &tables(&ctx, None, schema, table, None).unwrap(),
+            "TABLE_NAME",
+        )
+    };
+    assert_eq!(
+        table_names(Some("*"), Some("*")),
+        table_names(None, None),
+        "`*` alone is every name"
+    );
+    assert_eq!(table_names(Some("tpch"), Some("n*")), some(&["nation"]));
+    assert_eq!(
+        table_names(Some("tpch"), Some("ORD*|nat%")),
+        some(&["nation", "orders"])
+    );
+    assert_eq!(
+        table_names(Some("default|tpch"), Some("t|orders")),
+        some(&["t", "orders"])
+    );
+    // An escaped `*` or `|` is the character itself, which no name here holds.
+    assert_eq!(
+        table_names(None, Some(r"n\*")),
+        Vec::<Option<String>>::new()
+    );
+    assert_eq!(
+        table_names(None, Some(r"t\|v")),
+        Vec::<Option<String>>::new()
+    );
+    let schema_names = |pattern| texts(&schemas(&ctx, None, pattern).unwrap(), "TABLE_SCHEM");
+    assert_eq!(schema_names(Some("a*")), some(&["a_b", "axb"]));
+    let column_names = |pattern| {
+        texts(
+            &columns(&ctx, None, Some("tpch"), Some("orders"), pattern).unwrap(),
+            "COLUMN_NAME",
+        )
+    };
+    assert_eq!(
+        column_names(Some("o_order*|O_COMMENT")),
+        some(&["o_orderkey", "o_comment"])
+    );
+    let function_names = |pattern| {
+        texts(
+            &functions(&ctx, None, None, pattern).unwrap(),
+            "FUNCTION_NAME",
+        )
+    };
+    assert_eq!(function_names("upp*|lower"), some(&["lower", "upper"]));
+    assert_eq!(function_names("*"), function_names("%"));
+}
+
+#[tokio::test]
+async fn primary_keys_are_datafusions_constraints() {
+    let ctx = context().await;
+    ctx.sql("CREATE TABLE \"default\".keyed (b INT, a INT, note VARCHAR, PRIMARY KEY (a, b))")
+        .await
+        .unwrap();
+    let batch = primary_keys(&ctx, None, Some("default"), Some("keyed")).unwrap();
+    assert_eq!(
+        names(&batch),
+        [
+            "TABLE_CAT",
+            "TABLE_SCHEM",
+            "TABLE_NAME",
+            "COLUMN_NAME",
+            "KEQ_SEQ",
+            "PK_NAME"
+        ]
+    );
+    assert_eq!(texts(&batch, "COLUMN_NAME"), some(&["a", "b"]));
+    assert_eq!(ints(&batch, "KEQ_SEQ"), [Some(1), Some(2)]);
+    assert_eq!(texts(&batch, "TABLE_NAME"), some(&["keyed", "keyed"]));
+    assert_eq!(texts(&batch, "PK_NAME"), [None, None]);
+    // Names are exact, not patterns; a missing or empty name (Hive JDBC's catalog) means any.
+    assert_eq!(
+        primary_keys(&ctx, Some(""), None, Some("KEYED"))
+            .unwrap()
+            .num_rows(),
+        2
+    );
+    assert_eq!(
+        primary_keys(&ctx, None, None, Some("keye_"))
+            .unwrap()
+            .num_rows(),
+        0
+    );
+    // A table without a key has no rows, not an error.
+    let none = primary_keys(&ctx, None, Some("tpch"), Some("orders")).unwrap();
+    assert_eq!((none.num_columns(), none.num_rows()), (6, 0));
+}
+
+#[test]
+fn cross_reference_has_hives_columns_and_no_rows() {
+    let batch = cross_reference().unwrap();
+    assert_eq!(batch.num_rows(), 0);
+    assert_eq!(
+        names(&batch),
+        [
+            "PKTABLE_CAT",
+            "PKTABLE_SCHEM",
+            "PKTABLE_NAME",
+            "PKCOLUMN_NAME",
+            "FKTABLE_CAT",
+            "FKTABLE_SCHEM",
+            "FKTABLE_NAME",
+            "FKCOLUMN_NAME",
+            "KEQ_SEQ",
+            "UPDATE_RULE",
+            "DELETE_RULE",
+            "FK_NAME",
+            "PK_NAME",
+            "DEFERRABILITY",
+        ]
+    );
+}
+
+#[tokio::test]
 async fn columns_describe_each_column_as_hive_does() {
     let ctx = context().await;
     let batch = columns(&ctx, None, Some("tpch"), Some("orders"), None).unwrap();
@@ -311,6 +431,17 @@ fn type_info_has_the_eighteen_jdbc_columns() {
     assert_eq!(nullable.as_primitive::<Int16Type>().value(int), 1);
     assert!(type_names.contains(&Some("DECIMAL".to_owned())));
     assert!(type_names.contains(&Some("ARRAY".to_owned())));
+    // DataFusion takes CHAR and VARCHAR in DDL and casts, so they are listed as Hive does.
+    let position = |name: &str| {
+        type_names
+            .iter()
+            .position(|n| n.as_deref() == Some(name))
+            .unwrap_or_else(|| panic!("{name} is not listed"))
+    };
+    let data_types = ints(&batch, "DATA_TYPE");
+    assert_eq!(data_types[position("CHAR")], Some(1));
+    assert_eq!(data_types[position("VARCHAR")], Some(12));
+    assert_eq!(position("VARCHAR"), position("STRING") + 2);
 }
 
 #[tokio::test]

@@ -179,6 +179,14 @@ async fn get_info_names_the_engine() {
         version.info_value,
         TGetInfoValue::StringValue(env!("CARGO_PKG_VERSION").into())
     );
+    // Hive JDBC 3+ reads `getSQLKeywords` from here.
+    let keywords = info(TGetInfoType::CLI_ODBC_KEYWORDS).await;
+    assert!(status::is_ok(&keywords.status));
+    let TGetInfoValue::StringValue(keywords) = keywords.info_value else {
+        panic!("keywords are not a string: {:?}", keywords.info_value)
+    };
+    let keywords: Vec<&str> = keywords.split(',').collect();
+    assert!(keywords.contains(&"SELECT") && keywords.contains(&"PARTITION"));
     let unknown = info(TGetInfoType(4242)).await;
     assert_eq!(unknown.status.status_code, TStatusCode::ERROR_STATUS);
     assert!(unknown.status.error_message.unwrap().contains("4242"));
