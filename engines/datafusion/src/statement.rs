@@ -2,7 +2,7 @@
 //! planned by DataFusion.
 //!
 //! HiveServer2 users type `USE db`, `SHOW DATABASES`, `SHOW TABLES IN db`, `SET k=v`,
-//! `CREATE DATABASE`, `DESCRIBE FORMATTED t`. DataFusion knows some of them under other
+//! `CREATE DATABASE`, `DESCRIBE FORMATTED t`, `SHOW COLUMNS IN t`, `SHOW FUNCTIONS`. DataFusion knows some of them under other
 //! names (a database is a schema), some not at all. [`plan`] recognises those from the
 //! statement's first words, answers them itself or rewrites them for DataFusion, and
 //! hands everything else to DataFusion's planner untouched.
@@ -51,6 +51,15 @@ pub enum HiveCommand {
     /// `DESCRIBE|DESC [EXTENDED|FORMATTED] [TABLE] [[catalog.]db.]table`: Hive's columns
     /// `col_name`, `data_type` (Hive type names), `comment`.
     Describe(Vec<String>),
+    /// `SHOW COLUMNS FROM|IN [[catalog.]db.]table [FROM|IN db] [LIKE 'pattern']`: Hive's one
+    /// column `field`, the column names in table order.
+    ShowColumns {
+        table: Vec<String>,
+        pattern: Option<String>,
+    },
+    /// `SHOW FUNCTIONS [[LIKE] 'pattern']`: Hive's one column `tab_name`, the names (aliases
+    /// included) of the session's functions, sorted.
+    ShowFunctions(Option<String>),
 }
 
 #[derive(Debug, PartialEq, Eq)]
@@ -178,20 +187,10 @@ pub async fn run_command(session: &Session, command: &HiveCommand) -> Result<Exe
             Ok(Executed::NoResult)
         }
         HiveCommand::Describe(parts) => {
-            let reference = match parts.as_slice() {
-                [table] => TableReference::bare(table.as_str()),
-                [schema, table] => TableReference::partial(schema.as_str(), table.as_str()),
-                [catalog, schema, table] => {
-                    TableReference::full(catalog.as_str(), schema.as_str(), table.as_str())
-                }
-                _ => {
-                    return Err(DataFusionError::Plan(format!(
-                    "'{}' is not a table name: use table, database.table or catalog.database.table",
-                    parts.join(".")
-                )))
-                }
-            };
-            let table = session.context().table_provider(reference).await?;
+            let table = session
+                .context()
+                .table_provider(table_reference(parts)?)
+                .await?;
             let schema = table.schema();
             let fields = schema.fields();
             string_columns(vec![
@@ -209,7 +208,58 @@ pub async fn run_command(session: &Session, command: &HiveCommand) -> Result<Exe
                 ("comment", vec![String::new(); fields.len()]),
             ])
         }
+        HiveCommand::ShowColumns { table, pattern } => {
+            let table = session
+                .context()
+                .table_provider(table_reference(table)?)
+                .await?;
+            let names = table
+                .schema()
+                .fields()
+                .iter()
+                .map(|f| f.name().clone())
+                .collect();
+            string_rows("field", matching(names, pattern))
+        }
+        HiveCommand::ShowFunctions(pattern) => {
+            let mut names = function_names(session.context());
+            names.sort();
+            names.dedup();
+            string_rows("tab_name", matching(names, pattern))
+        }
     }
+}
+
+/// A table named by one to three parts, as DESCRIBE and SHOW COLUMNS take it.
+fn table_reference(parts: &[String]) -> Result<TableReference> {
+    Ok(match parts {
+        [table] => TableReference::bare(table.as_str()),
+        [schema, table] => TableReference::partial(schema.as_str(), table.as_str()),
+        [catalog, schema, table] => {
+            TableReference::full(catalog.as_str(), schema.as_str(), table.as_str())
+        }
+        _ => {
+            return Err(DataFusionError::Plan(format!(
+                "'{}' is not a table name: use table, database.table or catalog.database.table",
+                parts.join(".")
+            )))
+        }
+    })
+}
+
+/// The names of the session's scalar, aggregate, window and table functions.
+fn function_names(context: &SessionContext) -> Vec<String> {
+    // The state's lock is held only while the names are copied out.
+    let state = context.state_ref();
+    let state = state.read();
+    state
+        .scalar_functions()
+        .keys()
+        .chain(state.aggregate_functions().keys())
+        .chain(state.window_functions().keys())
+        .chain(state.table_functions().keys())
+        .cloned()
+        .collect()
 }
 
 /// One string column of rows.
@@ -386,6 +436,16 @@ impl Words {
         }
     }
 
+    /// Consumes a name of dot-separated identifiers (`t`, `db.t`, `catalog.db.t`).
+    fn dotted_name(&mut self) -> Option<Vec<String>> {
+        let mut parts = vec![self.identifier()?];
+        while matches!(self.tokens.get(self.at), Some(Token::Period)) {
+            self.at += 1;
+            parts.push(self.identifier()?);
+        }
+        Some(parts)
+    }
+
     /// Consumes a string literal.
     fn string(&mut self) -> Option<String> {
         match self.tokens.get(self.at) {
@@ -439,6 +499,38 @@ impl Words {
                         pattern,
                     }));
             }
+            if self.eat("columns") {
+                // DataFusion's `SHOW [FULL|EXTENDED] COLUMNS` lists information_schema rows
+                // with Arrow type names; Hive users expect the column names alone.
+                if !self.eat_any(&["from", "in"]) {
+                    return None;
+                }
+                let mut table = self.dotted_name()?;
+                if self.eat_any(&["from", "in"]) {
+                    let database = self.identifier()?;
+                    if table.len() != 1 {
+                        return None;
+                    }
+                    table.insert(0, database);
+                }
+                self.eat("like");
+                let pattern = self.string();
+                return self
+                    .done()
+                    .then_some(Recognised::Command(HiveCommand::ShowColumns {
+                        table,
+                        pattern,
+                    }));
+            }
+            if self.eat("functions") {
+                // Hive's form: names only, filtered by a Hive pattern (`upp*`), where
+                // DataFusion's lists every signature and filters with SQL's LIKE.
+                self.eat("like");
+                let pattern = self.string();
+                return self
+                    .done()
+                    .then_some(Recognised::Command(HiveCommand::ShowFunctions(pattern)));
+            }
             return None;
         }
         if self.eat("create") {
@@ -477,11 +569,7 @@ impl Words {
             // anything else (DESCRIBE SELECT ...) stays DataFusion's.
             self.eat_any(&["extended", "formatted"]);
             self.eat("table");
-            let mut parts = vec![self.identifier()?];
-            while matches!(self.tokens.get(self.at), Some(Token::Period)) {
-                self.at += 1;
-                parts.push(self.identifier()?);
-            }
+            let parts = self.dotted_name()?;
             return self
                 .done()
                 .then_some(Recognised::Command(HiveCommand::Describe(parts)));

@@ -228,6 +228,40 @@ async fn hive_commands_work_end_to_end() {
     assert_eq!(described[3], "| r_regionkey | bigint    |         |");
     assert_eq!(described[4], "| r_name      | string    |         |");
     assert_eq!(lines(&engine, &s, "DESC region").await, described);
+    assert_eq!(
+        lines(&engine, &s, "SHOW COLUMNS IN region").await,
+        [
+            "+-------------+",
+            "| field       |",
+            "+-------------+",
+            "| r_regionkey |",
+            "| r_name      |",
+            "| r_comment   |",
+            "+-------------+"
+        ]
+    );
+    assert_eq!(
+        lines(&engine, &s, "SHOW COLUMNS FROM nation IN tpch LIKE '*key'").await,
+        [
+            "+-------------+",
+            "| field       |",
+            "+-------------+",
+            "| n_nationkey |",
+            "| n_regionkey |",
+            "+-------------+"
+        ]
+    );
+    assert_eq!(
+        lines(&engine, &s, "SHOW FUNCTIONS LIKE 'upp*|lower'").await,
+        [
+            "+----------+",
+            "| tab_name |",
+            "+----------+",
+            "| lower    |",
+            "| upper    |",
+            "+----------+"
+        ]
+    );
 
     run(&engine, &s, "CREATE DATABASE IF NOT EXISTS scratch")
         .await

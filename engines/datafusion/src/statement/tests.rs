@@ -55,8 +55,38 @@ fn show_databases_and_tables() {
         }
     );
     // DataFusion's own SHOW statements stay DataFusion's.
-    assert!(passed_through("SHOW COLUMNS FROM t"));
+    assert!(passed_through("SHOW FULL COLUMNS FROM t"));
     assert!(passed_through("SHOW ALL"));
+}
+
+#[test]
+fn show_columns_and_functions_in_hive_form() {
+    let columns = |table: &[&str], pattern: Option<&str>| HiveCommand::ShowColumns {
+        table: table.iter().map(|p| p.to_string()).collect(),
+        pattern: pattern.map(str::to_owned),
+    };
+    assert_eq!(
+        command("SHOW COLUMNS IN Nation"),
+        columns(&["nation"], None)
+    );
+    assert_eq!(
+        command("show columns from nation in tpch"),
+        columns(&["tpch", "nation"], None)
+    );
+    assert_eq!(
+        command("SHOW COLUMNS FROM tpch.nation LIKE 'n_*'"),
+        columns(&["tpch", "nation"], Some("n_*"))
+    );
+    assert!(passed_through("SHOW COLUMNS FROM tpch.nation IN tpch"));
+    assert_eq!(command("SHOW FUNCTIONS"), HiveCommand::ShowFunctions(None));
+    assert_eq!(
+        command("show functions like 'upp*'"),
+        HiveCommand::ShowFunctions(Some("upp*".into()))
+    );
+    assert_eq!(
+        command("SHOW FUNCTIONS 'upp*|lower'"),
+        HiveCommand::ShowFunctions(Some("upp*|lower".into()))
+    );
 }
 
 #[test]
