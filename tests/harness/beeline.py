@@ -65,13 +65,17 @@ def run_beeline(
     timeout: float = BEELINE_TIMEOUT_S,
 ) -> BeelineRun:
     """Runs the statements (one per line, no trailing ';') as one beeline script.
+    Beeline commands (`!tables`, `!primarykeys t`) run as they are: beeline would read a
+    `;` after them as part of their argument.
 
     One JVM serves all statements of a call: batch what a test needs.
     """
     for statement in statements:
         assert "\n" not in statement, "one line per statement keeps the prompts aligned"
     with tempfile.NamedTemporaryFile("w", suffix=".sql", delete=False) as script:
-        script.write("".join(f"{statement};\n" for statement in statements))
+        script.write("".join(
+            f"{statement}\n" if statement.startswith("!") else f"{statement};\n" for statement in statements
+        ))
     command = [
         str(BEELINE),
         "-u", url,
