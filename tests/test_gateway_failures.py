@@ -120,3 +120,79 @@ def test_a_client_killed_mid_query_frees_its_shared_engine_of_the_query(kumiho):
         assert other.query("SELECT 6 * 7") == [[42]]
     finally:
         other.close()
+
+
+@pytest.fixture(params=["embedded", "zookeeper"])
+def registry_kind(request, tmp_path, gateway_dirs):
+    """The default cluster on each registry: embedded, or a ZooKeeper of the test's own whose
+    session timeout (30 s) is longer than the test waits for anything."""
+    if request.param == "embedded":
+        yield None
+        return
+    from harness.zookeeper import start_zookeeper
+
+    from gateway_fixtures import kill_engines_on, zookeeper_cluster
+
+    server = start_zookeeper(tmp_path)
+    _, cluster_dir = gateway_dirs
+    (cluster_dir / "default.yaml").write_text(
+        zookeeper_cluster(server.address).replace("session-timeout: 10s", "session-timeout: 30s"))
+    yield server
+    kill_engines_on(server.address)
+    server.stop()
+
+
+def registrations(gateway, zookeeper, space: str) -> list[str]:
+    from gateway_fixtures import live_registrations
+
+    if zookeeper is None:
+        return live_registrations(gateway.work_dir, space)
+    return [name for name in zookeeper.children(space) if name.startswith("serviceUri=")]
+
+
+def engine_pid_of(ref_id: str) -> int:
+    [pid] = engine_pids_on(ref_id)
+    return pid
+
+
+def test_an_engine_killed_under_a_session_fails_its_next_call_and_a_new_session_gets_a_new_engine(
+        registry_kind, start_kumiho):
+    """kill -9 of a shared engine: the session on it gets an error naming the engine and
+    saying what to do, at once; a new session of the same user gets a new engine at once,
+    whatever the registry (ZooKeeper would list the dead engine until its session times out),
+    and the dead engine's registration is gone."""
+    from gateway_fixtures import ref_id_of
+    from harness.tcli import ttypes
+
+    kumiho = start_kumiho()
+    first = open_session(kumiho, "kira")
+    second = None
+    try:
+        launched = first.wait_launched()
+        space, dead = launched["engine.space"], launched["engine.ref.id"]
+        assert first.query("SELECT 1") == [[1]]
+        assert [ref_id_of(r) for r in registrations(kumiho, registry_kind, space)] == [dead]
+        os.kill(engine_pid_of(dead), 9)
+        wait_until(lambda: not engine_pids_on(dead), "the engine to be gone")
+
+        reply = first.client.client.ExecuteStatement(ttypes.TExecuteStatementReq(
+            sessionHandle=first.handle, statement="SELECT 2", runAsync=False))
+        assert reply.status.statusCode == ttypes.TStatusCode.ERROR_STATUS, reply.status
+        assert reply.status.sqlState == "08S01", reply.status
+        message = reply.status.errorMessage
+        assert launched["engine.id"] in message and launched["engine.address"] in message, message
+        assert "reconnect" in message, message
+
+        started = time.monotonic()
+        second = open_session(kumiho, "kira")
+        relaunched = second.wait_launched()
+        assert relaunched["engine.ref.id"] != dead
+        assert second.query("SELECT 3") == [[3]]
+        assert time.monotonic() - started < 20
+        assert [ref_id_of(r) for r in registrations(kumiho, registry_kind, space)] == [relaunched["engine.ref.id"]]
+        if registry_kind is not None:
+            assert any("the engine is gone; removing its registration" in line for line in second.launch_log())
+    finally:
+        first.close()
+        if second:
+            second.close()

@@ -326,6 +326,16 @@ pub trait Registry: Send + Sync + fmt::Debug {
     /// process, on any gateway sharing the registry) to release it.
     async fn lock(&self, path: &str, timeout: Duration) -> Result<LockGuard, RegistryError>;
 
+    /// Removes the registration of an engine found dead (nothing listens at its address), so
+    /// that no session is sent to it again. ZooKeeper keeps the ephemeral node of a killed
+    /// engine until its session times out (a minute by default), and every session meanwhile
+    /// would fail on it; the embedded registry never lists a dead engine (its lock went with
+    /// the process), so there it removes nothing. A registration gone already is no error.
+    async fn remove_dead_engine(
+        &self,
+        registration: &EngineRegistration,
+    ) -> Result<(), RegistryError>;
+
     /// Resolves when `registration` is gone (deregistered, or its engine died).
     async fn watch_engine(&self, registration: &EngineRegistration) -> Result<(), RegistryError>;
 

@@ -39,9 +39,9 @@ pub enum GatewayError {
     },
 
     /// The engine was reached once but the conversation with it failed (it died, or the
-    /// connection broke). A new session gets a new engine.
-    #[error("lost the connection to the engine at {address}: {reason}; reconnect to get a working engine")]
-    EngineGone { address: String, reason: String },
+    /// connection broke). A new session gets a new engine. `engine`: its id and address.
+    #[error("lost the connection to engine {engine}: {reason}; the engine may have stopped or been killed: reconnect to get a working engine")]
+    EngineGone { engine: String, reason: String },
 
     /// The engine refused a call outright (a Thrift exception, an unreadable reply).
     #[error("the engine refused the call: {0}")]
@@ -145,7 +145,7 @@ mod tests {
         assert_eq!(wait.to_status().sql_state.as_deref(), Some("HYT00"));
         assert!(wait.to_string().contains("5m"));
         let gone = GatewayError::EngineGone {
-            address: "h:1".into(),
+            engine: "USER-DATAFUSION-alice-default at h:1".into(),
             reason: "reset".into(),
         };
         assert_eq!(gone.to_status().sql_state.as_deref(), Some("08S01"));

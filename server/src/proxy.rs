@@ -725,7 +725,7 @@ async fn cancel_aside(
             "an operation exists on a session whose launch has not finished".to_owned(),
         ));
     };
-    let address = engine.registration.address();
+    let address = session.engine_name(&engine.registration);
     let auth = ClientAuth::Plain {
         user: session.route.user.clone(),
         password: session.route.secret.expose().to_owned(),
@@ -759,13 +759,13 @@ fn no_engine_session() -> GatewayError {
 }
 
 /// What a failed engine call means: the engine refused it, or the connection is gone.
-fn engine_error(address: &str, error: kumiho_thrift::error::WireError) -> GatewayError {
+fn engine_error(engine: &str, error: kumiho_thrift::error::WireError) -> GatewayError {
     match error {
         kumiho_thrift::error::WireError::Application { .. } => {
             GatewayError::EngineRefused(error.to_string())
         }
         other => GatewayError::EngineGone {
-            address: address.to_owned(),
+            engine: engine.to_owned(),
             reason: other.to_string(),
         },
     }

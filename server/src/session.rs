@@ -21,6 +21,7 @@ use kumiho_thrift::cli::{
     TProtocolVersion, TSessionHandle,
 };
 use kumiho_thrift::client::{Client, ClientAuth};
+use kumiho_thrift::error::WireError;
 use kumiho_thrift::handle::HandleId;
 use kumiho_thrift::service::{CallContext, Transport};
 use kumiho_thrift::session_conf::{self, USE_DATABASE_KEY};
@@ -41,6 +42,7 @@ pub struct EngineLink {
     pub client: Client,
     /// The engine's handle for this session; requests are rewritten to carry it.
     pub session_handle: TSessionHandle,
+    /// The engine as errors name it: `ID at HOST:PORT`.
     pub address: String,
     /// Whether the engine creates statements under handles the gateway assigns
     /// ([`crate::proxy::execute_ahead`]).
@@ -90,6 +92,15 @@ impl GatewaySession {
     /// Notes a use of the session by its client.
     fn touch(&self) {
         *self.last_access.lock().unwrap_or_else(|p| p.into_inner()) = tokio::time::Instant::now();
+    }
+
+    /// The session's engine as errors name it: `ID at HOST:PORT`.
+    pub fn engine_name(&self, registration: &EngineRegistration) -> String {
+        format!(
+            "{} at {}",
+            self.route.engine_ref.id(),
+            registration.address()
+        )
     }
 
     /// How long since the client last used the session.
@@ -427,24 +438,69 @@ async fn launch_and_connect(
             route.ignored_keys.join(", ")
         ));
     }
-    let registration = get_or_create(route.registry.as_ref(), launcher, &spec, log)
+    let registry = route.registry.as_ref();
+    let mut registration = get_or_create(registry, launcher, &spec, log)
         .await
         .map_err(|e| e.to_string())?;
-    let address = registration.address();
-    log.push(format!("opening a session on engine {address}"));
-    // Never closed, so acquiring cannot fail; waiting is in order of arrival.
-    let _turn = opens.acquire().await.map_err(|e| e.to_string())?;
-    if session.closed.load(Ordering::Acquire) {
-        // Closed while it waited (a client that connects and hangs up, a storm's end): an
-        // engine session now would only be closed again. The launch still finishes, so that
-        // a CONNECTION engine is stopped with the session.
-        log.push("the session was closed before its engine session was opened".to_owned());
-        return Ok((registration, None));
+    let mut looked_again = false;
+    loop {
+        let address = registration.address();
+        log.push(format!("opening a session on engine {address}"));
+        // Never closed, so acquiring cannot fail; waiting is in order of arrival.
+        let turn = opens.acquire().await.map_err(|e| e.to_string())?;
+        if session.closed.load(Ordering::Acquire) {
+            // Closed while it waited (a client that connects and hangs up, a storm's end): an
+            // engine session now would only be closed again. The launch still finishes, so
+            // that a CONNECTION engine is stopped with the session.
+            log.push("the session was closed before its engine session was opened".to_owned());
+            return Ok((registration, None));
+        }
+        match open_engine_session(session, &registration, &secret).await {
+            Ok(link) => return Ok((registration, Some(link))),
+            // A registration outliving its engine (killed: ZooKeeper keeps its node until
+            // its session times out): removed, so that this session and every later one get
+            // a new engine instead of the same refusal, as Kyuubi's
+            // `kyuubi.session.engine.open.onFailure=DEREGISTER_IMMEDIATELY` does. Once: an
+            // engine launched now that is gone as well is a failed launch.
+            Err(OpenError::EngineGone(reason)) if !looked_again => {
+                drop(turn);
+                looked_again = true;
+                log.push(format!(
+                    "nothing listens at {address} ({reason}): the engine is gone; removing its \
+                     registration and looking again"
+                ));
+                tracing::warn!(
+                    session = %session.id, engine = %route.engine_ref.id(), %address, %reason,
+                    "registered engine is gone; removing its registration"
+                );
+                registry
+                    .remove_dead_engine(&registration)
+                    .await
+                    .map_err(|e| format!("removing the registration of engine {address}: {e}"))?;
+                registration = get_or_create(registry, launcher, &spec, log)
+                    .await
+                    .map_err(|e| e.to_string())?;
+            }
+            Err(e) => return Err(format!("engine at {address}: {e}")),
+        }
     }
-    let link = open_engine_session(session, &registration, &secret)
-        .await
-        .map_err(|e| format!("engine at {address}: {e}"))?;
-    Ok((registration, Some(link)))
+}
+
+/// Why an engine session could not be opened.
+#[derive(Debug, thiserror::Error)]
+enum OpenError {
+    /// Nothing listens at the registered address: the engine is gone.
+    #[error("{0}")]
+    EngineGone(String),
+    /// Anything else (authentication, the engine's refusal, a broken connection).
+    #[error("{0}")]
+    Failed(String),
+}
+
+impl From<String> for OpenError {
+    fn from(reason: String) -> Self {
+        OpenError::Failed(reason)
+    }
 }
 
 /// Connects to the engine as the session's user with the internal secret and opens the
@@ -453,14 +509,23 @@ async fn open_engine_session(
     session: &GatewaySession,
     registration: &EngineRegistration,
     secret: &EngineSecret,
-) -> Result<EngineLink, String> {
+) -> Result<EngineLink, OpenError> {
     let auth = ClientAuth::Plain {
         user: session.route.user.clone(),
         password: secret.expose().to_owned(),
     };
-    let mut client = crate::engine_connect::connect(registration, auth)
-        .await
-        .map_err(|e| e.to_string())?;
+    let mut client = match crate::engine_connect::connect(registration, auth).await {
+        Ok(client) => client,
+        Err(e) if e.is_hang_up() || refused(&e) => {
+            // Refused, or cut off by an engine on its way out (a connection it had not yet
+            // accepted): gone if nothing listens there any more.
+            return Err(match refused(&e) || nothing_listens(registration).await {
+                true => OpenError::EngineGone(e.to_string()),
+                false => OpenError::Failed(e.to_string()),
+            });
+        }
+        Err(e) => return Err(OpenError::Failed(e.to_string())),
+    };
     let mut configuration = session.route.conf.settings.clone();
     if let Some(database) = &session.route.conf.database {
         configuration.insert(USE_DATABASE_KEY.to_owned(), database.clone());
@@ -476,14 +541,13 @@ async fn open_engine_session(
         .await
         .map_err(|e| e.to_string())?;
     if !status::is_ok(&resp.status) {
-        return Err(resp
-            .status
-            .error_message
-            .unwrap_or_else(|| "OpenSession failed without a message".to_owned()));
+        return Err(OpenError::Failed(resp.status.error_message.unwrap_or_else(
+            || "OpenSession failed without a message".to_owned(),
+        )));
     }
-    let session_handle = resp
-        .session_handle
-        .ok_or("the engine's OpenSession reply has no session handle")?;
+    let session_handle = resp.session_handle.ok_or_else(|| {
+        OpenError::Failed("the engine's OpenSession reply has no session handle".to_owned())
+    })?;
     let accepts_assigned_ids = resp
         .configuration
         .as_ref()
@@ -495,9 +559,22 @@ async fn open_engine_session(
     Ok(EngineLink {
         client,
         session_handle,
-        address: registration.address(),
+        address: session.engine_name(registration),
         accepts_assigned_ids,
     })
+}
+
+fn refused(error: &WireError) -> bool {
+    matches!(error, WireError::Io(io) if io.kind() == std::io::ErrorKind::ConnectionRefused)
+}
+
+/// Whether a connection to the engine's address is refused: no process listens there.
+async fn nothing_listens(registration: &EngineRegistration) -> bool {
+    let connecting = tokio::net::TcpStream::connect(registration.address());
+    matches!(
+        tokio::time::timeout(Duration::from_secs(5), connecting).await,
+        Ok(Err(e)) if e.kind() == std::io::ErrorKind::ConnectionRefused
+    )
 }
 
 /// Applies the session's `spark.*` keys to its Spark engine session with `SET key=value`.

@@ -100,6 +100,12 @@ impl Registry for EmbeddedRegistry {
         blocking("list", &dir.clone(), move || list_live(&dir, &space)).await
     }
 
+    /// Nothing to remove: a dead engine's file lost its lock with the process, and files
+    /// without one are never listed.
+    async fn remove_dead_engine(&self, _: &EngineRegistration) -> Result<(), RegistryError> {
+        Ok(())
+    }
+
     async fn children(&self, path: &str) -> Result<Vec<String>, RegistryError> {
         let dir = if path == "/" {
             self.root.clone()

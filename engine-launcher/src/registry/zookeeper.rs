@@ -258,6 +258,22 @@ impl Registry for ZooKeeperRegistry {
         Ok(engines)
     }
 
+    async fn remove_dead_engine(
+        &self,
+        registration: &EngineRegistration,
+    ) -> Result<(), RegistryError> {
+        let node = format!("{}/{}", registration.space, registration.node_name());
+        path_components(&node)?;
+        let client = self.session.usable_client().await?;
+        match self
+            .answer("delete", &node, client.delete(&node, None))
+            .await?
+        {
+            Ok(()) | Err(ZkError::NoNode) => Ok(()),
+            Err(error) => Err(self.error("delete", &node, error)),
+        }
+    }
+
     async fn children(&self, path: &str) -> Result<Vec<String>, RegistryError> {
         if path != "/" {
             path_components(path)?;

@@ -414,3 +414,33 @@ async fn a_killed_process_frees_its_lock_and_registration() {
         "the killed process's lock stayed taken: {taken:?}"
     );
 }
+
+#[tokio::test]
+async fn a_dead_engines_registration_is_removed_at_once_for_every_gateway() {
+    let server = ZooKeeperServer::start().await;
+    // The engine's session outlives the engine (killed: the ensemble waits for the session
+    // timeout); a gateway that found nothing listening removes the registration.
+    let engine_side = ZooKeeperRegistry::connect(server.location()).await.unwrap();
+    let gateway = ZooKeeperRegistry::connect(server.location()).await.unwrap();
+    let other_gateway = ZooKeeperRegistry::connect(server.location()).await.unwrap();
+    let space = space("dead");
+    let _dead = engine_side
+        .register_engine(&space, endpoint(10019, "dead"))
+        .await
+        .unwrap();
+    let _live = engine_side
+        .register_engine(&space, endpoint(10021, "live"))
+        .await
+        .unwrap();
+    let listed = gateway.get_engines(&space).await.unwrap();
+    assert_eq!(listed.len(), 2);
+    gateway.remove_dead_engine(&listed[0]).await.unwrap();
+    let left = other_gateway.get_engines(&space).await.unwrap();
+    assert_eq!(
+        left.iter().map(|r| r.port).collect::<Vec<_>>(),
+        vec![10021],
+        "{left:?}"
+    );
+    // Removed already (by another gateway): no error.
+    other_gateway.remove_dead_engine(&listed[0]).await.unwrap();
+}
