@@ -55,3 +55,19 @@ def test_describe_prints_columns_with_hive_types(results):
 
 def test_use_sets_the_database_for_unqualified_names(results):
     assert results["SELECT count(*) AS nations FROM nation"] == [["nations"], [str(tpch.NATION_ROWS)]]
+
+
+def test_hive_variables_from_the_url_and_set_are_substituted(engine):
+    """Beeline scripts written for Hive use `${var}`: the URL's `#var=value` and
+    `?hiveconf=value`, and `SET hivevar:`, resolve as HiveServer2 resolves them."""
+    url = binary_url(engine.port, options="?etl.queue=nightly#dt=2024-01-31")
+    statements = [
+        "SELECT '${dt}' AS dt, '${hivevar:dt}' AS var, '${hiveconf:etl.queue}' AS queue",
+        "SET hivevar:n=41",
+        "SELECT ${n} + 1 AS answer, '${undefined}' AS kept",
+    ]
+    run = run_beeline(url, statements)
+    assert run.returncode == 0, run.describe()
+    first, _, last = run.result_sets()
+    assert first == [["dt", "var", "queue"], ["2024-01-31", "2024-01-31", "nightly"]]
+    assert last == [["answer", "kept"], ["42", "${undefined}"]]

@@ -196,6 +196,7 @@ impl Engine {
         timeout: Option<Duration>,
     ) -> Result<Arc<Operation>, EngineError> {
         let session = self.session(session_id)?;
+        let sql = session.substitute_variables(sql)?;
         let context = session.statement_context(overlay)?;
         let op = Operation::with_id(id, session.id, TOperationType::EXECUTE_STATEMENT);
         if !self.operations.insert_new(Arc::clone(&op)) {
@@ -205,9 +206,9 @@ impl Engine {
             )));
         }
         session.add_operation(op.id);
-        op.log(format!("Statement: {}", abbreviate(sql)));
+        op.log(format!("Statement: {}", abbreviate(&sql)));
         op.log("Parsing and planning");
-        match statement::plan(&context, sql).await {
+        match statement::plan(&context, &sql).await {
             Err(error) => op.fail(&error),
             Ok(planned) => {
                 op.set_has_result_set(planned.has_result_set());

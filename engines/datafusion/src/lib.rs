@@ -10,6 +10,7 @@
 //! - [`idle`]: when a launched engine has been without sessions long enough to stop.
 //! - [`session`]: one DataFusion context per session over the shared catalog.
 //! - [`statement`]: Hive commands (`USE`, `SHOW TABLES`, `SET`, ...) and DataFusion planning.
+//! - [`variables`]: Hive's `${var}` substitution in statements.
 //! - [`operation`]: the state machine of an operation, its result cursor and its log.
 //! - [`service`]: the HiveServer2 RPCs, translated to [`engine::Engine`] calls.
 //! - [`types`]: Arrow types as HiveServer2 types.
@@ -29,6 +30,7 @@ pub mod service;
 pub mod session;
 pub mod statement;
 pub mod types;
+pub mod variables;
 
 #[cfg(test)]
 mod test_util;

@@ -4,6 +4,7 @@
 //! (databases and tables) belongs to the engine, so what one session creates the others
 //! see, as in one Spark application.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet};
 use std::sync::{Arc, Mutex};
 
@@ -17,6 +18,7 @@ use kumiho_thrift::session_conf::SessionConf;
 
 use crate::catalog::{CATALOG, DEFAULT_DATABASE};
 use crate::object_stores::SchemeObjectStoreRegistry;
+use crate::variables;
 
 /// Prefix of the settings DataFusion itself understands; every other key is kept by the
 /// session for `SET` to show, as HiveServer2 keeps keys it does not use.
@@ -46,6 +48,9 @@ pub enum SessionError {
     NoSuchDatabase(String),
     #[error("invalid value for setting '{key}': {reason}")]
     BadSetting { key: String, reason: String },
+    /// Hive variable substitution could not finish ([`crate::variables`]).
+    #[error("{0}")]
+    Substitution(String),
 }
 
 impl std::fmt::Debug for Session {
@@ -144,6 +149,33 @@ impl Session {
                 })?;
         }
         Ok(SessionContext::new_with_state(state))
+    }
+
+    /// The statement with Hive's variable references resolved from the session's settings
+    /// ([`crate::variables`]): `${name}` and `${hivevar:name}` from beeline's `--hivevar`, a
+    /// JDBC URL's `#name=value` (both arrive as bare keys) or `SET hivevar:name=...`;
+    /// `${hiveconf:key}` from any setting, DataFusion's included.
+    pub fn substitute_variables<'a>(&self, sql: &'a str) -> Result<Cow<'a, str>, SessionError> {
+        let off = || {
+            self.get(variables::SUBSTITUTE_KEY)
+                .is_some_and(|value| value.trim().eq_ignore_ascii_case("false"))
+        };
+        if !sql.contains("${") || off() {
+            return Ok(Cow::Borrowed(sql));
+        }
+        variables::substitute(sql, |name| {
+            if let Some(key) = name.strip_prefix("hivevar:") {
+                self.get(name).or_else(|| self.get(key))
+            } else if let Some(key) = name.strip_prefix("hiveconf:") {
+                self.get(key).or_else(|| self.get(name))
+            } else if name.starts_with("env:") || name.starts_with("system:") {
+                None
+            } else {
+                self.get(&format!("hivevar:{name}"))
+                    .or_else(|| self.get(name))
+            }
+        })
+        .map_err(SessionError::Substitution)
     }
 
     /// The value of one setting, DataFusion's or the session's.

@@ -123,6 +123,60 @@ async fn open_session_normalises_jdbc_configuration() {
 }
 
 #[tokio::test]
+async fn hive_variables_are_substituted_before_planning() {
+    let engine = engine().await;
+    // As beeline sends `--hivevar dt=...`, `--hiveconf k=v` and a URL's `#region=emea`.
+    let session = engine
+        .open_session(
+            "bob".into(),
+            7,
+            &conf(&[
+                ("set:hivevar:dt", "2024-01-31"),
+                ("set:hiveconf:etl.queue", "nightly"),
+                ("region", "emea"),
+            ]),
+        )
+        .unwrap();
+    assert_eq!(
+        lines(
+            &engine,
+            &session,
+            "SELECT '${dt}' AS d, '${hivevar:region}' AS r, '${hiveconf:etl.queue}' AS q"
+        )
+        .await[3],
+        "| 2024-01-31 | emea | nightly |"
+    );
+    run(&engine, &session, "SET hivevar:n=41").await.unwrap();
+    run(&engine, &session, "SET hivevar:m=${n}").await.unwrap();
+    assert_eq!(
+        lines(
+            &engine,
+            &session,
+            "SELECT ${m} + 1 AS answer, '${nope}' AS kept"
+        )
+        .await[3],
+        "| 42     | ${nope} |"
+    );
+    // The engine's environment (object-store credentials) is never readable.
+    assert_eq!(
+        lines(&engine, &session, "SELECT '${env:HOME}' AS home").await[3],
+        "| ${env:HOME} |"
+    );
+    run(&engine, &session, "SET hivevar:loop=${loop}x")
+        .await
+        .unwrap();
+    let deep = error(&engine, &session, "SELECT '${loop}'").await;
+    assert!(deep.to_string().contains("deeper than"), "{deep}");
+    run(&engine, &session, "SET hive.variable.substitute=false")
+        .await
+        .unwrap();
+    assert_eq!(
+        lines(&engine, &session, "SELECT '${dt}' AS d").await[3],
+        "| ${dt} |"
+    );
+}
+
+#[tokio::test]
 async fn bad_session_configuration_is_the_clients_error() {
     let engine = engine().await;
     let refused = engine
