@@ -196,3 +196,50 @@ def test_an_engine_killed_under_a_session_fails_its_next_call_and_a_new_session_
         first.close()
         if second:
             second.close()
+
+
+def test_broken_cluster_files_keep_sessions_working_and_say_what_is_wrong_until_fixed(kumiho):
+    """An operator breaks cluster files while the gateway runs: a session open on the cluster
+    goes on, new sessions get its last good version, the log names the file and the line,
+    a cluster whose file never loaded is reported broken (not unknown) to its sessions, and
+    fixing the files works without a restart."""
+    from gateway_fixtures import DEFAULT_CLUSTER, SessionRefused
+
+    running = open_session(kumiho, "bree")
+    try:
+        assert running.wait_launched()["engine.share.level"] == "USER"
+        breakages = {
+            "an unknown key": DEFAULT_CLUSTER.replace("share-level: USER", "share-levle: SERVER"),
+            "a wrong type": DEFAULT_CLUSTER.replace("idle-timeout: 5m", "idle-timeout: [5m]"),
+            "bad YAML": DEFAULT_CLUSTER.replace("share-level: USER", "share-level: [SERVER"),
+        }
+        for what, text in breakages.items():
+            mark = len(kumiho.log())
+            kumiho.write_cluster("default", text.replace("USER", "SERVER"))
+            reported = kumiho.wait_for_log(r"default\.yaml.*", after=mark)
+            assert "line" in reported and "stays in force" in reported, (what, reported)
+            assert running.query("SELECT 1") == [[1]], what
+            fresh = open_session(kumiho, "bree")
+            assert fresh.wait_launched()["engine.share.level"] == "USER", what
+            fresh.close()
+
+        mark = len(kumiho.log())
+        kumiho.write_cluster("adhoc", "engine:\n  share-level: SERVER\n  bogus: 1\n")
+        kumiho.wait_for_log(r"adhoc\.yaml.*bogus", after=mark)
+        with pytest.raises(SessionRefused) as refused:
+            open_session(kumiho, "bree", configuration={"kyuubi.session.cluster": "adhoc"})
+        message = str(refused.value)
+        assert "adhoc.yaml is broken" in message and "ask an operator" in message, message
+        assert "unknown" not in message, message
+
+        mark = len(kumiho.log())
+        kumiho.write_cluster("adhoc", "engine:\n  share-level: SERVER\n")
+        kumiho.write_cluster("default", DEFAULT_CLUSTER.replace("share-level: USER", "share-level: SERVER"))
+        kumiho.wait_for_log(r"cluster added cluster=adhoc", after=mark)
+        kumiho.wait_for_log(r"cluster reloaded cluster=default", after=mark)
+        fixed = open_session(kumiho, "bree", configuration={"kyuubi.session.cluster": "adhoc"})
+        assert fixed.wait_launched()["engine.share.level"] == "SERVER"
+        fixed.close()
+        assert running.query("SELECT 2") == [[2]]
+    finally:
+        running.close()

@@ -508,12 +508,16 @@ impl fmt::Display for LoadError {
     }
 }
 
-/// `get` found no cluster by that name.
+/// Why `get` has no cluster by that name for a session.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
-#[error("cluster `{name}` is unknown; known clusters: {}; pick one with kyuubi.session.cluster", known.join(", "))]
-pub struct UnknownCluster {
-    pub name: String,
-    pub known: Vec<String>,
+pub enum ClusterUnavailable {
+    /// No file by that name: the client's to fix.
+    #[error("cluster `{name}` is unknown; known clusters: {}; pick one with kyuubi.session.cluster", known.join(", "))]
+    Unknown { name: String, known: Vec<String> },
+    /// Its file is broken and no good version of it was ever loaded: the operator's to fix.
+    /// The parser's message stays in the gateway's log (it may quote a value of the file).
+    #[error("cluster `{name}` has no working configuration: its file {} is broken (the gateway's log says where)", file.display())]
+    Broken { name: String, file: PathBuf },
 }
 
 /// What one reload changed, for logging and tests.
@@ -539,6 +543,9 @@ impl ReloadReport {
 pub struct ClusterRegistry {
     dir: PathBuf,
     clusters: ArcSwap<BTreeMap<String, Arc<Cluster>>>,
+    /// Files broken with no good version in force, by cluster name: a session naming one is
+    /// told the file is broken, not that the cluster is unknown.
+    broken: ArcSwap<BTreeMap<String, PathBuf>>,
     /// Text of each file as last read, so that a rescan that finds nothing new is silent;
     /// only the reloader touches it (std Mutex, never held across an await).
     seen: std::sync::Mutex<BTreeMap<String, String>>,
@@ -553,6 +560,7 @@ impl ClusterRegistry {
         let registry = Self {
             dir: dir.to_path_buf(),
             clusters: ArcSwap::from_pointee(BTreeMap::new()),
+            broken: ArcSwap::from_pointee(BTreeMap::new()),
             seen: std::sync::Mutex::new(BTreeMap::new()),
             generation: tokio::sync::watch::Sender::new(0),
         };
@@ -565,12 +573,22 @@ impl ClusterRegistry {
         &self.dir
     }
 
-    /// The cluster named `name`, or an error listing the known ones.
-    pub fn get(&self, name: &str) -> Result<Arc<Cluster>, UnknownCluster> {
+    /// The cluster named `name`, or why there is none: its file is broken, or it is unknown
+    /// (the error lists the known ones).
+    pub fn get(&self, name: &str) -> Result<Arc<Cluster>, ClusterUnavailable> {
         let clusters = self.clusters.load();
-        clusters.get(name).cloned().ok_or_else(|| UnknownCluster {
-            name: name.to_owned(),
-            known: clusters.keys().cloned().collect(),
+        if let Some(cluster) = clusters.get(name) {
+            return Ok(cluster.clone());
+        }
+        Err(match self.broken.load().get(name) {
+            Some(file) => ClusterUnavailable::Broken {
+                name: name.to_owned(),
+                file: file.clone(),
+            },
+            None => ClusterUnavailable::Unknown {
+                name: name.to_owned(),
+                known: clusters.keys().cloned().collect(),
+            },
         })
     }
 
@@ -589,6 +607,8 @@ impl ClusterRegistry {
     pub fn reload(&self) -> Result<ReloadReport, String> {
         let files = list_cluster_files(&self.dir)?;
         let current = self.clusters.load_full();
+        let broken = self.broken.load_full();
+        let mut next_broken = BTreeMap::new();
         let mut seen = self
             .seen
             .lock()
@@ -605,6 +625,9 @@ impl ClusterRegistry {
                     if let Some(previous) = current.get(&name) {
                         next.insert(name.clone(), previous.clone());
                     }
+                    if let Some(file) = broken.get(&name) {
+                        next_broken.insert(name.clone(), file.clone());
+                    }
                     if let Some(previous_text) = seen.get(&name) {
                         next_seen.insert(name, previous_text.clone());
                     }
@@ -616,7 +639,10 @@ impl ClusterRegistry {
             next_seen.insert(name.clone(), text.clone());
             if unchanged {
                 if let Some(previous) = current.get(&name) {
-                    next.insert(name, previous.clone());
+                    next.insert(name.clone(), previous.clone());
+                }
+                if let Some(file) = broken.get(&name) {
+                    next_broken.insert(name, file.clone());
                 }
                 continue;
             }
@@ -636,6 +662,9 @@ impl ClusterRegistry {
                 }
                 Err(message) => {
                     let previous = current.get(&name).cloned();
+                    if previous.is_none() {
+                        next_broken.insert(name.clone(), path.clone());
+                    }
                     report.errors.push(LoadError {
                         file: path,
                         message,
@@ -653,6 +682,7 @@ impl ClusterRegistry {
             .cloned()
             .collect();
         *seen = next_seen;
+        self.broken.store(Arc::new(next_broken));
         self.clusters.store(Arc::new(next));
         drop(seen);
         if !report.is_empty() {

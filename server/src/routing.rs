@@ -17,7 +17,7 @@ use kumiho_engine_launcher::{
 };
 use kumiho_thrift::session_conf::SessionConf;
 
-use crate::cluster::{Cluster, ClusterRegistry, RuledSessionConf};
+use crate::cluster::{Cluster, ClusterRegistry, ClusterUnavailable, RuledSessionConf};
 use crate::duration;
 use crate::errors::GatewayError;
 use crate::registries::Registries;
@@ -86,10 +86,10 @@ impl Router {
         session_id: &str,
     ) -> Result<Route, GatewayError> {
         let cluster_name = setting(&conf.settings, keys::CLUSTER).unwrap_or(&self.default_cluster);
-        let cluster = self
-            .clusters
-            .get(cluster_name)
-            .map_err(|e| GatewayError::BadRequest(e.to_string()))?;
+        let cluster = self.clusters.get(cluster_name).map_err(|e| match e {
+            ClusterUnavailable::Unknown { .. } => GatewayError::BadRequest(e.to_string()),
+            ClusterUnavailable::Broken { .. } => GatewayError::Config(e.to_string()),
+        })?;
         let config = &cluster.config;
         // Everything below reads the settings the cluster's rules leave.
         let ruled = apply_session_conf_rules(&cluster, conf)?;

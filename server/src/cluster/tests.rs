@@ -109,6 +109,38 @@ fn unknown_cluster_lists_the_known_ones() {
 }
 
 #[test]
+fn a_cluster_whose_file_never_loaded_is_broken_not_unknown_until_fixed_or_removed() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "default.yaml", "");
+    write(dir.path(), "new.yaml", "engine: {share-level: [USER\n");
+    let (registry, report) = ClusterRegistry::load(dir.path()).unwrap();
+    assert_eq!(report.errors.len(), 1);
+    let broken = |registry: &ClusterRegistry| registry.get("new").unwrap_err();
+    let err = broken(&registry);
+    assert!(matches!(err, ClusterUnavailable::Broken { .. }), "{err}");
+    assert!(err.to_string().contains("new.yaml is broken"), "{err}");
+    // A rescan that finds the file unchanged reports nothing and keeps it broken.
+    assert!(registry.reload().unwrap().is_empty());
+    assert!(matches!(
+        broken(&registry),
+        ClusterUnavailable::Broken { .. }
+    ));
+    write(dir.path(), "new.yaml", "engine: {share-level: SERVER}\n");
+    assert_eq!(registry.reload().unwrap().added, ["new"]);
+    assert!(registry.get("new").is_ok());
+    std::fs::remove_file(dir.path().join("new.yaml")).unwrap();
+    registry.reload().unwrap();
+    assert!(matches!(
+        broken(&registry),
+        ClusterUnavailable::Unknown { .. }
+    ));
+    // Broken after a good version: the good version stays in force.
+    write(dir.path(), "default.yaml", "engine: {share-level: [\n");
+    registry.reload().unwrap();
+    assert!(registry.get("default").is_ok());
+}
+
+#[test]
 fn broken_edit_keeps_the_last_good_version() {
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), "default.yaml", "engine: {share-level: USER}\n");
