@@ -243,3 +243,66 @@ def test_broken_cluster_files_keep_sessions_working_and_say_what_is_wrong_until_
         assert running.query("SELECT 2") == [[2]]
     finally:
         running.close()
+
+
+def test_failed_launches_say_why_hold_no_place_and_a_retry_after_the_fix_works(start_kumiho, tmp_path):
+    """The engine program hangs without registering, exits at once, or is missing: each
+    session's launch fails with the reason and the engine log's last lines, leaves no process
+    behind and holds no place of limits.max-engines (1 here), so the retry after the fix
+    launches the engine."""
+    from gateway_fixtures import DEFAULT_CLUSTER
+    from harness.engine import build_engine
+    from harness.tcli import ttypes
+
+    mode = tmp_path / "engine-mode"
+    program = tmp_path / "bin" / "kumiho-engine"
+    program.parent.mkdir()
+    program.write_text(f"""#!/bin/sh
+case "$(cat {mode} 2>/dev/null)" in
+  hang) echo "starting, slowly"; exec sleep 600;;
+  exit) echo "cannot start: simulated failure" >&2; exit 3;;
+esac
+exec {build_engine()} "$@"
+""")
+    program.chmod(0o755)
+    kumiho = start_kumiho("--engine-binary", str(program))
+    kumiho.write_cluster("default", DEFAULT_CLUSTER.replace("initialize-timeout: 2m", "initialize-timeout: 3s")
+                         + "limits:\n  max-engines: 1\n")
+    kumiho.wait_for_log(r"cluster reloaded cluster=default")
+
+    def launch_error() -> str:
+        session = open_session(kumiho, "lena")
+        try:
+            deadline = time.monotonic() + 60
+            while (status := session.launch_status()).operationState not in (
+                    ttypes.TOperationState.FINISHED_STATE, ttypes.TOperationState.ERROR_STATE):
+                assert time.monotonic() < deadline, "the launch never ended"
+                time.sleep(0.1)
+            if status.operationState == ttypes.TOperationState.FINISHED_STATE:
+                assert session.query("SELECT 5") == [[5]]
+                return ""
+            # What plain beeline sees: its first statement fails with the launch's reason.
+            operation = session.client.execute(session.handle, "SELECT 1", run_async=True)
+            failed = session.client.client.GetOperationStatus(
+                ttypes.TGetOperationStatusReq(operationHandle=operation))
+            assert failed.operationState == ttypes.TOperationState.ERROR_STATE, failed
+            assert failed.errorMessage == status.errorMessage
+            return status.errorMessage
+        finally:
+            session.close()
+
+    mode.write_text("hang")
+    message = launch_error()
+    assert "did not register within 3s" in message and "starting, slowly" in message, message
+    assert "initialize.timeout" in message, message
+    wait_until(lambda: "sleep 600" not in subprocess.run(["ps", "-eo", "args"], capture_output=True,
+                                                         text=True).stdout, "the hung engine to be killed")
+    mode.write_text("exit")
+    message = launch_error()
+    assert "exit status: 3" in message and "simulated failure" in message, message
+    mode.write_text("")
+    program.rename(program.with_suffix(".away"))
+    message = launch_error()
+    assert f"{program} not found" in message, message
+    program.with_suffix(".away").rename(program)
+    assert launch_error() == ""
