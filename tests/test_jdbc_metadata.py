@@ -1,7 +1,7 @@
 """What BI tools and drivers ask the DataFusion engine, through the gateway, answered as
 HiveServer2 answers it: beeline's metadata commands (Hive JDBC 2.3's DatabaseMetaData),
-Hive's SHOW COLUMNS / SHOW FUNCTIONS, and the metadata RPCs with the metastore patterns
-(`*`, `|`) that Hue and other Hive clients send.
+Hive's SHOW COLUMNS / FUNCTIONS / VIEWS and current_database(), and the metadata RPCs with
+the metastore patterns (`*`, `|`) that Hue and other Hive clients send.
 
 Expected values come from the statements themselves (the key the test declares, the
 columns it creates) and from Hive's documented result shapes, not from the engine.
@@ -24,6 +24,11 @@ BEELINE_STATEMENTS = [
     "SHOW COLUMNS IN keyed",
     "SHOW COLUMNS FROM nation IN tpch LIKE '*key'",
     "SHOW FUNCTIONS LIKE 'upp*|lower'",
+    "CREATE VIEW keyed_notes AS SELECT note FROM keyed",
+    "SHOW VIEWS",
+    "SELECT current_database() AS db",
+    "USE tpch",
+    "SELECT current_schema() AS db",
 ]
 
 
@@ -55,6 +60,13 @@ def test_beeline_metadata_commands_answer_as_hive_does(beeline_results):
         ["field"], ["n_nationkey"], ["n_regionkey"]]
     # Hive's SHOW FUNCTIONS: one column `tab_name` of names; the pattern is Hive's.
     assert beeline_results["SHOW FUNCTIONS LIKE 'upp*|lower'"] == [["tab_name"], ["lower"], ["upper"]]
+    # Hive's SHOW VIEWS (Superset lists views with it): views only, not the table.
+    assert beeline_results["SHOW VIEWS"] == [["tab_name"], ["keyed_notes"]]
+
+
+def test_current_database_follows_use(beeline_results):
+    assert beeline_results["SELECT current_database() AS db"] == [["db"], ["default"]]
+    assert beeline_results["SELECT current_schema() AS db"] == [["db"], ["tpch"]]
 
 
 def fetch_all(client, operation) -> tuple[int, list[tuple]]:

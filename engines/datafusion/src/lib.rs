@@ -9,6 +9,7 @@
 //! - [`engine`]: sessions, operations and the flow of each HiveServer2 call.
 //! - [`idle`]: when a launched engine has been without sessions long enough to stop.
 //! - [`session`]: one DataFusion context per session over the shared catalog.
+//! - [`functions`]: Hive functions DataFusion lacks (`current_database()`).
 //! - [`statement`]: Hive commands (`USE`, `SHOW TABLES`, `SET`, ...) and DataFusion planning.
 //! - [`variables`]: Hive's `${var}` substitution in statements.
 //! - [`operation`]: the state machine of an operation, its result cursor and its log.
@@ -21,6 +22,7 @@
 pub mod catalog;
 pub mod config;
 pub mod engine;
+pub mod functions;
 pub mod idle;
 pub mod metadata;
 pub mod object_stores;

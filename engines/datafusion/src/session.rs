@@ -17,6 +17,7 @@ use kumiho_thrift::handle::HandleId;
 use kumiho_thrift::session_conf::SessionConf;
 
 use crate::catalog::{CATALOG, DEFAULT_DATABASE};
+use crate::functions;
 use crate::object_stores::SchemeObjectStoreRegistry;
 use crate::variables;
 
@@ -281,7 +282,9 @@ impl SessionManager {
             .with_catalog_list(Arc::clone(&self.catalogs))
             .with_default_features()
             .build();
-        SessionContext::new_with_state(state)
+        let ctx = SessionContext::new_with_state(state);
+        functions::register(&ctx);
+        ctx
     }
 
     /// Opens a session with the client's normalised configuration: `datafusion.*` keys

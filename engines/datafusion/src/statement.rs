@@ -2,7 +2,8 @@
 //! planned by DataFusion.
 //!
 //! HiveServer2 users type `USE db`, `SHOW DATABASES`, `SHOW TABLES IN db`, `SET k=v`,
-//! `CREATE DATABASE`, `DESCRIBE FORMATTED t`, `SHOW COLUMNS IN t`, `SHOW FUNCTIONS`. DataFusion knows some of them under other
+//! `CREATE DATABASE`, `DESCRIBE FORMATTED t`, `SHOW VIEWS`, `SHOW COLUMNS IN t`,
+//! `SHOW FUNCTIONS`. DataFusion knows some of them under other
 //! names (a database is a schema), some not at all. [`plan`] recognises those from the
 //! statement's first words, answers them itself or rewrites them for DataFusion, and
 //! hands everything else to DataFusion's planner untouched.
@@ -17,7 +18,9 @@ use datafusion::prelude::SessionContext;
 use datafusion::sql::sqlparser::dialect::GenericDialect;
 use datafusion::sql::sqlparser::tokenizer::{Token, Tokenizer};
 
+use datafusion::catalog::SchemaProvider;
 use datafusion::common::TableReference;
+use datafusion::datasource::TableType;
 
 use crate::catalog::{self, CATALOG};
 use crate::session::Session;
@@ -51,6 +54,12 @@ pub enum HiveCommand {
     /// `DESCRIBE|DESC [EXTENDED|FORMATTED] [TABLE] [[catalog.]db.]table`: Hive's columns
     /// `col_name`, `data_type` (Hive type names), `comment`.
     Describe(Vec<String>),
+    /// `SHOW VIEWS [IN|FROM db] [[LIKE] 'pattern']`: Hive's one column `tab_name`, the views
+    /// alone (Superset lists a database's views so).
+    ShowViews {
+        database: Option<String>,
+        pattern: Option<String>,
+    },
     /// `SHOW COLUMNS FROM|IN [[catalog.]db.]table [FROM|IN db] [LIKE 'pattern']`: Hive's one
     /// column `field`, the column names in table order.
     ShowColumns {
@@ -135,21 +144,21 @@ pub async fn run_command(session: &Session, command: &HiveCommand) -> Result<Exe
             string_rows("database_name", names)
         }
         HiveCommand::ShowTables { database, pattern } => {
-            let database = database
-                .clone()
-                .unwrap_or_else(|| session.current_database());
-            let schema = session
-                .context()
-                .catalog(CATALOG)
-                .and_then(|catalog| catalog.schema(&database))
-                .ok_or_else(|| {
-                    DataFusionError::Plan(format!(
-                        "database '{database}' does not exist; SHOW DATABASES lists those that do"
-                    ))
-                })?;
+            let schema = database_schema(session, database)?;
             let mut names = matching(schema.table_names(), pattern);
             names.sort();
             string_rows("tab_name", names)
+        }
+        HiveCommand::ShowViews { database, pattern } => {
+            let schema = database_schema(session, database)?;
+            let mut views = Vec::new();
+            for name in matching(schema.table_names(), pattern) {
+                if schema.table_type(&name).await? == Some(TableType::View) {
+                    views.push(name);
+                }
+            }
+            views.sort();
+            string_rows("tab_name", views)
         }
         HiveCommand::Set(SetCommand::ShowAll) => {
             let lines = session
@@ -228,6 +237,25 @@ pub async fn run_command(session: &Session, command: &HiveCommand) -> Result<Exe
             string_rows("tab_name", matching(names, pattern))
         }
     }
+}
+
+/// The database SHOW TABLES and SHOW VIEWS list: the one named, or the current one.
+fn database_schema(
+    session: &Session,
+    database: &Option<String>,
+) -> Result<Arc<dyn SchemaProvider>> {
+    let database = database
+        .clone()
+        .unwrap_or_else(|| session.current_database());
+    session
+        .context()
+        .catalog(CATALOG)
+        .and_then(|catalog| catalog.schema(&database))
+        .ok_or_else(|| {
+            DataFusionError::Plan(format!(
+                "database '{database}' does not exist; SHOW DATABASES lists those that do"
+            ))
+        })
 }
 
 /// A table named by one to three parts, as DESCRIBE and SHOW COLUMNS take it.
@@ -422,6 +450,14 @@ impl Words {
         words.iter().any(|w| self.eat(w))
     }
 
+    /// Whether the token just consumed is the keyword `word`.
+    fn said(&self, word: &str) -> bool {
+        matches!(
+            self.at.checked_sub(1).and_then(|i| self.tokens.get(i)),
+            Some(Token::Word(w)) if w.value.eq_ignore_ascii_case(word)
+        )
+    }
+
     /// Consumes an identifier: unquoted ones are lower-cased, as DataFusion and Hive do.
     fn identifier(&mut self) -> Option<String> {
         match self.tokens.get(self.at) {
@@ -484,7 +520,8 @@ impl Words {
                     .done()
                     .then_some(Recognised::Command(HiveCommand::ShowDatabases(pattern)));
             }
-            if self.eat("tables") {
+            if self.eat_any(&["tables", "views"]) {
+                let views = self.said("views");
                 let database = if self.eat_any(&["in", "from"]) {
                     Some(self.identifier()?)
                 } else {
@@ -492,12 +529,12 @@ impl Words {
                 };
                 self.eat("like");
                 let pattern = self.string();
-                return self
-                    .done()
-                    .then_some(Recognised::Command(HiveCommand::ShowTables {
-                        database,
-                        pattern,
-                    }));
+                let command = if views {
+                    HiveCommand::ShowViews { database, pattern }
+                } else {
+                    HiveCommand::ShowTables { database, pattern }
+                };
+                return self.done().then_some(Recognised::Command(command));
             }
             if self.eat("columns") {
                 // DataFusion's `SHOW [FULL|EXTENDED] COLUMNS` lists information_schema rows

@@ -275,7 +275,15 @@ async fn hive_commands_work_end_to_end() {
             "+----------+"
         ]
     );
+    assert_eq!(
+        lines(&engine, &s, "SELECT current_database() AS db").await[3],
+        "| default |"
+    );
     run(&engine, &s, "use tpch").await.unwrap();
+    assert_eq!(
+        lines(&engine, &s, "SELECT current_schema() AS db").await[3],
+        "| tpch |"
+    );
     assert_eq!(lines(&engine, &s, "SHOW TABLES").await.len(), 8 + 4);
     let described = lines(&engine, &s, "DESCRIBE FORMATTED region").await;
     assert_eq!(described[1], "| col_name    | data_type | comment |");
@@ -305,6 +313,30 @@ async fn hive_commands_work_end_to_end() {
             "+-------------+"
         ]
     );
+    run(
+        &engine,
+        &s,
+        "CREATE VIEW big_regions AS SELECT * FROM region WHERE r_regionkey > 2",
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        lines(&engine, &s, "SHOW VIEWS").await,
+        [
+            "+-------------+",
+            "| tab_name    |",
+            "+-------------+",
+            "| big_regions |",
+            "+-------------+"
+        ]
+    );
+    // The view went to the current database (tpch); a pattern narrows, another database
+    // has none.
+    assert_eq!(
+        lines(&engine, &s, "SHOW VIEWS FROM tpch LIKE 'big*|x'").await[3],
+        "| big_regions |"
+    );
+    assert_eq!(lines(&engine, &s, "SHOW VIEWS IN default").await.len(), 4);
     assert_eq!(
         lines(&engine, &s, "SHOW FUNCTIONS LIKE 'upp*|lower'").await,
         [

@@ -54,6 +54,13 @@ fn show_databases_and_tables() {
             pattern: Some("n%".into())
         }
     );
+    assert_eq!(
+        command("SHOW VIEWS IN tpch LIKE 'v*'"),
+        HiveCommand::ShowViews {
+            database: Some("tpch".into()),
+            pattern: Some("v*".into())
+        }
+    );
     // DataFusion's own SHOW statements stay DataFusion's.
     assert!(passed_through("SHOW FULL COLUMNS FROM t"));
     assert!(passed_through("SHOW ALL"));
