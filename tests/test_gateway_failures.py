@@ -306,3 +306,45 @@ exec {build_engine()} "$@"
     assert f"{program} not found" in message, message
     program.with_suffix(".away").rename(program)
     assert launch_error() == ""
+
+
+def test_an_http_session_outlives_a_call_its_client_gave_up_on(kumiho):
+    """Over HTTP a session outlives its connections (HiveServer2's semantics): a client that
+    gives up on a synchronous statement (its socket timeout, a proxy's idle timeout) and comes
+    back on a new connection finds its session working, once the statement is over, instead
+    of an engine connection left out of step."""
+    import base64
+
+    from thrift.protocol import TBinaryProtocol
+    from thrift.transport import THttpClient
+
+    from harness.tcli import TCLIService, ttypes
+
+    def http_client(timeout_ms: int | None = None):
+        transport = THttpClient.THttpClient(f"http://{HOST}:{kumiho.http_port}/cliservice")
+        transport.setCustomHeaders({"Authorization": "Basic " + base64.b64encode(b"hugo:x").decode()})
+        if timeout_ms:
+            transport.setTimeout(timeout_ms)
+        return transport, TCLIService.Client(TBinaryProtocol.TBinaryProtocol(transport))
+
+    def execute(client, sql):
+        return client.ExecuteStatement(ttypes.TExecuteStatementReq(sessionHandle=handle, statement=sql, runAsync=False))
+
+    transport, client = http_client()
+    opened = client.OpenSession(ttypes.TOpenSessionReq(
+        client_protocol=ttypes.TProtocolVersion.HIVE_CLI_SERVICE_PROTOCOL_V10, username="hugo", configuration={}))
+    handle = opened.sessionHandle
+    try:
+        assert execute(client, "SELECT 1").status.statusCode == ttypes.TStatusCode.SUCCESS_STATUS
+        impatient_transport, impatient = http_client(timeout_ms=500)
+        with pytest.raises(TimeoutError):
+            execute(impatient, "SELECT value % 7 AS k, count(*) FROM generate_series(1, 300000000) GROUP BY value % 7")
+        impatient_transport.close()
+        again = execute(client, "SELECT 2")
+        assert again.status.statusCode == ttypes.TStatusCode.SUCCESS_STATUS, again.status
+        rows = client.FetchResults(ttypes.TFetchResultsReq(
+            operationHandle=again.operationHandle, orientation=ttypes.TFetchOrientation.FETCH_NEXT, maxRows=10))
+        assert rows.results.columns[0].i64Val.values == [2]
+    finally:
+        client.CloseSession(ttypes.TCloseSessionReq(sessionHandle=handle))
+        transport.close()

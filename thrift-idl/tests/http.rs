@@ -297,3 +297,45 @@ async fn bad_bodies_get_400_and_oversized_ones_413() {
     let _: TGetInfoResp = decode_reply(&reply, "GetInfo");
     server.stop().await;
 }
+
+#[tokio::test]
+async fn a_call_whose_client_hangs_up_runs_to_its_end() {
+    use std::time::Duration;
+    use tokio::io::AsyncWriteExt;
+
+    let mut server = TestServer::start(Port::Http, ServerOptions::default()).await;
+    // A status poll held until the test releases it, sent by a client that then goes.
+    let body = codec::encode_call(
+        "GetOperationStatus",
+        7,
+        &TGetOperationStatusReq {
+            operation_handle: kumiho_thrift::handle::HandleId::new()
+                .operation_handle(TOperationType::EXECUTE_STATEMENT, true),
+            get_progress_update: None,
+        },
+    );
+    let (name, credentials) = basic("a", "x");
+    let head = format!(
+        "POST /cliservice HTTP/1.1\r\nHost: localhost\r\n{name}: {credentials}\r\n\
+         Content-Type: application/x-thrift\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    );
+    let mut stream = TcpStream::connect(server.addr).await.unwrap();
+    stream.write_all(head.as_bytes()).await.unwrap();
+    stream.write_all(&body).await.unwrap();
+    // No signal says the call is held, or that hyper saw the hang-up: give each a moment.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    drop(stream);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    server.status_polls.add_permits(1);
+    // The call takes the permit: it was still waiting, not dropped with the connection.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while server.status_polls.available_permits() > 0 {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the call ended with its client's connection"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    server.stop().await;
+}

@@ -153,9 +153,27 @@ impl<S: CliService> Endpoint<S> {
             user: Some(user),
             after_reply: Default::default(),
         };
-        let reply = dispatch(&*self.service, &ctx, &body).await;
-        ctx.after_reply.run().await;
-        let mut response = Response::new(Full::new(reply.to_bytes()));
+        // The call runs to its end even if the client's connection closes meanwhile (hyper
+        // then drops this handler): an HTTP session outlives its connections, as in
+        // HiveServer2, and a call cut off half-way would leave the service's own connections
+        // (a gateway's to its engine) out of step for the session's next call.
+        let service = Arc::clone(&self.service);
+        let call = tokio::spawn(async move {
+            let reply = dispatch(&*service, &ctx, &body).await.to_bytes();
+            ctx.after_reply.run().await;
+            reply
+        });
+        let reply = match call.await {
+            Ok(reply) => reply,
+            Err(e) => {
+                tracing::error!(error = %e, "a call failed without a reply");
+                return text(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "the call failed without a reply; please report it".into(),
+                );
+            }
+        };
+        let mut response = Response::new(Full::new(reply));
         response.headers_mut().insert(
             header::CONTENT_TYPE,
             HeaderValue::from_static(THRIFT_CONTENT_TYPE),
