@@ -54,3 +54,27 @@ def test_the_gateway_reaches_an_engine_on_this_host_over_its_local_socket(kumiho
     assert "03" in states, states  # the gateway's engine session is connected there
     session.close()
     wait_until(lambda: "03" not in local_socket_entries(name), "the engine session's socket to close")
+
+
+def test_a_session_with_a_call_in_flight_is_not_idle(start_kumiho):
+    """A synchronous statement running longer than the idle timeout keeps its session: the
+    client gets the statement's rows, and the session closes only once idle after it."""
+    import time
+
+    from harness.thrift_client import column_values
+
+    kumiho = start_kumiho("--session-idle-timeout", "2s")
+    session = open_session(kumiho, "judy")
+    session.wait_launched()
+    started = time.monotonic()
+    operation = session.client.execute(
+        session.handle,
+        "SELECT value % 3 AS k, count(*) AS n FROM generate_series(1, 400000000) GROUP BY value % 3 ORDER BY k")
+    # The call outlasted the idle timeout and the reaper's next look (each second).
+    assert time.monotonic() - started > 3.5, "the statement was too quick to test anything"
+    rows = session.client.fetch(operation, 10)
+    assert [column_values(column) for column in rows.columns] == [[0, 1, 2], [133333333, 133333334, 133333333]]
+    mark = len(kumiho.log())
+    kumiho.wait_for_log(r"closing idle session", after=mark)
+    assert get_info(session, DBMS_NAME).status.statusCode == ttypes.TStatusCode.INVALID_HANDLE_STATUS
+    session.client.close()

@@ -745,17 +745,21 @@ async fn exchange<R: Forwarded>(
     req: &mut R,
 ) -> Result<Bytes, GatewayError> {
     let mut engine = session.engine.lock().await;
-    let link = engine.as_mut().ok_or_else(no_engine_session)?;
+    let link = engine.as_mut().ok_or_else(|| no_engine_session(session))?;
     req.rewrite(&link.session_handle);
-    link.client
-        .call_encoded(R::METHOD, req)
-        .await
-        .map_err(|e| engine_error(&link.address, e))
+    let reply = link.client.call_encoded(R::METHOD, req).await;
+    // The end of a long call (a synchronous statement) is a use of the session.
+    session.touch();
+    reply.map_err(|e| engine_error(&link.address, e))
 }
 
-/// A session whose launch finished without an engine session (it was closed meanwhile).
-fn no_engine_session() -> GatewayError {
-    GatewayError::Internal("the launch finished without an engine session".to_owned())
+/// A session without an engine session: closed meanwhile (the client's session is gone), or
+/// a launch that finished without one (a bug).
+fn no_engine_session(session: &GatewaySession) -> GatewayError {
+    match session.is_closed() {
+        true => GatewayError::InvalidHandle { what: "session" },
+        false => GatewayError::Internal("the launch finished without an engine session".to_owned()),
+    }
 }
 
 /// What a failed engine call means: the engine refused it, or the connection is gone.

@@ -90,7 +90,7 @@ impl GatewaySession {
     }
 
     /// Notes a use of the session by its client.
-    fn touch(&self) {
+    pub fn touch(&self) {
         *self.last_access.lock().unwrap_or_else(|p| p.into_inner()) = tokio::time::Instant::now();
     }
 
@@ -101,6 +101,17 @@ impl GatewaySession {
             self.route.engine_ref.id(),
             registration.address()
         )
+    }
+
+    /// Whether a call holds the session's engine connection now (a synchronous statement
+    /// that runs for hours, say): such a session is in use, however long ago the call came.
+    pub fn is_busy(&self) -> bool {
+        self.engine.try_lock().is_err()
+    }
+
+    /// Whether the session was closed (by its client, its connection's end, or the reaper).
+    pub fn is_closed(&self) -> bool {
+        self.closed.load(Ordering::Acquire)
     }
 
     /// How long since the client last used the session.
@@ -268,6 +279,8 @@ impl SessionManager {
     ) -> Result<OperationEntry, GatewayError> {
         let entry = HandleId::from_operation(handle)
             .and_then(|id| self.operations.get(&id).map(|entry| entry.clone()))
+            // Recorded by a call that ended after its session was closed.
+            .filter(|entry| !entry.session.is_closed())
             .ok_or(GatewayError::InvalidHandle { what: "operation" })?;
         entry.session.touch();
         Ok(entry)
@@ -331,12 +344,13 @@ impl SessionManager {
     }
 
     /// Closes sessions no client has used for `timeout` (HTTP clients that vanished, or
-    /// binary clients that keep a connection open and forget it); returns how many.
+    /// binary clients that keep a connection open and forget it); returns how many. A session
+    /// with a call in flight is in use, and a call's end counts as a use.
     pub async fn close_idle(&self, timeout: Duration) -> usize {
         let idle: Vec<HandleId> = self
             .sessions
             .iter()
-            .filter(|s| s.idle_for() >= timeout)
+            .filter(|s| s.idle_for() >= timeout && !s.is_busy())
             .map(|s| s.id)
             .collect();
         for id in &idle {

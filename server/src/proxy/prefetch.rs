@@ -339,7 +339,7 @@ impl Rows {
             return Ok(());
         }
         let mut engine = session.engine.lock().await;
-        let link = engine.as_mut().ok_or_else(no_engine_session)?;
+        let link = engine.as_mut().ok_or_else(|| no_engine_session(session))?;
         self.queue_fetch(link, req);
         link.client
             .flush()
@@ -527,7 +527,7 @@ fn queue_results(
 /// The engine's reply to `call`, sent ahead on the session's engine connection.
 pub(super) async fn read(session: &GatewaySession, call: Queued) -> Result<Bytes, GatewayError> {
     let mut engine = session.engine.lock().await;
-    let link = engine.as_mut().ok_or_else(no_engine_session)?;
+    let link = engine.as_mut().ok_or_else(|| no_engine_session(session))?;
     link.client
         .reply(call)
         .await
