@@ -1,4 +1,5 @@
-"""The Hive commands beeline users type first: USE, SHOW DATABASES, SHOW TABLES, DESCRIBE."""
+"""The Hive commands beeline users type first: USE, SHOW DATABASES, SHOW TABLES, DESCRIBE
+(of a table, a column, a function), SHOW CREATE TABLE; and Hive's variables."""
 
 import re
 
@@ -18,6 +19,9 @@ STATEMENTS = [
     "DESCRIBE tpch.nation",
     # Unqualified: resolved in the database chosen by USE.
     "SELECT count(*) AS nations FROM nation",
+    "DESCRIBE nation N_NAME",
+    "DESCRIBE FUNCTION upper",
+    "SHOW CREATE TABLE nation",
 ]
 
 
@@ -55,6 +59,25 @@ def test_describe_prints_columns_with_hive_types(results):
 
 def test_use_sets_the_database_for_unqualified_names(results):
     assert results["SELECT count(*) AS nations FROM nation"] == [["nations"], [str(tpch.NATION_ROWS)]]
+
+
+def test_describe_a_column_and_a_function_as_hive_does(results):
+    assert results["DESCRIBE nation N_NAME"] == [["col_name", "data_type", "comment"], ["n_name", "string", ""]]
+    header, *usage = results["DESCRIBE FUNCTION upper"]
+    assert header == ["tab_name"]
+    assert usage[0][0].startswith("upper(") and " - " in usage[0][0], usage
+
+
+def test_show_create_table_prints_a_statement_with_hive_types(results):
+    header, *lines = results["SHOW CREATE TABLE nation"]
+    assert header == ["createtab_stmt"]
+    statement = "\n".join(line[0] for line in lines)
+    assert statement.startswith("CREATE TABLE `tpch`.`nation`(\n"), statement
+    columns = [line[0].strip().rstrip(",)").split(" ", 1) for line in lines[1:]]
+    assert [name for name, _ in columns] == ["`n_nationkey`", "`n_name`", "`n_regionkey`", "`n_comment`"]
+    for name, data_type in columns:
+        assert HIVE_TYPE.match(data_type), f"{name}: {data_type!r} is not a Hive type name"
+    assert statement.endswith(")"), statement
 
 
 def test_hive_variables_from_the_url_and_set_are_substituted(engine):

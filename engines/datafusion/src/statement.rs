@@ -2,8 +2,8 @@
 //! planned by DataFusion.
 //!
 //! HiveServer2 users type `USE db`, `SHOW DATABASES`, `SHOW TABLES IN db`, `SET k=v`,
-//! `CREATE DATABASE`, `DESCRIBE FORMATTED t`, `SHOW VIEWS`, `SHOW COLUMNS IN t`,
-//! `SHOW FUNCTIONS`. DataFusion knows some of them under other
+//! `CREATE DATABASE`, `DESCRIBE FORMATTED t`, `DESCRIBE FUNCTION f`, `SHOW VIEWS`,
+//! `SHOW COLUMNS IN t`, `SHOW FUNCTIONS`, `SHOW CREATE TABLE t`. DataFusion knows some of them under other
 //! names (a database is a schema), some not at all. [`plan`] recognises those from the
 //! statement's first words, answers them itself or rewrites them for DataFusion, and
 //! hands everything else to DataFusion's planner untouched.
@@ -18,8 +18,9 @@ use datafusion::prelude::SessionContext;
 use datafusion::sql::sqlparser::dialect::GenericDialect;
 use datafusion::sql::sqlparser::tokenizer::{Token, Tokenizer};
 
-use datafusion::catalog::SchemaProvider;
+use datafusion::catalog::{SchemaProvider, TableProvider};
 use datafusion::common::TableReference;
+use datafusion::datasource::listing::ListingTable;
 use datafusion::datasource::TableType;
 
 use crate::catalog::{self, CATALOG};
@@ -54,6 +55,16 @@ pub enum HiveCommand {
     /// `DESCRIBE|DESC [EXTENDED|FORMATTED] [TABLE] [[catalog.]db.]table`: Hive's columns
     /// `col_name`, `data_type` (Hive type names), `comment`.
     Describe(Vec<String>),
+    /// `DESCRIBE|DESC [EXTENDED|FORMATTED] [TABLE] table column`: the `DESCRIBE` row of one
+    /// column.
+    DescribeColumn { table: Vec<String>, column: String },
+    /// `DESCRIBE|DESC FUNCTION [EXTENDED] name`: Hive's one column `tab_name`, the
+    /// function's usage (`name(args) - what it does`), with its SQL example when EXTENDED.
+    DescribeFunction { name: String, extended: bool },
+    /// `SHOW CREATE TABLE [[catalog.]db.]table`: Hive's one column `createtab_stmt`, the
+    /// statement one line per row: a view's own definition, a table's columns in Hive types
+    /// and, for files, their format and location.
+    ShowCreateTable(Vec<String>),
     /// `SHOW VIEWS [IN|FROM db] [[LIKE] 'pattern']`: Hive's one column `tab_name`, the views
     /// alone (Superset lists a database's views so).
     ShowViews {
@@ -214,8 +225,50 @@ pub async fn run_command(session: &Session, command: &HiveCommand) -> Result<Exe
                         .map(|f| types::type_string(f.data_type()))
                         .collect(),
                 ),
-                ("comment", vec![String::new(); fields.len()]),
+                (
+                    "comment",
+                    fields.iter().map(|f| column_comment(f)).collect(),
+                ),
             ])
+        }
+        HiveCommand::DescribeColumn { table, column } => {
+            let provider = session
+                .context()
+                .table_provider(table_reference(table)?)
+                .await?;
+            let schema = provider.schema();
+            let field = schema
+                .fields()
+                .iter()
+                .find(|f| f.name().eq_ignore_ascii_case(column))
+                .ok_or_else(|| {
+                    DataFusionError::Plan(format!(
+                        "column '{column}' does not exist in '{}'; DESCRIBE {} lists its columns",
+                        table.join("."),
+                        table.join(".")
+                    ))
+                })?;
+            string_columns(vec![
+                ("col_name", vec![field.name().clone()]),
+                ("data_type", vec![types::type_string(field.data_type())]),
+                ("comment", vec![column_comment(field)]),
+            ])
+        }
+        HiveCommand::DescribeFunction { name, extended } => string_rows(
+            "tab_name",
+            function_usage(session.context(), name, *extended),
+        ),
+        HiveCommand::ShowCreateTable(parts) => {
+            let provider = session
+                .context()
+                .table_provider(table_reference(parts)?)
+                .await?;
+            // Qualified, so that the statement means the same table in any session.
+            let mut name = parts.clone();
+            if name.len() == 1 {
+                name.insert(0, session.current_database());
+            }
+            string_rows("createtab_stmt", create_statement(&name, provider.as_ref()))
         }
         HiveCommand::ShowColumns { table, pattern } => {
             let table = session
@@ -256,6 +309,88 @@ fn database_schema(
                 "database '{database}' does not exist; SHOW DATABASES lists those that do"
             ))
         })
+}
+
+/// A column's comment (its field's `comment` metadata, as GetColumns reports it), or "".
+fn column_comment(field: &Field) -> String {
+    field.metadata().get("comment").cloned().unwrap_or_default()
+}
+
+/// The lines of `DESCRIBE FUNCTION`: usage and description from the function's
+/// documentation, Hive's sentences for a function without one or an unknown name.
+fn function_usage(context: &SessionContext, name: &str, extended: bool) -> Vec<String> {
+    let state = context.state_ref();
+    let state = state.read();
+    let documentation = if let Some(f) = state.scalar_functions().get(name) {
+        Some(f.documentation())
+    } else if let Some(f) = state.aggregate_functions().get(name) {
+        Some(f.documentation())
+    } else if let Some(f) = state.window_functions().get(name) {
+        Some(f.documentation())
+    } else if state.table_functions().contains_key(name) {
+        Some(None)
+    } else {
+        None
+    };
+    match documentation {
+        None => vec![format!("Function '{name}' does not exist.")],
+        Some(None) => vec![format!("There is no documentation for function '{name}'")],
+        Some(Some(doc)) => {
+            let mut lines = vec![format!("{} - {}", doc.syntax_example, doc.description)];
+            if extended {
+                if let Some(example) = &doc.sql_example {
+                    lines.push("Example:".to_owned());
+                    lines.extend(example.lines().map(|line| format!("  {line}")));
+                }
+            }
+            lines
+        }
+    }
+}
+
+/// The lines of `SHOW CREATE TABLE`: a view's definition as it was written; otherwise
+/// `CREATE [EXTERNAL] TABLE` with the columns in Hive's types and, for a table over files,
+/// their format and location.
+fn create_statement(parts: &[String], table: &dyn TableProvider) -> Vec<String> {
+    if let Some(definition) = table.get_table_definition() {
+        return definition.lines().map(str::to_owned).collect();
+    }
+    let listing = table.downcast_ref::<ListingTable>();
+    let name: Vec<String> = parts.iter().map(|p| format!("`{p}`")).collect();
+    let mut lines = vec![format!(
+        "CREATE {}TABLE {}(",
+        if listing.is_some() { "EXTERNAL " } else { "" },
+        name.join(".")
+    )];
+    let schema = table.schema();
+    let count = schema.fields().len();
+    for (i, field) in schema.fields().iter().enumerate() {
+        let comment = field
+            .metadata()
+            .get("comment")
+            .map(|c| format!(" COMMENT '{}'", c.replace('\'', "\\'")))
+            .unwrap_or_default();
+        lines.push(format!(
+            "  `{}` {}{comment}{}",
+            field.name(),
+            types::type_string(field.data_type()),
+            if i + 1 < count { "," } else { ")" }
+        ));
+    }
+    if count == 0 {
+        lines[0].push(')');
+    }
+    if let Some(listing) = listing {
+        lines.push(format!(
+            "STORED AS {}",
+            listing.options().format.get_ext().to_uppercase()
+        ));
+        lines.push("LOCATION".to_owned());
+        for path in listing.table_paths() {
+            lines.push(format!("  '{}'", path.as_str()));
+        }
+    }
+    lines
 }
 
 /// A table named by one to three parts, as DESCRIBE and SHOW COLUMNS take it.
@@ -536,6 +671,15 @@ impl Words {
                 };
                 return self.done().then_some(Recognised::Command(command));
             }
+            if self.eat("create") {
+                if !self.eat("table") {
+                    return None;
+                }
+                let parts = self.dotted_name()?;
+                return self
+                    .done()
+                    .then_some(Recognised::Command(HiveCommand::ShowCreateTable(parts)));
+            }
             if self.eat("columns") {
                 // DataFusion's `SHOW [FULL|EXTENDED] COLUMNS` lists information_schema rows
                 // with Arrow type names; Hive users expect the column names alone.
@@ -604,9 +748,28 @@ impl Words {
         if self.eat_any(&["describe", "desc"]) {
             // Hive's DESCRIBE [EXTENDED|FORMATTED] [TABLE] t, answered in Hive's columns;
             // anything else (DESCRIBE SELECT ...) stays DataFusion's.
+            // `DESCRIBE function` alone describes a table of that name.
+            if self.at + 1 < self.tokens.len() && self.eat("function") {
+                let extended = self.eat("extended");
+                let name = self.identifier()?;
+                return self
+                    .done()
+                    .then_some(Recognised::Command(HiveCommand::DescribeFunction {
+                        name,
+                        extended,
+                    }));
+            }
             self.eat_any(&["extended", "formatted"]);
             self.eat("table");
             let parts = self.dotted_name()?;
+            if let Some(column) = self.identifier() {
+                return self
+                    .done()
+                    .then_some(Recognised::Command(HiveCommand::DescribeColumn {
+                        table: parts,
+                        column,
+                    }));
+            }
             return self
                 .done()
                 .then_some(Recognised::Command(HiveCommand::Describe(parts)));

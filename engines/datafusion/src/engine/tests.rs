@@ -291,6 +291,38 @@ async fn hive_commands_work_end_to_end() {
     assert_eq!(described[4], "| r_name      | string    |         |");
     assert_eq!(lines(&engine, &s, "DESC region").await, described);
     assert_eq!(
+        lines(&engine, &s, "DESCRIBE region R_NAME").await[3],
+        "| r_name   | string    |         |"
+    );
+    let missing = error(&engine, &s, "DESCRIBE region r_nope").await;
+    assert!(missing.to_string().contains("'r_nope'"), "{missing}");
+    let usage = lines(&engine, &s, "DESCRIBE FUNCTION upper").await;
+    assert!(
+        usage[3].starts_with("| upper(str) - Converts a string to upper-case."),
+        "{usage:?}"
+    );
+    let extended = lines(&engine, &s, "DESC FUNCTION EXTENDED upper").await;
+    assert!(extended.len() > usage.len(), "{extended:?}");
+    assert_eq!(
+        lines(&engine, &s, "DESCRIBE FUNCTION nope").await[3],
+        "| Function 'nope' does not exist. |"
+    );
+    let created = lines(&engine, &s, "SHOW CREATE TABLE region").await;
+    assert_eq!(created[1].trim_matches('|').trim(), "createtab_stmt");
+    let statement: Vec<&str> = created[3..created.len() - 1]
+        .iter()
+        .map(|line| line.trim_matches('|').trim_end())
+        .collect();
+    assert_eq!(
+        statement,
+        [
+            " CREATE TABLE `tpch`.`region`(",
+            "   `r_regionkey` bigint,",
+            "   `r_name` string,",
+            "   `r_comment` string)"
+        ]
+    );
+    assert_eq!(
         lines(&engine, &s, "SHOW COLUMNS IN region").await,
         [
             "+-------------+",
@@ -320,6 +352,10 @@ async fn hive_commands_work_end_to_end() {
     )
     .await
     .unwrap();
+    assert_eq!(
+        lines(&engine, &s, "SHOW CREATE TABLE big_regions").await[3],
+        "| CREATE VIEW big_regions AS SELECT * FROM region WHERE r_regionkey > 2 |"
+    );
     assert_eq!(
         lines(&engine, &s, "SHOW VIEWS").await,
         [
@@ -423,6 +459,23 @@ async fn configured_tables_are_registered_and_missing_paths_stop_the_start() {
         .await
         .to_string()
         .contains("not found"));
+    // Hive's SHOW CREATE TABLE: a table over files shows its format and location.
+    let created = lines(&engine, &s, "SHOW CREATE TABLE hr.people").await;
+    let statement: Vec<&str> = created[3..created.len() - 1]
+        .iter()
+        .map(|line| line.trim_matches('|').trim())
+        .collect();
+    assert_eq!(
+        statement,
+        [
+            "CREATE EXTERNAL TABLE `hr`.`people`(",
+            "`name` string,",
+            "`age` bigint)",
+            "STORED AS CSV",
+            "LOCATION",
+            &format!("'file://{}'", csv.display()),
+        ]
+    );
 
     let missing =
         EngineConfig::parse("tables:\n  gone: {format: parquet, location: /no/such/dir/}\n")

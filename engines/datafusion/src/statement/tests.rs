@@ -161,6 +161,26 @@ fn describe_variants_are_answered_in_hive_columns() {
         command("describe datafusion.tpch.nation"),
         describe(&["datafusion", "tpch", "nation"])
     );
+    assert_eq!(
+        command("DESCRIBE tpch.nation N_Name"),
+        HiveCommand::DescribeColumn {
+            table: vec!["tpch".into(), "nation".into()],
+            column: "n_name".into()
+        }
+    );
+    assert_eq!(
+        command("DESC FUNCTION EXTENDED Upper"),
+        HiveCommand::DescribeFunction {
+            name: "upper".into(),
+            extended: true
+        }
+    );
+    // A table called `function` is still a table.
+    assert_eq!(command("DESCRIBE function"), describe(&["function"]));
+    assert_eq!(
+        command("SHOW CREATE TABLE tpch.nation"),
+        HiveCommand::ShowCreateTable(vec!["tpch".into(), "nation".into()])
+    );
     assert!(passed_through("DESCRIBE SELECT 1"));
 }
 
