@@ -1,5 +1,5 @@
 """The Hive commands beeline users type first: USE, SHOW DATABASES, SHOW TABLES, DESCRIBE
-(of a table, a column, a function), SHOW CREATE TABLE; and Hive's variables."""
+(of a table, a column, a function, a database), SHOW CREATE TABLE; and Hive's variables."""
 
 import re
 
@@ -22,6 +22,7 @@ STATEMENTS = [
     "DESCRIBE nation N_NAME",
     "DESCRIBE FUNCTION upper",
     "SHOW CREATE TABLE nation",
+    "DESCRIBE DATABASE tpch",
 ]
 
 
@@ -66,6 +67,12 @@ def test_describe_a_column_and_a_function_as_hive_does(results):
     header, *usage = results["DESCRIBE FUNCTION upper"]
     assert header == ["tab_name"]
     assert usage[0][0].startswith("upper(") and " - " in usage[0][0], usage
+
+
+def test_describe_database_has_hives_columns(results):
+    header, *rows = results["DESCRIBE DATABASE tpch"]
+    assert header == ["db_name", "comment", "location", "owner_name", "owner_type", "parameters"]
+    assert [row[0] for row in rows] == ["tpch"]
 
 
 def test_show_create_table_prints_a_statement_with_hive_types(results):

@@ -58,6 +58,10 @@ pub enum HiveCommand {
     /// `DESCRIBE|DESC [EXTENDED|FORMATTED] [TABLE] table column`: the `DESCRIBE` row of one
     /// column.
     DescribeColumn { table: Vec<String>, column: String },
+    /// `DESCRIBE|DESC DATABASE|SCHEMA [EXTENDED] db`: Hive's columns `db_name`, `comment`,
+    /// `location`, `owner_name`, `owner_type`, `parameters`; a database of this engine has
+    /// only its name.
+    DescribeDatabase(String),
     /// `DESCRIBE|DESC FUNCTION [EXTENDED] name`: Hive's one column `tab_name`, the
     /// function's usage (`name(args) - what it does`), with its SQL example when EXTENDED.
     DescribeFunction { name: String, extended: bool },
@@ -252,6 +256,18 @@ pub async fn run_command(session: &Session, command: &HiveCommand) -> Result<Exe
                 ("col_name", vec![field.name().clone()]),
                 ("data_type", vec![types::type_string(field.data_type())]),
                 ("comment", vec![column_comment(field)]),
+            ])
+        }
+        HiveCommand::DescribeDatabase(name) => {
+            database_schema(session, &Some(name.clone()))?;
+            let empty = || vec![String::new()];
+            string_columns(vec![
+                ("db_name", vec![name.clone()]),
+                ("comment", empty()),
+                ("location", empty()),
+                ("owner_name", empty()),
+                ("owner_type", empty()),
+                ("parameters", empty()),
             ])
         }
         HiveCommand::DescribeFunction { name, extended } => string_rows(
@@ -748,7 +764,14 @@ impl Words {
         if self.eat_any(&["describe", "desc"]) {
             // Hive's DESCRIBE [EXTENDED|FORMATTED] [TABLE] t, answered in Hive's columns;
             // anything else (DESCRIBE SELECT ...) stays DataFusion's.
-            // `DESCRIBE function` alone describes a table of that name.
+            if self.at + 1 < self.tokens.len() && self.eat_any(&["database", "schema"]) {
+                self.eat("extended");
+                let name = self.identifier()?;
+                return self
+                    .done()
+                    .then_some(Recognised::Command(HiveCommand::DescribeDatabase(name)));
+            }
+            // `DESCRIBE function` (or `database`) alone describes a table of that name.
             if self.at + 1 < self.tokens.len() && self.eat("function") {
                 let extended = self.eat("extended");
                 let name = self.identifier()?;

@@ -296,6 +296,19 @@ async fn hive_commands_work_end_to_end() {
     );
     let missing = error(&engine, &s, "DESCRIBE region r_nope").await;
     assert!(missing.to_string().contains("'r_nope'"), "{missing}");
+    assert_eq!(
+        lines(&engine, &s, "DESCRIBE DATABASE tpch").await[1],
+        "| db_name | comment | location | owner_name | owner_type | parameters |"
+    );
+    assert_eq!(
+        lines(&engine, &s, "DESCRIBE DATABASE tpch").await[3],
+        "| tpch    |         |          |            |            |            |"
+    );
+    let missing = error(&engine, &s, "DESCRIBE SCHEMA nope").await;
+    assert!(
+        missing.to_string().contains("'nope' does not exist"),
+        "{missing}"
+    );
     let usage = lines(&engine, &s, "DESCRIBE FUNCTION upper").await;
     assert!(
         usage[3].starts_with("| upper(str) - Converts a string to upper-case."),

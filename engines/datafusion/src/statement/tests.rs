@@ -175,6 +175,14 @@ fn describe_variants_are_answered_in_hive_columns() {
             extended: true
         }
     );
+    assert_eq!(
+        command("DESCRIBE DATABASE EXTENDED TPCH"),
+        HiveCommand::DescribeDatabase("tpch".into())
+    );
+    assert_eq!(
+        command("desc schema tpch"),
+        HiveCommand::DescribeDatabase("tpch".into())
+    );
     // A table called `function` is still a table.
     assert_eq!(command("DESCRIBE function"), describe(&["function"]));
     assert_eq!(
