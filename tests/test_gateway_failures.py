@@ -348,3 +348,32 @@ def test_an_http_session_outlives_a_call_its_client_gave_up_on(kumiho):
     finally:
         client.CloseSession(ttypes.TCloseSessionReq(sessionHandle=handle))
         transport.close()
+
+
+def test_an_engine_that_accepts_but_never_answers_fails_new_sessions_in_bounded_time(kumiho):
+    """A hung engine (SIGSTOP here; a wedged JVM alike) still has its connections accepted by
+    the kernel: a new session's launch gives up after the login timeout (15 s, Kyuubi's) with
+    a message saying so, instead of waiting for ever."""
+    import signal
+
+    from harness.tcli import ttypes
+
+    first = open_session(kumiho, "hank")
+    ref_id = first.wait_launched()["engine.ref.id"]
+    engine = engine_pid_of(ref_id)
+    os.kill(engine, signal.SIGSTOP)
+    try:
+        started = time.monotonic()
+        second = open_session(kumiho, "hank")
+        while (status := second.launch_status()).operationState not in (
+                ttypes.TOperationState.FINISHED_STATE, ttypes.TOperationState.ERROR_STATE):
+            assert time.monotonic() - started < 40, "the launch still waits for the hung engine"
+            time.sleep(0.2)
+        assert status.operationState == ttypes.TOperationState.ERROR_STATE
+        assert "no answer within 15s" in status.errorMessage, status.errorMessage
+        assert "hung or overloaded" in status.errorMessage, status.errorMessage
+        second.close()
+    finally:
+        os.kill(engine, signal.SIGCONT)
+    assert first.query("SELECT 4") == [[4]]
+    first.close()

@@ -34,6 +34,12 @@ use crate::operation::launch_engine::{LaunchEngine, LaunchedEngine};
 use crate::proxy::prefetch::Prefetched;
 use crate::routing::{Route, Router};
 
+/// How long connecting and authenticating to an engine may take (Kyuubi's
+/// `kyuubi.session.engine.login.timeout`): an engine that accepts connections but answers
+/// nothing (hung, stopped) fails the session instead of holding its launch, and a turn of
+/// `engine-session-opens`, for ever. OpenSession itself gets the cluster's initialize-timeout.
+const ENGINE_LOGIN_TIMEOUT: Duration = Duration::from_secs(15);
+
 /// How long a CONNECTION-level engine gets to exit after SIGTERM before SIGKILL.
 const ENGINE_STOP_GRACE: Duration = Duration::from_secs(10);
 
@@ -528,7 +534,11 @@ async fn open_engine_session(
         user: session.route.user.clone(),
         password: secret.expose().to_owned(),
     };
-    let mut client = match crate::engine_connect::connect(registration, auth).await {
+    let connecting = crate::engine_connect::connect(registration, auth);
+    let Ok(connected) = tokio::time::timeout(ENGINE_LOGIN_TIMEOUT, connecting).await else {
+        return Err(OpenError::Failed(unanswered(ENGINE_LOGIN_TIMEOUT)));
+    };
+    let mut client = match connected {
         Ok(client) => client,
         Err(e) if e.is_hang_up() || refused(&e) => {
             // Refused, or cut off by an engine on its way out (a connection it had not yet
@@ -550,9 +560,10 @@ async fn open_engine_session(
         password: None,
         configuration: Some(configuration),
     };
-    let resp: TOpenSessionResp = client
-        .call("OpenSession", &req)
+    let opening = client.call::<_, TOpenSessionResp>("OpenSession", &req);
+    let resp = tokio::time::timeout(session.route.initialize_timeout, opening)
         .await
+        .map_err(|_| unanswered(session.route.initialize_timeout))?
         .map_err(|e| e.to_string())?;
     if !status::is_ok(&resp.status) {
         return Err(OpenError::Failed(resp.status.error_message.unwrap_or_else(
@@ -576,6 +587,15 @@ async fn open_engine_session(
         address: session.engine_name(registration),
         accepts_assigned_ids,
     })
+}
+
+/// What a session is told of an engine that accepted its connection and then kept silent.
+fn unanswered(waited: Duration) -> String {
+    format!(
+        "no answer within {}: the engine is hung or overloaded; ask an operator to check it \
+         (once it is stopped, the next session launches a new one)",
+        crate::duration::format(waited)
+    )
 }
 
 fn refused(error: &WireError) -> bool {
