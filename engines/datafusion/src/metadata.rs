@@ -448,21 +448,16 @@ pub fn primary_keys(
     schema: Option<&str>,
     table: Option<&str>,
 ) -> Result<RecordBatch> {
-    // Hive JDBC sends its connection's catalog, "", for "any", as beeline's `!primarykeys`
-    // does; the other listings read an empty pattern the same way.
-    let exact = |wanted: Option<&str>, name: &str| {
-        wanted
-            .filter(|wanted| !wanted.is_empty())
-            .is_none_or(|wanted| wanted.eq_ignore_ascii_case(name))
-    };
+    // Exact names are patterns that match only themselves; Hive JDBC sends its
+    // connection's catalog, "", for "any", as beeline's `!primarykeys` does, and an empty
+    // pattern matches everything.
+    let (catalog, schema, table) = (
+        catalog.map(literal_pattern),
+        schema.map(literal_pattern),
+        table.map(literal_pattern),
+    );
     let mut keys: Vec<(FoundTable, String, i32)> = Vec::new();
-    for found in matching_tables(ctx, None, None, None)? {
-        if !(exact(catalog, &found.catalog)
-            && exact(schema, &found.schema)
-            && exact(table, &found.name))
-        {
-            continue;
-        }
+    for found in matching_tables(ctx, catalog.as_deref(), schema.as_deref(), table.as_deref())? {
         let Some(constraints) = found.provider.constraints() else {
             continue;
         };
@@ -513,6 +508,19 @@ pub fn cross_reference() -> Result<RecordBatch> {
         text("PK_NAME"),
         int("DEFERRABILITY"),
     ])
+}
+
+/// A pattern that matches `name` alone: every character special to [`NamePattern`]
+/// escaped.
+fn literal_pattern(name: &str) -> String {
+    let mut pattern = String::with_capacity(name.len());
+    for c in name.chars() {
+        if matches!(c, '%' | '_' | '\\' | '*' | '|') {
+            pattern.push('\\');
+        }
+        pattern.push(c);
+    }
+    pattern
 }
 
 /// A JDBC search pattern with Hive's metastore extensions (`*`, `|`), matched without
