@@ -353,7 +353,8 @@ def test_an_http_session_outlives_a_call_its_client_gave_up_on(kumiho):
 def test_an_engine_that_accepts_but_never_answers_fails_new_sessions_in_bounded_time(kumiho):
     """A hung engine (SIGSTOP here; a wedged JVM alike) still has its connections accepted by
     the kernel: a new session's launch gives up after the login timeout (15 s, Kyuubi's) with
-    a message saying so, instead of waiting for ever."""
+    a message saying so, and closing a session on it returns, instead of waiting for ever;
+    the engine serves again once it resumes."""
     import signal
 
     from harness.tcli import ttypes
@@ -373,7 +374,13 @@ def test_an_engine_that_accepts_but_never_answers_fails_new_sessions_in_bounded_
         assert "no answer within 15s" in status.errorMessage, status.errorMessage
         assert "hung or overloaded" in status.errorMessage, status.errorMessage
         second.close()
+        # Closing a session on the hung engine does not wait for it either.
+        started = time.monotonic()
+        first.close()
+        assert time.monotonic() - started < 10
     finally:
         os.kill(engine, signal.SIGCONT)
-    assert first.query("SELECT 4") == [[4]]
-    first.close()
+    again = open_session(kumiho, "hank")
+    assert again.wait_launched()["engine.ref.id"] == ref_id
+    assert again.query("SELECT 4") == [[4]]
+    again.close()

@@ -730,13 +730,20 @@ async fn cancel_aside(
         user: session.route.user.clone(),
         password: session.route.secret.expose().to_owned(),
     };
-    let mut client = crate::engine_connect::connect(&engine.registration, auth)
-        .await
-        .map_err(|e| engine_error(&address, e))?;
-    client
-        .call_encoded("CancelOperation", req)
-        .await
-        .map_err(|e| engine_error(&address, e))
+    let cancelling = async {
+        let mut client = crate::engine_connect::connect(&engine.registration, auth).await?;
+        client.call_encoded("CancelOperation", req).await
+    };
+    // A hung engine fails the cancel (with the session's next call to come) instead of
+    // holding the client's cancel for ever.
+    let login_timeout = crate::session::ENGINE_LOGIN_TIMEOUT;
+    match tokio::time::timeout(login_timeout, cancelling).await {
+        Ok(reply) => reply.map_err(|e| engine_error(&address, e)),
+        Err(_) => Err(GatewayError::EngineGone {
+            engine: address,
+            reason: crate::session::unanswered(login_timeout),
+        }),
+    }
 }
 
 /// Phases 3 and 4: rewrite the session handle and exchange the call with the engine.

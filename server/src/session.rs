@@ -38,7 +38,10 @@ use crate::routing::{Route, Router};
 /// `kyuubi.session.engine.login.timeout`): an engine that accepts connections but answers
 /// nothing (hung, stopped) fails the session instead of holding its launch, and a turn of
 /// `engine-session-opens`, for ever. OpenSession itself gets the cluster's initialize-timeout.
-const ENGINE_LOGIN_TIMEOUT: Duration = Duration::from_secs(15);
+pub(crate) const ENGINE_LOGIN_TIMEOUT: Duration = Duration::from_secs(15);
+
+/// How long closing a session's engine side may take before its connection is dropped.
+const ENGINE_CLOSE_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// How long a CONNECTION-level engine gets to exit after SIGTERM before SIGKILL.
 const ENGINE_STOP_GRACE: Duration = Duration::from_secs(10);
@@ -590,7 +593,7 @@ async fn open_engine_session(
 }
 
 /// What a session is told of an engine that accepted its connection and then kept silent.
-fn unanswered(waited: Duration) -> String {
+pub(crate) fn unanswered(waited: Duration) -> String {
     format!(
         "no answer within {}: the engine is hung or overloaded; ask an operator to check it \
          (once it is stopped, the next session launches a new one)",
@@ -669,31 +672,44 @@ async fn close_engine_side(session: Arc<GatewaySession>, launch_wait: Duration) 
     let Ok(engine) = session.launch.wait(launch_wait).await else {
         return;
     };
-    let link = session.engine.lock().await.take();
-    if link.as_ref().is_some_and(|link| link.client.is_cut_off()) {
-        // A call was cut off when the client hung up (a synchronous query, a status poll
-        // held by the engine): the engine answers in order, so a CloseSession would wait for
-        // that call to end. Hanging up instead ends the engine session, and its operations,
-        // at once: the engine closes the sessions of a connection that ends.
-        tracing::debug!(session = %session.id, "closing the engine session by hanging up");
-        drop(link);
-    } else if let Some(mut link) = link {
-        let req = TCloseSessionReq {
-            session_handle: link.session_handle.clone(),
-        };
-        match link
-            .client
-            .call::<_, TCloseSessionResp>("CloseSession", &req)
-            .await
-        {
-            Ok(resp) if !status::is_ok(&resp.status) => {
-                tracing::debug!(session = %session.id, message = ?resp.status.error_message, "engine refused CloseSession")
-            }
-            Ok(_) => {}
-            Err(e) => {
-                tracing::debug!(session = %session.id, error = %e, "engine CloseSession failed")
+    let closing = async {
+        let link = session.engine.lock().await.take();
+        if link.as_ref().is_some_and(|link| link.client.is_cut_off()) {
+            // A call was cut off when the client hung up (a synchronous query, a status poll
+            // held by the engine): the engine answers in order, so a CloseSession would wait
+            // for that call to end. Hanging up instead ends the engine session, and its
+            // operations, at once: the engine closes the sessions of a connection that ends.
+            tracing::debug!(session = %session.id, "closing the engine session by hanging up");
+        } else if let Some(mut link) = link {
+            let req = TCloseSessionReq {
+                session_handle: link.session_handle.clone(),
+            };
+            match link
+                .client
+                .call::<_, TCloseSessionResp>("CloseSession", &req)
+                .await
+            {
+                Ok(resp) if !status::is_ok(&resp.status) => {
+                    tracing::debug!(session = %session.id, message = ?resp.status.error_message, "engine refused CloseSession")
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    tracing::debug!(session = %session.id, error = %e, "engine CloseSession failed")
+                }
             }
         }
+    };
+    // A hung engine must not hold the client's CloseSession, the reaper or shutdown: past
+    // the bound the connection is dropped, and the engine closes the session with it.
+    if tokio::time::timeout(ENGINE_CLOSE_TIMEOUT, closing)
+        .await
+        .is_err()
+    {
+        tracing::warn!(
+            session = %session.id, engine = %session.route.engine_ref.id(),
+            "the engine did not close the session within {}; dropped its connection",
+            crate::duration::format(ENGINE_CLOSE_TIMEOUT)
+        );
     }
     if session.route.engine_ref.share_level == ShareLevel::Connection {
         if let Some(pid) = engine.registration.pid {
