@@ -384,3 +384,16 @@ def test_an_engine_that_accepts_but_never_answers_fails_new_sessions_in_bounded_
     assert again.wait_launched()["engine.ref.id"] == ref_id
     assert again.query("SELECT 4") == [[4]]
     again.close()
+
+
+def test_a_client_that_hangs_up_right_after_close_session_still_stops_its_connection_engine(kumiho):
+    """CloseSession's cleanup (the engine session, then the CONNECTION engine) runs to its end
+    even when the client does not wait for the reply."""
+    from harness.tcli import ttypes
+
+    session = open_session(kumiho, "cleo", configuration={"kyuubi.engine.share.level": "CONNECTION"})
+    ref_id = session.wait_launched()["engine.ref.id"]
+    assert engine_pids_on(ref_id)
+    session.client.client.send_CloseSession(ttypes.TCloseSessionReq(sessionHandle=session.handle))
+    session.client.close()
+    wait_until(lambda: not engine_pids_on(ref_id), "the CONNECTION engine to stop", timeout=20)

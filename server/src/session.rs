@@ -328,11 +328,13 @@ impl SessionManager {
         session.closed.store(true, Ordering::Release);
         self.operations.retain(|_, entry| entry.session.id != *id);
         tracing::info!(session = %id, user = %session.route.user, "session closed");
-        let cleanup = close_engine_side(session.clone(), self.launch_wait);
+        // A task of its own, so that it ends even if this call is dropped half-way (a client
+        // that hangs up right after sending CloseSession): a CONNECTION engine still stops.
+        let cleanup = self
+            .tasks
+            .spawn(close_engine_side(session.clone(), self.launch_wait));
         if session.launch.state().is_final() {
-            cleanup.await;
-        } else {
-            self.tasks.spawn(cleanup);
+            let _ = cleanup.await;
         }
         true
     }
