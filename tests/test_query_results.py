@@ -131,3 +131,15 @@ def test_pyhive_gets_what_beeline_prints(engine, beeline_output, mode):
     beeline = beeline_results(beeline_output("sasl"))
     assert q1 == beeline["q1"]
     assert typed == beeline["types"]
+
+
+def test_interval_literals_print_as_hive_and_spark_print_them(engine):
+    """DataFusion's interval literals are month-day-nano intervals, a type Hive lacks: they
+    arrive as text in Hive's forms, as the Spark Thrift Server prints INTERVAL '1' DAY and
+    INTERVAL '2' MONTH."""
+    connection = hive.connect(engine)
+    try:
+        names, _, rows = hive.query(connection, "SELECT INTERVAL '1' DAY AS d, INTERVAL '2' MONTH AS m")
+    finally:
+        connection.close()
+    assert (names, rows) == (["d", "m"], [("1 00:00:00.000000000", "0-2")])

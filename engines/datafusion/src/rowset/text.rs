@@ -8,6 +8,8 @@
 //!   UTC. Times of day (a STRING to Hive) as `HH:MM:SS[.f]`.
 //! - INTERVAL_YEAR_MONTH `[-]Y-M`, INTERVAL_DAY_TIME `[-]D HH:MM:SS.nnnnnnnnn` (Hive's
 //!   `HiveIntervalYearMonth` / `HiveIntervalDayTime.toString`), so that Hive JDBC parses them.
+//!   Month-day-nano intervals (a STRING to Hive) in the same forms: `0-2` for two months,
+//!   `1 00:00:00.000000000` for a day, `0-2 1 00:00:00.000000000` for both.
 //! - ARRAY, MAP, STRUCT, UNIONTYPE as Hive's `SerDeUtils.getJSONString` writes them:
 //!   `[1,2,null]`, `{"k":1}` (keys rendered like values, so `{1:"a"}` for integer keys),
 //!   `{"a":1,"b":"x"}`, `{0:"x"}` (union tag and value). Inside them strings are quoted and
@@ -27,10 +29,10 @@ use datafusion::arrow::datatypes::{
     i256, ArrowTimestampType, DataType, Date32Type, Date64Type, Decimal128Type, Decimal256Type,
     Decimal32Type, Decimal64Type, DurationMicrosecondType, DurationMillisecondType,
     DurationNanosecondType, DurationSecondType, Float16Type, Float32Type, Float64Type, Int16Type,
-    Int32Type, Int64Type, Int8Type, IntervalDayTimeType, IntervalUnit, IntervalYearMonthType,
-    Time32MillisecondType, Time32SecondType, Time64MicrosecondType, Time64NanosecondType, TimeUnit,
-    TimestampMicrosecondType, TimestampMillisecondType, TimestampNanosecondType,
-    TimestampSecondType, UInt16Type, UInt32Type, UInt64Type, UInt8Type,
+    Int32Type, Int64Type, Int8Type, IntervalDayTimeType, IntervalMonthDayNanoType, IntervalUnit,
+    IntervalYearMonthType, Time32MillisecondType, Time32SecondType, Time64MicrosecondType,
+    Time64NanosecondType, TimeUnit, TimestampMicrosecondType, TimestampMillisecondType,
+    TimestampNanosecondType, TimestampSecondType, UInt16Type, UInt32Type, UInt64Type, UInt8Type,
 };
 use datafusion::arrow::temporal_conversions::{
     as_datetime, as_datetime_with_timezone, date32_to_datetime, date64_to_datetime,
@@ -148,6 +150,23 @@ pub(super) fn plain<'a>(array: &'a dyn Array) -> Render<'a> {
                 write_day_time(out, nanos)
             })
         }
+        DataType::Interval(IntervalUnit::MonthDayNano) => {
+            // DataFusion's interval literals (`INTERVAL '1' DAY`) have this type, which no
+            // Hive type holds: its text is Hive's for the part it has, both when mixed.
+            let a = array.as_primitive::<IntervalMonthDayNanoType>();
+            Box::new(move |i, out| {
+                let v = a.value(i);
+                let nanos = i128::from(v.days) * NANOS_PER_DAY + i128::from(v.nanoseconds);
+                if v.months != 0 || nanos == 0 {
+                    write_year_month(out, v.months)?;
+                    if nanos == 0 {
+                        return Ok(());
+                    }
+                    out.push(' ');
+                }
+                write_day_time(out, nanos)
+            })
+        }
         DataType::Duration(unit) => {
             let (a, nanos_per_unit) = match unit {
                 TimeUnit::Second => (duration::<DurationSecondType>(array), NANOS_PER_SECOND),
@@ -231,7 +250,7 @@ pub(super) fn plain<'a>(array: &'a dyn Array) -> Render<'a> {
                 Ok(())
             })
         }
-        // Anything else (list views, month-day-nano intervals) in Arrow's own text.
+        // Anything else (list views) in Arrow's own text.
         _ => arrow_text(array),
     }
 }
@@ -636,6 +655,37 @@ mod tests {
         out.clear();
         write_year_month(&mut out, -14).unwrap();
         assert_eq!(out, "-1-2");
+    }
+
+    #[test]
+    fn month_day_nano_intervals_print_in_hives_forms() {
+        use datafusion::arrow::array::IntervalMonthDayNanoArray;
+        use datafusion::arrow::datatypes::IntervalMonthDayNano;
+        let array = IntervalMonthDayNanoArray::from(vec![
+            IntervalMonthDayNano::new(2, 0, 0),
+            IntervalMonthDayNano::new(0, 1, 0),
+            IntervalMonthDayNano::new(0, -1, -3_723_000_000_005),
+            IntervalMonthDayNano::new(14, 1, 5),
+            IntervalMonthDayNano::new(0, 0, 0),
+        ]);
+        let render = plain(&array);
+        let texts: Vec<String> = (0..array.len())
+            .map(|i| {
+                let mut out = String::new();
+                render(i, &mut out).unwrap();
+                out
+            })
+            .collect();
+        assert_eq!(
+            texts,
+            [
+                "0-2",
+                "1 00:00:00.000000000",
+                "-1 01:02:03.000000005",
+                "1-2 1 00:00:00.000000005",
+                "0-0"
+            ]
+        );
     }
 
     #[test]
