@@ -397,3 +397,40 @@ def test_a_client_that_hangs_up_right_after_close_session_still_stops_its_connec
     session.client.client.send_CloseSession(ttypes.TCloseSessionReq(sessionHandle=session.handle))
     session.client.close()
     wait_until(lambda: not engine_pids_on(ref_id), "the CONNECTION engine to stop", timeout=20)
+
+
+@pytest.mark.parametrize("run_async", [False, True], ids=["sync", "async"])
+def test_an_engine_killed_mid_query_fails_the_query_at_once_naming_the_engine(kumiho, run_async):
+    from harness.tcli import ttypes
+
+    session = open_session(kumiho, "kurt")
+    try:
+        launched = session.wait_launched()
+        engine = engine_pid_of(launched["engine.ref.id"])
+        operation = None
+        if run_async:
+            operation = session.client.execute(session.handle, SLOW_QUERY, run_async=True)
+            wait_until_busy(engine)
+            os.kill(engine, 9)
+            deadline = time.monotonic() + 20
+            while True:
+                reply = session.client.client.GetOperationStatus(
+                    ttypes.TGetOperationStatusReq(operationHandle=operation))
+                if reply.status.statusCode == ttypes.TStatusCode.ERROR_STATUS:
+                    status = reply.status
+                    break
+                assert reply.operationState == ttypes.TOperationState.RUNNING_STATE, reply
+                assert time.monotonic() < deadline, "the query still runs on a dead engine"
+        else:
+            import threading
+
+            threading.Thread(target=lambda: (wait_until_busy(engine), os.kill(engine, 9)), daemon=True).start()
+            started = time.monotonic()
+            status = session.client.client.ExecuteStatement(ttypes.TExecuteStatementReq(
+                sessionHandle=session.handle, statement=SLOW_QUERY, runAsync=False)).status
+            assert time.monotonic() - started < 20
+        assert status.statusCode == ttypes.TStatusCode.ERROR_STATUS, status
+        assert status.sqlState == "08S01", status
+        assert launched["engine.id"] in status.errorMessage and "reconnect" in status.errorMessage, status
+    finally:
+        session.close()
