@@ -221,7 +221,8 @@ where
 /// client: a client that hangs up meanwhile (killed mid-query) ends the call at once, and the
 /// service hears of it from [`CliService::connection_closed`] now rather than when the call is
 /// over (which may be hours for a query). Calls the client pipelines meanwhile are kept for
-/// later; past the size limit the client is no longer watched, only awaited.
+/// later; past the size limit the client is no longer watched, only awaited. A client that
+/// shuts down its sending side counts as gone (no HiveServer2 client does that and waits).
 async fn until_hang_up<T, F>(
     conn: &mut Connection<T>,
     mut call: Pin<&mut F>,
