@@ -143,3 +143,23 @@ def test_interval_literals_print_as_hive_and_spark_print_them(engine):
     finally:
         connection.close()
     assert (names, rows) == (["d", "m"], [("1 00:00:00.000000000", "0-2")])
+
+
+def test_a_missing_table_fails_with_hives_sqlstate(engine):
+    """Hive reports a table that does not exist as SQLSTATE 42S02 ("base table or view not
+    found" to ODBC); other mistakes keep the general 42000."""
+    from pyhive.exc import OperationalError
+
+    connection = hive.connect(engine)
+    try:
+        states = {}
+        for sql in ("SELECT * FROM tpch.no_such_table", "SELECT no_such_column FROM tpch.nation"):
+            with pytest.raises(OperationalError) as failure, connection.cursor() as cursor:
+                cursor.execute(sql)
+            states[sql] = failure.value.args[0].status.sqlState
+    finally:
+        connection.close()
+    assert states == {
+        "SELECT * FROM tpch.no_such_table": "42S02",
+        "SELECT no_such_column FROM tpch.nation": "42000",
+    }

@@ -88,9 +88,11 @@ impl OpError {
     }
 
     /// SQLSTATE 42000 for statements DataFusion could not parse or plan (the user's to
-    /// fix), HY000 for failures while running.
+    /// fix), 42S02 among them for a table that does not exist (Hive's state, which ODBC
+    /// names "base table or view not found"), HY000 for failures while running.
     pub fn from_datafusion(error: &DataFusionError) -> Self {
         let sql_state = match error.find_root() {
+            DataFusionError::Plan(message) if is_missing_table(message) => SQLSTATE_NO_SUCH_TABLE,
             DataFusionError::SQL(..)
             | DataFusionError::Plan(_)
             | DataFusionError::SchemaError(..)
@@ -99,6 +101,17 @@ impl OpError {
         };
         Self::new(sql_state, error.strip_backtrace())
     }
+}
+
+/// SQLSTATE of a statement naming a table that does not exist, as Hive reports it.
+const SQLSTATE_NO_SUCH_TABLE: &str = "42S02";
+
+/// Whether a planning error says a table does not exist: DataFusion words it
+/// "table 'x' not found" when planning SQL and "No table named 'x'" when a table is looked
+/// up by name (DESCRIBE, SHOW COLUMNS).
+fn is_missing_table(message: &str) -> bool {
+    (message.starts_with("table '") && message.ends_with("' not found"))
+        || message.starts_with("No table named '")
 }
 
 /// What GetOperationStatus reports.

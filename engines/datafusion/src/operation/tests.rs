@@ -232,9 +232,10 @@ async fn planning_errors_are_42000_and_execution_errors_hy000() {
     let status = op.wait_until_done().await;
     assert_eq!(status.state, OpState::Error);
     assert_eq!(status.error.as_ref().unwrap().sql_state, "42000");
+    // A missing table has Hive's own state.
     let op = started(&engine, &s, "SELECT * FROM no_such_table").await;
     let status = op.wait_until_done().await;
-    assert_eq!(status.error.unwrap().sql_state, "42000");
+    assert_eq!(status.error.unwrap().sql_state, "42S02");
 
     let op = started(&engine, &s, "SELECT CAST(n_name AS INT) FROM tpch.nation").await;
     let status = op.wait_until_done().await;

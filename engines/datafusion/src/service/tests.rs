@@ -292,8 +292,21 @@ async fn a_failed_statement_reports_its_sqlstate() {
         .unwrap();
     let status = poll_status(&service, &op).await;
     assert_eq!(status.operation_state, Some(TOperationState::ERROR_STATE));
-    assert_eq!(status.sql_state.as_deref(), Some("42000"));
+    // Hive's state for a table that does not exist; other planning errors are 42000.
+    assert_eq!(status.sql_state.as_deref(), Some("42S02"));
     assert!(status.error_message.unwrap().contains("missing_table"));
+    for (sql, state) in [
+        ("DESCRIBE missing_table", "42S02"),
+        ("SELECT no_such_column FROM tpch.nation", "42000"),
+        ("SELEC 1", "42000"),
+    ] {
+        let op = execute(&service, &session, sql)
+            .await
+            .operation_handle
+            .unwrap();
+        let status = poll_status(&service, &op).await;
+        assert_eq!(status.sql_state.as_deref(), Some(state), "{sql}");
+    }
 }
 
 #[tokio::test]
