@@ -636,6 +636,14 @@ impl ClusterRegistry {
                 }
             };
             let unchanged = seen.get(&name) == Some(&text);
+            // An empty file where a cluster had settings is most likely a save in progress
+            // (an editor or `cat >` truncates, then writes): its defaults (an embedded
+            // registry, say) must not replace the cluster meanwhile.
+            let emptied = text.trim().is_empty()
+                && current.contains_key(&name)
+                && seen
+                    .get(&name)
+                    .is_some_and(|before| !before.trim().is_empty());
             next_seen.insert(name.clone(), text.clone());
             if unchanged {
                 if let Some(previous) = current.get(&name) {
@@ -646,7 +654,15 @@ impl ClusterRegistry {
                 }
                 continue;
             }
-            match ClusterConfig::from_yaml(&text) {
+            let parsed = match emptied {
+                true => Err(
+                    "the file is empty (a save in progress?); write `{}` for a cluster \
+                     of defaults"
+                        .to_owned(),
+                ),
+                false => ClusterConfig::from_yaml(&text),
+            };
+            match parsed {
                 Ok(config) => {
                     let cluster = Arc::new(Cluster {
                         name: name.clone(),

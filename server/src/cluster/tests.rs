@@ -361,3 +361,26 @@ fn the_example_restricts_code_running_spark_keys_and_passes_everyday_ones() {
         );
     }
 }
+
+#[test]
+fn an_emptied_file_keeps_its_cluster_until_written_again() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "prod.yaml", "engine: {share-level: SERVER}\n");
+    let (registry, _) = ClusterRegistry::load(dir.path()).unwrap();
+    // Truncated by a save in progress: not a cluster of defaults.
+    write(dir.path(), "prod.yaml", "");
+    let report = registry.reload().unwrap();
+    assert_eq!(report.errors.len(), 1, "{report:?}");
+    assert!(report.errors[0].kept_previous);
+    assert!(report.errors[0].message.contains("empty"), "{report:?}");
+    let share_level =
+        |registry: &ClusterRegistry| registry.get("prod").unwrap().config.engine.share_level;
+    assert_eq!(share_level(&registry), ShareLevel::Server);
+    write(dir.path(), "prod.yaml", "engine: {share-level: GROUP}\n");
+    assert_eq!(registry.reload().unwrap().changed, ["prod"]);
+    assert_eq!(share_level(&registry), ShareLevel::Group);
+    // `{}` asks for the defaults.
+    write(dir.path(), "prod.yaml", "{}\n");
+    assert_eq!(registry.reload().unwrap().changed, ["prod"]);
+    assert_eq!(share_level(&registry), ShareLevel::User);
+}
