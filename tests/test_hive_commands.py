@@ -23,6 +23,7 @@ STATEMENTS = [
     "DESCRIBE FUNCTION upper",
     "SHOW CREATE TABLE nation",
     "DESCRIBE DATABASE tpch",
+    "DESCRIBE FORMATTED tpch.nation",
 ]
 
 
@@ -67,6 +68,17 @@ def test_describe_a_column_and_a_function_as_hive_does(results):
     header, *usage = results["DESCRIBE FUNCTION upper"]
     assert header == ["tab_name"]
     assert usage[0][0].startswith("upper(") and " - " in usage[0][0], usage
+
+
+def test_describe_formatted_adds_the_tables_details_after_its_columns(results):
+    """As the Spark Thrift Server does: the columns, a blank row, then key/value rows under
+    `# Detailed Table Information` (what dbt and Hue read a table's kind from)."""
+    header, *rows = results["DESCRIBE FORMATTED tpch.nation"]
+    assert header == ["col_name", "data_type", "comment"]
+    assert [row[0] for row in rows[:4]] == ["n_nationkey", "n_name", "n_regionkey", "n_comment"]
+    assert rows[4:6] == [["", "", ""], ["# Detailed Table Information", "", ""]]
+    details = {row[0]: row[1] for row in rows[6:]}
+    assert (details["Database"], details["Table"], details["Type"]) == ("tpch", "nation", "MANAGED")
 
 
 def test_describe_database_has_hives_columns(results):

@@ -53,8 +53,11 @@ pub enum HiveCommand {
     /// `CREATE DATABASE|SCHEMA [IF NOT EXISTS] db ...` (comments and locations ignored).
     CreateDatabase { name: String, if_not_exists: bool },
     /// `DESCRIBE|DESC [EXTENDED|FORMATTED] [TABLE] [[catalog.]db.]table`: Hive's columns
-    /// `col_name`, `data_type` (Hive type names), `comment`.
-    Describe(Vec<String>),
+    /// `col_name`, `data_type` (Hive type names), `comment`; EXTENDED and FORMATTED add,
+    /// as the Spark Thrift Server does, a blank row and `# Detailed Table Information`
+    /// rows (catalog, database, table, type, and a view's text or the files' format and
+    /// location).
+    Describe { table: Vec<String>, detailed: bool },
     /// `DESCRIBE|DESC [EXTENDED|FORMATTED] [TABLE] table column`: the `DESCRIBE` row of one
     /// column.
     DescribeColumn { table: Vec<String>, column: String },
@@ -210,29 +213,54 @@ pub async fn run_command(session: &Session, command: &HiveCommand) -> Result<Exe
             catalog::ensure_database(&catalogs, name)?;
             Ok(Executed::NoResult)
         }
-        HiveCommand::Describe(parts) => {
-            let table = session
+        HiveCommand::Describe { table, detailed } => {
+            let provider = session
                 .context()
-                .table_provider(table_reference(parts)?)
+                .table_provider(table_reference(table)?)
                 .await?;
-            let schema = table.schema();
-            let fields = schema.fields();
+            let schema = provider.schema();
+            let mut rows: Vec<[String; 3]> = schema
+                .fields()
+                .iter()
+                .map(|f| {
+                    [
+                        f.name().clone(),
+                        types::type_string(f.data_type()),
+                        column_comment(f),
+                    ]
+                })
+                .collect();
+            if *detailed {
+                let name = qualified(session, table);
+                let detail =
+                    |key: &str, value: &str| [key.to_owned(), value.to_owned(), String::new()];
+                rows.push(detail("", ""));
+                rows.push(detail("# Detailed Table Information", ""));
+                rows.push(detail("Catalog", CATALOG));
+                rows.push(detail("Database", &name[0]));
+                rows.push(detail("Table", &name[1]));
+                let listing = provider.downcast_ref::<ListingTable>();
+                let kind = match (provider.table_type(), listing) {
+                    (TableType::View, _) => "VIEW",
+                    (_, Some(_)) => "EXTERNAL",
+                    _ => "MANAGED",
+                };
+                rows.push(detail("Type", kind));
+                if let Some(text) = provider.get_table_definition() {
+                    rows.push(detail("View Text", text));
+                }
+                if let Some(listing) = listing {
+                    rows.push(detail("Provider", &listing.options().format.get_ext()));
+                    let paths: Vec<&str> =
+                        listing.table_paths().iter().map(|p| p.as_str()).collect();
+                    rows.push(detail("Location", &paths.join(",")));
+                }
+            }
+            let column = |i: usize| rows.iter().map(|row| row[i].clone()).collect();
             string_columns(vec![
-                (
-                    "col_name",
-                    fields.iter().map(|f| f.name().clone()).collect(),
-                ),
-                (
-                    "data_type",
-                    fields
-                        .iter()
-                        .map(|f| types::type_string(f.data_type()))
-                        .collect(),
-                ),
-                (
-                    "comment",
-                    fields.iter().map(|f| column_comment(f)).collect(),
-                ),
+                ("col_name", column(0)),
+                ("data_type", column(1)),
+                ("comment", column(2)),
             ])
         }
         HiveCommand::DescribeColumn { table, column } => {
@@ -280,10 +308,7 @@ pub async fn run_command(session: &Session, command: &HiveCommand) -> Result<Exe
                 .table_provider(table_reference(parts)?)
                 .await?;
             // Qualified, so that the statement means the same table in any session.
-            let mut name = parts.clone();
-            if name.len() == 1 {
-                name.insert(0, session.current_database());
-            }
+            let name = qualified(session, parts);
             string_rows("createtab_stmt", create_statement(&name, provider.as_ref()))
         }
         HiveCommand::ShowColumns { table, pattern } => {
@@ -407,6 +432,16 @@ fn create_statement(parts: &[String], table: &dyn TableProvider) -> Vec<String> 
         }
     }
     lines
+}
+
+/// A table's database and name: the current database for a bare name, the catalog
+/// dropped from a full one.
+fn qualified(session: &Session, parts: &[String]) -> Vec<String> {
+    match parts {
+        [table] => vec![session.current_database(), table.clone()],
+        [.., database, table] => vec![database.clone(), table.clone()],
+        [] => Vec::new(),
+    }
 }
 
 /// A table named by one to three parts, as DESCRIBE and SHOW COLUMNS take it.
@@ -782,7 +817,7 @@ impl Words {
                         extended,
                     }));
             }
-            self.eat_any(&["extended", "formatted"]);
+            let detailed = self.eat_any(&["extended", "formatted"]);
             self.eat("table");
             let parts = self.dotted_name()?;
             if let Some(column) = self.identifier() {
@@ -795,7 +830,10 @@ impl Words {
             }
             return self
                 .done()
-                .then_some(Recognised::Command(HiveCommand::Describe(parts)));
+                .then_some(Recognised::Command(HiveCommand::Describe {
+                    table: parts,
+                    detailed,
+                }));
         }
         None
     }

@@ -6,6 +6,20 @@ use kumiho_thrift::cli::TStatusCode;
 use super::*;
 use crate::test_util::{engine, error, lines, open, run, run_with};
 
+/// The cells of a table `lines` printed, header first, trimmed; borders left out.
+fn cells(lines: &[String]) -> Vec<Vec<String>> {
+    lines
+        .iter()
+        .filter(|line| line.starts_with('|'))
+        .map(|line| {
+            line.trim_matches('|')
+                .split('|')
+                .map(|cell| cell.trim().to_owned())
+                .collect()
+        })
+        .collect()
+}
+
 fn conf(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
     pairs
         .iter()
@@ -285,11 +299,29 @@ async fn hive_commands_work_end_to_end() {
         "| tpch |"
     );
     assert_eq!(lines(&engine, &s, "SHOW TABLES").await.len(), 8 + 4);
-    let described = lines(&engine, &s, "DESCRIBE FORMATTED region").await;
+    let described = lines(&engine, &s, "DESCRIBE region").await;
     assert_eq!(described[1], "| col_name    | data_type | comment |");
     assert_eq!(described[3], "| r_regionkey | bigint    |         |");
     assert_eq!(described[4], "| r_name      | string    |         |");
-    assert_eq!(lines(&engine, &s, "DESC region").await, described);
+    assert_eq!(described.len(), 3 + 3 + 1);
+    // FORMATTED and EXTENDED go on after the columns with the table's details.
+    let formatted = cells(&lines(&engine, &s, "DESC FORMATTED region").await);
+    assert_eq!(formatted[..4], cells(&described)[..]);
+    assert_eq!(
+        formatted[4..],
+        [
+            ["", "", ""],
+            ["# Detailed Table Information", "", ""],
+            ["Catalog", "datafusion", ""],
+            ["Database", "tpch", ""],
+            ["Table", "region", ""],
+            ["Type", "MANAGED", ""],
+        ]
+    );
+    assert_eq!(
+        cells(&lines(&engine, &s, "DESCRIBE EXTENDED tpch.region").await),
+        formatted
+    );
     assert_eq!(
         lines(&engine, &s, "DESCRIBE region R_NAME").await[3],
         "| r_name   | string    |         |"
@@ -365,6 +397,17 @@ async fn hive_commands_work_end_to_end() {
     )
     .await
     .unwrap();
+    let view = lines(&engine, &s, "DESCRIBE EXTENDED big_regions").await;
+    assert!(
+        view.iter()
+            .any(|l| l.contains("| Type ") && l.contains("VIEW")),
+        "{view:?}"
+    );
+    assert!(
+        view.iter()
+            .any(|l| l.contains("| View Text ") && l.contains("CREATE VIEW big_regions")),
+        "{view:?}"
+    );
     assert_eq!(
         lines(&engine, &s, "SHOW CREATE TABLE big_regions").await[3],
         "| CREATE VIEW big_regions AS SELECT * FROM region WHERE r_regionkey > 2 |"
@@ -472,6 +515,16 @@ async fn configured_tables_are_registered_and_missing_paths_stop_the_start() {
         .await
         .to_string()
         .contains("not found"));
+    let formatted = cells(&lines(&engine, &s, "DESCRIBE FORMATTED hr.people").await);
+    assert_eq!(
+        formatted[formatted.len() - 4..],
+        [
+            ["Table", "people", ""],
+            ["Type", "EXTERNAL", ""],
+            ["Provider", "csv", ""],
+            ["Location", &format!("file://{}", csv.display()), ""],
+        ]
+    );
     // Hive's SHOW CREATE TABLE: a table over files shows its format and location.
     let created = lines(&engine, &s, "SHOW CREATE TABLE hr.people").await;
     let statement: Vec<&str> = created[3..created.len() - 1]

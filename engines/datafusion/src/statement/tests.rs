@@ -148,13 +148,20 @@ fn databases_are_schemas() {
 
 #[test]
 fn describe_variants_are_answered_in_hive_columns() {
-    let describe =
-        |parts: &[&str]| HiveCommand::Describe(parts.iter().map(|p| p.to_string()).collect());
+    let table = |parts: &[&str]| parts.iter().map(|p| p.to_string()).collect();
+    let describe = |parts: &[&str]| HiveCommand::Describe {
+        table: table(parts),
+        detailed: false,
+    };
+    let detailed = |parts: &[&str]| HiveCommand::Describe {
+        table: table(parts),
+        detailed: true,
+    };
     assert_eq!(
         command("DESCRIBE FORMATTED tpch.Nation"),
-        describe(&["tpch", "nation"])
+        detailed(&["tpch", "nation"])
     );
-    assert_eq!(command("desc extended t"), describe(&["t"]));
+    assert_eq!(command("desc extended t"), detailed(&["t"]));
     assert_eq!(command("DESCRIBE TABLE `T`"), describe(&["T"]));
     assert_eq!(command("DESC t;"), describe(&["t"]));
     assert_eq!(
