@@ -30,6 +30,10 @@ cursor = connection.cursor()
 print("connected", flush=True)
 if mode == "query":
     cursor.execute(sql)  # PyHive's default: synchronous, one call until the query is over
+elif mode == "poll":
+    cursor.execute(sql, async_=True)  # as beeline runs statements: status polls
+    while cursor.poll().operationState < 2:
+        pass
 else:
     cursor.execute(sql)
     cursor.fetchmany(1000)
@@ -70,17 +74,18 @@ def connection_engine_pids(gateway) -> list[int]:
     return engine_pids_on(str(gateway.work_dir), "_CONNECTION_")
 
 
-@pytest.mark.parametrize("mode", ["query", "fetch"])
+@pytest.mark.parametrize("mode", ["query", "poll", "fetch"])
 def test_a_client_killed_mid_query_or_mid_fetch_takes_its_connection_engine_with_it(kumiho, mode):
     """PyHive runs a statement synchronously: one ExecuteStatement call held until the query
     is over. A client killed meanwhile is noticed at once, not when the query ends: its
-    session is closed and its CONNECTION engine stops."""
-    sql = SLOW_QUERY if mode == "query" else LONG_RESULT
+    session is closed and its CONNECTION engine stops; so with a client polling (as beeline
+    does) and one fetching a long result."""
+    sql = LONG_RESULT if mode == "fetch" else SLOW_QUERY
     client = start_pyhive_client(kumiho, "kilian", "CONNECTION", mode, sql)
     try:
         wait_until(lambda: len(connection_engine_pids(kumiho)) == 1, "the CONNECTION engine to start")
         engine = connection_engine_pids(kumiho)[0]
-        if mode == "query":
+        if mode != "fetch":
             wait_until_busy(engine)
         else:
             assert client.stdout.readline().strip() == "fetching"
