@@ -236,7 +236,7 @@ async fn start_frontends(
     clusters: Arc<ClusterRegistry>,
 ) -> Result<(Arc<SessionManager>, TcpListener, TcpListener), String> {
     let engine = DataFusionBuilder::locate(config.engine_binary.as_deref()).map_err(|e| {
-        format!("{e} (set --engine-binary; build it with `cargo build -p kumiho-engine`)")
+        format!("{e} (set --engine-binary; from a checkout, `cargo build --workspace` builds it beside kumiho)")
     })?;
     // The Spark SQL engine's supervisor is looked for beside the gateway; a missing one fails
     // only Spark launches, naming the path.
