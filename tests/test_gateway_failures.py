@@ -250,12 +250,12 @@ def test_broken_cluster_files_keep_sessions_working_and_say_what_is_wrong_until_
         running.close()
 
 
-def test_failed_launches_say_why_hold_no_place_and_a_retry_after_the_fix_works(start_kumiho, tmp_path):
+def test_failed_launches_say_why_hold_no_place_and_a_retry_after_the_fix_works(
+        registry_kind, start_kumiho, gateway_dirs, tmp_path):
     """The engine program hangs without registering, exits at once, or is missing: each
     session's launch fails with the reason and the engine log's last lines, leaves no process
-    behind and holds no place of limits.max-engines (1 here), so the retry after the fix
-    launches the engine."""
-    from gateway_fixtures import DEFAULT_CLUSTER
+    behind and holds no place of limits.max-engines (1 here) nor its launch lock, on either
+    registry, so the retry after the fix launches the engine."""
     from harness.engine import build_engine
     from harness.tcli import ttypes
 
@@ -271,7 +271,8 @@ exec {build_engine()} "$@"
 """)
     program.chmod(0o755)
     kumiho = start_kumiho("--engine-binary", str(program))
-    kumiho.write_cluster("default", DEFAULT_CLUSTER.replace("initialize-timeout: 2m", "initialize-timeout: 3s")
+    cluster = (gateway_dirs[1] / "default.yaml").read_text()
+    kumiho.write_cluster("default", cluster.replace("initialize-timeout: 2m", "initialize-timeout: 3s")
                          + "limits:\n  max-engines: 1\n")
     kumiho.wait_for_log(r"cluster reloaded cluster=default")
 
