@@ -18,7 +18,8 @@ SLOW_QUERY = "SELECT value % 7 AS k, count(*) AS n FROM generate_series(1, 50000
 LONG_RESULT = "SELECT value FROM generate_series(1, 100000000)"
 
 # A PyHive client, run as its own process so that the test can kill it as a user would (kill
-# -9 of a notebook kernel, a crashed job): no CloseOperation, no CloseSession, no FIN first.
+# -9 of a notebook kernel, a crashed job): no CloseOperation, no CloseSession, only the kernel
+# closing its socket.
 PYHIVE_CLIENT = """
 import sys
 from pyhive import hive
@@ -32,7 +33,7 @@ if mode == "query":
     cursor.execute(sql)  # PyHive's default: synchronous, one call until the query is over
 elif mode == "poll":
     cursor.execute(sql, async_=True)  # as beeline runs statements: status polls
-    while cursor.poll().operationState < 2:
+    while cursor.poll().operationState in (0, 1, 7):  # INITIALIZED, RUNNING, PENDING
         pass
 else:
     cursor.execute(sql)
