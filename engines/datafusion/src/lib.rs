@@ -10,6 +10,8 @@
 //! - [`idle`]: when a launched engine has been without sessions long enough to stop.
 //! - [`session`]: one DataFusion context per session over the shared catalog.
 //! - [`functions`]: Hive functions DataFusion lacks (`current_database()`).
+//! - [`hive_functions`]: Hive's everyday built-ins DataFusion lacks or names differently
+//!   (`if`, `year`, `date_format` with Java patterns, `collect_list`, ...).
 //! - [`statement`]: Hive commands (`USE`, `SHOW TABLES`, `SET`, ...) and DataFusion planning.
 //! - [`variables`]: Hive's `${var}` substitution in statements.
 //! - [`operation`]: the state machine of an operation, its result cursor and its log.
@@ -23,6 +25,7 @@ pub mod catalog;
 pub mod config;
 pub mod engine;
 pub mod functions;
+pub mod hive_functions;
 pub mod idle;
 pub mod metadata;
 pub mod object_stores;

@@ -18,6 +18,7 @@ use kumiho_thrift::session_conf::SessionConf;
 
 use crate::catalog::{CATALOG, DEFAULT_DATABASE};
 use crate::functions;
+use crate::hive_functions;
 use crate::object_stores::SchemeObjectStoreRegistry;
 use crate::variables;
 
@@ -284,6 +285,7 @@ impl SessionManager {
             .build();
         let ctx = SessionContext::new_with_state(state);
         functions::register(&ctx);
+        hive_functions::register(&ctx);
         ctx
     }
 

@@ -1,0 +1,282 @@
+//! Hive's everyday built-in functions that DataFusion lacks or spells differently, with Hive's
+//! semantics, so that SQL written for Hive and Spark SQL runs unchanged.
+//!
+//! Most are defined as an expression of DataFusion's own functions ([`Rewrite`]): `if` is a
+//! `CASE`, `year(d)` a `date_part`, `date_format(d, 'yyyy-MM-dd')` a `to_char` with the Java
+//! pattern translated. The optimizer inlines that expression, so it is pushed down, folded
+//! and vectorised like the built-ins it is made of. The rest are written out
+//! (`get_json_object`, `collect_list`, `collect_set`). The families:
+//!
+//! - `conditional`: `if`, `isnull`, `isnotnull`.
+//! - `datetime`: `year` ... `second`, `quarter`, `dayofweek`, `weekofyear`, `dayofyear`,
+//!   `datediff`, `date_add`, `date_sub`, `add_months`, `last_day`, `date_format`,
+//!   `from_unixtime`, `unix_timestamp`, with Java date patterns ([`datetime::java_pattern`]).
+//! - `strings`: `split`, `regexp_extract`, `locate`, `get_json_object`.
+//! - `collections`: `size`, `sort_array`, `collect_list`, `collect_set`.
+//! - `math`: `pmod`.
+//!
+//! Plus Hive's names for DataFusion's functions ([`ALIASES`]).
+//!
+//! `date_format` and `from_unixtime` replace DataFusion's functions of those names (strftime
+//! patterns; a timestamp result): SQL written for Hive means Java patterns and a string.
+//! DataFusion's meanings stay under `to_char` and `to_timestamp_seconds`.
+
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
+use datafusion::arrow::array::RecordBatchOptions;
+use datafusion::arrow::datatypes::{DataType, Field, Schema};
+use datafusion::arrow::record_batch::RecordBatch;
+use datafusion::common::{DFSchema, ScalarValue};
+use datafusion::error::{DataFusionError, Result};
+use datafusion::execution::context::ExecutionProps;
+use datafusion::logical_expr::physical_planning_context::PhysicalPlanningContext;
+use datafusion::logical_expr::simplify::{ExprSimplifyResult, SimplifyContext};
+use datafusion::logical_expr::{
+    cast, col, lit, ColumnarValue, Expr, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature,
+    Volatility,
+};
+use datafusion::optimizer::simplify_expressions::ExprSimplifier;
+use datafusion::physical_expr::create_physical_expr;
+use datafusion::prelude::SessionContext;
+
+pub mod collections;
+pub mod conditional;
+pub mod datetime;
+pub mod math;
+pub mod strings;
+
+/// Hive's (and Spark's) names for functions DataFusion has under another name, with the
+/// same meaning: `(DataFusion's name, Hive's name)`.
+pub const ALIASES: &[(&str, &str)] = &[
+    ("lower", "lcase"),
+    ("upper", "ucase"),
+    ("ceil", "ceiling"),
+    ("make_array", "array"),
+    ("first_value", "first"),
+    ("last_value", "last"),
+    ("approx_percentile_cont", "percentile_approx"),
+];
+
+/// Registers the Hive functions and aliases in a session's context.
+pub fn register(ctx: &SessionContext) {
+    for udf in conditional::functions()
+        .into_iter()
+        .chain(datetime::functions())
+        .chain(strings::functions())
+        .chain(collections::functions())
+        .chain(math::functions())
+    {
+        ctx.register_udf(udf);
+    }
+    for udaf in collections::aggregates() {
+        ctx.register_udaf(udaf);
+    }
+    for (name, alias) in ALIASES {
+        let state = ctx.state();
+        if let Some(udf) = state.scalar_functions().get(*name) {
+            let udf = udf.as_ref().clone().with_aliases([*alias]);
+            ctx.register_udf(udf);
+        } else if let Some(udaf) = state.aggregate_functions().get(*name) {
+            let udaf = udaf.as_ref().clone().with_aliases([*alias]);
+            ctx.register_udaf(udaf);
+        }
+    }
+}
+
+/// What a [`Rewrite`] does with its arguments, given their types after coercion.
+type RewriteFn = fn(Vec<Expr>, &[DataType]) -> Result<Expr>;
+
+/// A Hive function defined as an expression of DataFusion's functions.
+///
+/// The optimizer's simplification replaces each call by [`Rewrite::rewrite`]'s expression.
+/// A call that reaches execution un-simplified (the optimizer turned off with
+/// `datafusion.optimizer.max_passes=0`, say) evaluates the same expression over its
+/// arguments, so the answer never depends on the optimizer.
+pub struct Rewrite {
+    name: &'static str,
+    aliases: Vec<String>,
+    signature: Signature,
+    /// The types the arguments are cast to (Hive's implicit conversions); an error names
+    /// the function and what it takes.
+    coerce: fn(&str, &[DataType]) -> Result<Vec<DataType>>,
+    /// The result's type, from the coerced argument types.
+    returns: fn(&[DataType]) -> Result<DataType>,
+    rewrite: RewriteFn,
+}
+
+impl std::fmt::Debug for Rewrite {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Rewrite").field("name", &self.name).finish()
+    }
+}
+
+// A function is its name: two Rewrites of one name are the same function.
+impl PartialEq for Rewrite {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
+    }
+}
+
+impl Eq for Rewrite {}
+
+impl Hash for Rewrite {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.name.hash(state);
+    }
+}
+
+impl Rewrite {
+    /// A deterministic function.
+    pub fn new(
+        name: &'static str,
+        coerce: fn(&str, &[DataType]) -> Result<Vec<DataType>>,
+        returns: fn(&[DataType]) -> Result<DataType>,
+        rewrite: RewriteFn,
+    ) -> Self {
+        Self {
+            name,
+            aliases: Vec::new(),
+            signature: Signature::user_defined(Volatility::Immutable),
+            coerce,
+            returns,
+            rewrite,
+        }
+    }
+
+    pub fn with_aliases(mut self, aliases: &[&str]) -> Self {
+        self.aliases = aliases.iter().map(|a| (*a).to_owned()).collect();
+        self
+    }
+
+    pub fn with_signature(mut self, signature: Signature) -> Self {
+        self.signature = signature;
+        self
+    }
+
+    pub fn udf(self) -> ScalarUDF {
+        ScalarUDF::new_from_impl(self)
+    }
+
+    /// The rewritten call, cast to the declared type should the expression's differ (the
+    /// plan's schema was computed from the declared one).
+    fn expression(&self, args: Vec<Expr>, types: &[DataType], schema: &DFSchema) -> Result<Expr> {
+        let declared = (self.returns)(types)?;
+        let expr = (self.rewrite)(args, types)?;
+        use datafusion::logical_expr::ExprSchemable;
+        Ok(if expr.get_type(schema)? == declared {
+            expr
+        } else {
+            cast(expr, declared)
+        })
+    }
+}
+
+impl ScalarUDFImpl for Rewrite {
+    fn name(&self) -> &str {
+        self.name
+    }
+
+    fn aliases(&self) -> &[String] {
+        &self.aliases
+    }
+
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    fn coerce_types(&self, arg_types: &[DataType]) -> Result<Vec<DataType>> {
+        (self.coerce)(self.name, arg_types)
+    }
+
+    fn return_type(&self, arg_types: &[DataType]) -> Result<DataType> {
+        (self.returns)(arg_types)
+    }
+
+    fn simplify(&self, args: Vec<Expr>, info: &SimplifyContext) -> Result<ExprSimplifyResult> {
+        let types = args
+            .iter()
+            .map(|arg| info.get_data_type(arg))
+            .collect::<Result<Vec<_>>>()?;
+        let expr = self.expression(args, &types, info.schema())?;
+        Ok(ExprSimplifyResult::Simplified(expr))
+    }
+
+    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
+        // Not simplified: evaluate the rewritten expression over the arguments, constants
+        // kept as literals (some rewrites need them, e.g. a date pattern).
+        let mut fields = Vec::new();
+        let mut columns = Vec::new();
+        let mut exprs = Vec::new();
+        let types: Vec<DataType> = args
+            .arg_fields
+            .iter()
+            .map(|f| f.data_type().clone())
+            .collect();
+        for (i, (value, field)) in args.args.into_iter().zip(&args.arg_fields).enumerate() {
+            match value {
+                ColumnarValue::Scalar(scalar) => exprs.push(lit(scalar)),
+                ColumnarValue::Array(array) => {
+                    let name = format!("arg{i}");
+                    fields.push(Field::new(&name, field.data_type().clone(), true));
+                    columns.push(array);
+                    exprs.push(col(name));
+                }
+            }
+        }
+        let schema = Arc::new(Schema::new(fields));
+        let df_schema = Arc::new(DFSchema::try_from(Arc::clone(&schema))?);
+        let expr = self.expression(exprs, &types, &df_schema)?;
+        // Simplified as the optimizer would have: some of DataFusion's functions (now())
+        // only work so.
+        let info = SimplifyContext::builder()
+            .with_schema(Arc::clone(&df_schema))
+            .with_config_options(Arc::clone(&args.config_options))
+            .with_current_time()
+            .build();
+        let expr = ExprSimplifier::new(info).simplify(expr)?;
+        let mut props = ExecutionProps::new();
+        props.config_options = Some(args.config_options);
+        let physical = create_physical_expr(
+            &expr,
+            &df_schema,
+            &props,
+            &PhysicalPlanningContext::default(),
+        )?;
+        let options = RecordBatchOptions::new().with_row_count(Some(args.number_rows));
+        let batch = RecordBatch::try_new_with_options(schema, columns, &options)?;
+        physical.evaluate(&batch)
+    }
+}
+
+/// The error for arguments a function does not take: the caller's mistake.
+fn bad_arguments(name: &str, takes: &str, got: &[DataType]) -> DataFusionError {
+    let got = got
+        .iter()
+        .map(|t| t.to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    DataFusionError::Plan(format!("{name} takes {takes}; it was given ({got})"))
+}
+
+/// The constant string of an argument, or `None` when it is not a literal.
+fn literal_string(expr: &Expr) -> Option<Option<&str>> {
+    match expr {
+        Expr::Literal(ScalarValue::Utf8(s), _)
+        | Expr::Literal(ScalarValue::LargeUtf8(s), _)
+        | Expr::Literal(ScalarValue::Utf8View(s), _) => Some(s.as_deref()),
+        Expr::Literal(ScalarValue::Null, _) => Some(None),
+        _ => None,
+    }
+}
+
+fn is_string(t: &DataType) -> bool {
+    matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View)
+}
+
+fn is_integer(t: &DataType) -> bool {
+    t.is_integer() || matches!(t, DataType::Null)
+}
+
+#[cfg(test)]
+mod tests;

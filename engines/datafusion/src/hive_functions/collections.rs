@@ -1,0 +1,228 @@
+//! Hive's collection functions: `size` and `sort_array`, and the aggregates `collect_list`
+//! and `collect_set`.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use datafusion::arrow::array::{Array, ArrayRef, AsArray};
+use datafusion::arrow::datatypes::{DataType, Field, FieldRef};
+use datafusion::common::{Result, ScalarValue};
+use datafusion::functions::expr_fn::coalesce;
+use datafusion::functions_nested::expr_fn::{array_length, array_sort, cardinality};
+use datafusion::logical_expr::function::{AccumulatorArgs, StateFieldsArgs};
+use datafusion::logical_expr::{
+    cast, lit, Accumulator, AggregateUDF, AggregateUDFImpl, Expr, ScalarUDF, Signature, Volatility,
+};
+
+use super::{bad_arguments, literal_string, Rewrite};
+
+pub fn functions() -> Vec<ScalarUDF> {
+    vec![
+        Rewrite::new("size", array_or_map, |_| Ok(DataType::Int32), size).udf(),
+        Rewrite::new(
+            "sort_array",
+            sort_array_types,
+            |t| Ok(t[0].clone()),
+            sort_array,
+        )
+        .udf(),
+    ]
+}
+
+pub fn aggregates() -> Vec<AggregateUDF> {
+    vec![
+        AggregateUDF::new_from_impl(Collect::new("collect_list", false)),
+        AggregateUDF::new_from_impl(Collect::new("collect_set", true)),
+    ]
+}
+
+/// `size(array or map)`: its number of elements; -1 for NULL, as Hive (and Spark unless
+/// ANSI mode) answers.
+fn size(args: Vec<Expr>, types: &[DataType]) -> Result<Expr> {
+    let value = args.into_iter().next().expect("one argument");
+    // array_length counts the outer array only (cardinality would count nested elements),
+    // and is NULL for an empty one.
+    let count = match &types[0] {
+        DataType::Map(..) => cardinality(value.clone()),
+        _ => coalesce(vec![array_length(value.clone()), lit(0u64)]),
+    };
+    datafusion::logical_expr::when(value.is_null(), lit(-1i32))
+        .otherwise(cast(count, DataType::Int32))
+}
+
+/// `sort_array(array[, ascending])`: sorted ascending with NULLs first (Hive's order), or
+/// descending with NULLs last.
+fn sort_array(args: Vec<Expr>, _: &[DataType]) -> Result<Expr> {
+    let mut args = args.into_iter();
+    let array = args.next().expect("an array");
+    let ascending = match args.next() {
+        None => true,
+        Some(Expr::Literal(ScalarValue::Boolean(Some(ascending)), _)) => ascending,
+        Some(other) if literal_string(&other).is_some() => true,
+        Some(_) => {
+            return Err(datafusion::error::DataFusionError::Plan(
+                "sort_array: the order must be a constant true (ascending) or false".into(),
+            ))
+        }
+    };
+    Ok(if ascending {
+        array_sort(array, lit("ASC"), lit("NULLS FIRST"))
+    } else {
+        array_sort(array, lit("DESC"), lit("NULLS LAST"))
+    })
+}
+
+fn is_array(t: &DataType) -> bool {
+    matches!(
+        t,
+        DataType::List(_) | DataType::LargeList(_) | DataType::FixedSizeList(..)
+    )
+}
+
+fn array_or_map(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
+    match types {
+        [t] if is_array(t) || matches!(t, DataType::Map(..)) => Ok(types.to_vec()),
+        [DataType::Null] => Ok(vec![DataType::new_list(DataType::Null, true)]),
+        _ => Err(bad_arguments(name, "an array or a map", types)),
+    }
+}
+
+fn sort_array_types(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
+    match types {
+        [t] if is_array(t) => Ok(types.to_vec()),
+        [t, DataType::Boolean] if is_array(t) => Ok(types.to_vec()),
+        _ => Err(bad_arguments(name, "(array[, ascending boolean])", types)),
+    }
+}
+
+/// `collect_list(x)` and `collect_set(x)`: the group's non-NULL values as an array, in the
+/// order they were read (`collect_set` without repeats); an empty array for a group with
+/// none, as in Hive and Spark.
+#[derive(Debug, PartialEq, Eq, Hash)]
+struct Collect {
+    name: &'static str,
+    distinct: bool,
+    signature: Signature,
+}
+
+impl Collect {
+    fn new(name: &'static str, distinct: bool) -> Self {
+        Self {
+            name,
+            distinct,
+            signature: Signature::any(1, Volatility::Immutable),
+        }
+    }
+}
+
+impl AggregateUDFImpl for Collect {
+    fn name(&self) -> &str {
+        self.name
+    }
+
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    fn return_type(&self, arg_types: &[DataType]) -> Result<DataType> {
+        Ok(DataType::new_list(arg_types[0].clone(), true))
+    }
+
+    fn return_field(&self, arg_fields: &[FieldRef]) -> Result<FieldRef> {
+        // Never NULL: a group without values collects an empty array.
+        let data_type = self.return_type(&[arg_fields[0].data_type().clone()])?;
+        Ok(Arc::new(Field::new(self.name, data_type, false)))
+    }
+
+    fn state_fields(&self, args: StateFieldsArgs) -> Result<Vec<FieldRef>> {
+        let data_type = DataType::new_list(args.input_fields[0].data_type().clone(), true);
+        Ok(vec![Arc::new(Field::new(
+            format!("{}[values]", args.name),
+            data_type,
+            true,
+        ))])
+    }
+
+    fn accumulator(&self, args: AccumulatorArgs) -> Result<Box<dyn Accumulator>> {
+        let data_type = match args.return_field.data_type() {
+            DataType::List(item) => item.data_type().clone(),
+            other => other.clone(),
+        };
+        Ok(Box::new(CollectAccumulator {
+            data_type,
+            values: Vec::new(),
+            seen: self.distinct.then(HashSet::new),
+        }))
+    }
+
+    fn default_value(&self, data_type: &DataType) -> Result<ScalarValue> {
+        let item = match data_type {
+            DataType::List(item) => item.data_type().clone(),
+            other => other.clone(),
+        };
+        Ok(ScalarValue::List(ScalarValue::new_list_nullable(
+            &[],
+            &item,
+        )))
+    }
+}
+
+#[derive(Debug)]
+struct CollectAccumulator {
+    data_type: DataType,
+    values: Vec<ScalarValue>,
+    /// The values collected so far, for `collect_set`.
+    seen: Option<HashSet<ScalarValue>>,
+}
+
+impl CollectAccumulator {
+    fn add(&mut self, array: &dyn Array) -> Result<()> {
+        for i in 0..array.len() {
+            if array.is_null(i) {
+                continue;
+            }
+            let value = ScalarValue::try_from_array(array, i)?;
+            if let Some(seen) = &mut self.seen {
+                if !seen.insert(value.clone()) {
+                    continue;
+                }
+            }
+            self.values.push(value);
+        }
+        Ok(())
+    }
+}
+
+impl Accumulator for CollectAccumulator {
+    fn update_batch(&mut self, values: &[ArrayRef]) -> Result<()> {
+        self.add(values[0].as_ref())
+    }
+
+    fn merge_batch(&mut self, states: &[ArrayRef]) -> Result<()> {
+        let lists = states[0].as_list::<i32>();
+        for list in lists.iter().flatten() {
+            self.add(list.as_ref())?;
+        }
+        Ok(())
+    }
+
+    fn state(&mut self) -> Result<Vec<ScalarValue>> {
+        Ok(vec![self.evaluate()?])
+    }
+
+    fn evaluate(&mut self) -> Result<ScalarValue> {
+        Ok(ScalarValue::List(ScalarValue::new_list_nullable(
+            &self.values,
+            &self.data_type,
+        )))
+    }
+
+    fn size(&self) -> usize {
+        std::mem::size_of_val(self)
+            + self.values.iter().map(ScalarValue::size).sum::<usize>()
+            + self
+                .seen
+                .as_ref()
+                .map_or(0, |seen| seen.iter().map(ScalarValue::size).sum::<usize>())
+    }
+}

@@ -1,0 +1,367 @@
+//! Hive's date and time functions, over DataFusion's `date_part`, `to_char`, `make_date` and
+//! casts.
+//!
+//! Hive takes a date as a `DATE`, a `TIMESTAMP` or a string (`'2024-01-31'`,
+//! `'2024-01-31 10:00:00'`); a string that is not a date gives NULL, as in Hive, not an
+//! error. Timestamps are read in DataFusion's time zone (UTC unless
+//! `datafusion.execution.time_zone` says otherwise), where Hive uses the session's.
+//! `date_add`, `date_sub`, `add_months` and `last_day` return a `DATE` (Hive 2.1+ and Spark),
+//! `date_format` and `from_unixtime` a string, `unix_timestamp` and `datediff` integers.
+
+use datafusion::arrow::datatypes::{DataType, TimeUnit};
+use datafusion::common::ScalarValue;
+use datafusion::error::{DataFusionError, Result};
+use datafusion::functions::expr_fn::{
+    date_part, make_date, now, to_char, to_timestamp_seconds, to_unixtime,
+};
+use datafusion::logical_expr::{
+    cast, lit, try_cast, when, Expr, ScalarUDF, Signature, TypeSignature, Volatility,
+};
+
+use super::{bad_arguments, is_integer, is_string, literal_string, Rewrite};
+
+/// Hive's default pattern of `from_unixtime` and `unix_timestamp`.
+const DEFAULT_PATTERN: &str = "yyyy-MM-dd HH:mm:ss";
+
+pub fn functions() -> Vec<ScalarUDF> {
+    let int = |_: &[DataType]| Ok(DataType::Int32);
+    let date = |_: &[DataType]| Ok(DataType::Date32);
+    let string = |_: &[DataType]| Ok(DataType::Utf8);
+    vec![
+        Rewrite::new("year", one_date, int, |a, t| field("year", a, t)).udf(),
+        Rewrite::new("quarter", one_date, int, |a, t| field("quarter", a, t)).udf(),
+        Rewrite::new("month", one_date, int, |a, t| field("month", a, t)).udf(),
+        Rewrite::new("day", one_date, int, |a, t| field("day", a, t))
+            .with_aliases(&["dayofmonth"])
+            .udf(),
+        Rewrite::new("hour", one_date, int, |a, t| field("hour", a, t)).udf(),
+        Rewrite::new("minute", one_date, int, |a, t| field("minute", a, t)).udf(),
+        // Whole seconds, as Hive: the fraction is dropped.
+        Rewrite::new("second", one_date, int, |a, t| field("second", a, t)).udf(),
+        // ISO weeks (Monday first; week 1 holds January 4th), as Hive's weekofyear.
+        Rewrite::new("weekofyear", one_date, int, |a, t| field("week", a, t)).udf(),
+        Rewrite::new("dayofyear", one_date, int, |a, t| field("doy", a, t)).udf(),
+        // Hive: 1 = Sunday ... 7 = Saturday; DataFusion's dow counts from 0.
+        Rewrite::new("dayofweek", one_date, int, |a, t| {
+            Ok(field("dow", a, t)? + lit(1i32))
+        })
+        .udf(),
+        Rewrite::new("datediff", two_dates, int, |a, t| {
+            Ok(day_number(&a[0], &t[0]) - day_number(&a[1], &t[1]))
+        })
+        .udf(),
+        Rewrite::new("date_add", date_and_int, date, |a, t| {
+            Ok(cast(
+                day_number(&a[0], &t[0]) + a[1].clone(),
+                DataType::Date32,
+            ))
+        })
+        .udf(),
+        Rewrite::new("date_sub", date_and_int, date, |a, t| {
+            Ok(cast(
+                day_number(&a[0], &t[0]) - a[1].clone(),
+                DataType::Date32,
+            ))
+        })
+        .udf(),
+        Rewrite::new("add_months", date_and_int, date, add_months).udf(),
+        Rewrite::new("last_day", one_date, date, |a, t| {
+            let date = as_date(&a[0], &t[0]);
+            Ok(last_day(
+                date_part(lit("year"), date.clone()),
+                date_part(lit("month"), date),
+            ))
+        })
+        .udf(),
+        Rewrite::new("date_format", date_and_pattern, string, |a, t| {
+            let pattern = java_pattern("date_format", constant_pattern("date_format", &a[1])?)?;
+            Ok(to_char(as_timestamp(&a[0], &t[0]), lit(pattern)))
+        })
+        .udf(),
+        Rewrite::new("from_unixtime", seconds_and_pattern, string, |a, _| {
+            let pattern = match a.get(1) {
+                Some(p) => constant_pattern("from_unixtime", p)?,
+                None => DEFAULT_PATTERN.to_owned(),
+            };
+            let pattern = java_pattern("from_unixtime", pattern)?;
+            Ok(to_char(
+                to_timestamp_seconds(vec![a[0].clone()]),
+                lit(pattern),
+            ))
+        })
+        .udf(),
+        Rewrite::new(
+            "unix_timestamp",
+            unix_timestamp_types,
+            |_| Ok(DataType::Int64),
+            unix_timestamp,
+        )
+        .with_signature(Signature::one_of(
+            vec![TypeSignature::Nullary, TypeSignature::UserDefined],
+            // The query's start time, as Spark's unix_timestamp() and now().
+            Volatility::Stable,
+        ))
+        .udf(),
+    ]
+}
+
+/// `date_part` of a date, timestamp or date string, as Hive's `INT`.
+fn field(part: &str, args: Vec<Expr>, types: &[DataType]) -> Result<Expr> {
+    Ok(cast(
+        date_part(lit(part), as_timestamp(&args[0], &types[0])),
+        DataType::Int32,
+    ))
+}
+
+/// A date, timestamp or string argument as a timestamp; a string that is not one is NULL.
+fn as_timestamp(expr: &Expr, data_type: &DataType) -> Expr {
+    let timestamp = DataType::Timestamp(TimeUnit::Nanosecond, None);
+    match data_type {
+        DataType::Timestamp(..) => expr.clone(),
+        t if is_string(t) => try_cast(expr.clone(), timestamp),
+        _ => cast(expr.clone(), timestamp),
+    }
+}
+
+/// A date, timestamp or string argument as a date (the time of day dropped).
+fn as_date(expr: &Expr, data_type: &DataType) -> Expr {
+    match data_type {
+        DataType::Date32 => expr.clone(),
+        t if is_string(t) => try_cast(expr.clone(), DataType::Date32),
+        _ => cast(expr.clone(), DataType::Date32),
+    }
+}
+
+/// Days since 1970-01-01, for date arithmetic.
+fn day_number(expr: &Expr, data_type: &DataType) -> Expr {
+    cast(as_date(expr, data_type), DataType::Int32)
+}
+
+/// The last day of a month given as `INT` year and month.
+fn last_day(year: Expr, month: Expr) -> Expr {
+    let first = make_date(year, month, lit(1i32));
+    // Month arithmetic on a date with a constant interval: DataFusion clamps to the month.
+    let next_first = first + lit(ScalarValue::new_interval_ym(0, 1));
+    cast(
+        cast(next_first, DataType::Int32) - lit(1i32),
+        DataType::Date32,
+    )
+}
+
+/// `add_months(start, n)`, as Hive: the same day `n` months on, or the month's last day
+/// when it has fewer days; and when `start` is its month's last day, the last day of the
+/// month reached (`add_months('2024-02-29', 1)` is `2024-03-31`).
+fn add_months(args: Vec<Expr>, types: &[DataType]) -> Result<Expr> {
+    let date = as_date(&args[0], &types[0]);
+    let year = date_part(lit("year"), date.clone());
+    let month = date_part(lit("month"), date.clone());
+    let day = date_part(lit("day"), date.clone());
+    // Months counted from year 0, moved by n, split back into year and month.
+    let months = year.clone() * lit(12i32) + month.clone() - lit(1i32) + args[1].clone();
+    let new_year = months.clone() / lit(12i32);
+    let new_month = months % lit(12i32) + lit(1i32);
+    let new_last = last_day(new_year.clone(), new_month.clone());
+    let same_day = make_date(
+        new_year,
+        new_month,
+        datafusion::functions::expr_fn::least(vec![
+            day,
+            cast(date_part(lit("day"), new_last.clone()), DataType::Int32),
+        ]),
+    );
+    when(date.clone().eq(last_day(year, month)), new_last).otherwise(same_day)
+}
+
+/// `unix_timestamp()`: now; `unix_timestamp(date or timestamp)`; `unix_timestamp(string
+/// [, pattern])`: the string read with the Java pattern (Hive's default
+/// `yyyy-MM-dd HH:mm:ss`), in seconds since 1970-01-01 00:00:00 UTC.
+fn unix_timestamp(args: Vec<Expr>, types: &[DataType]) -> Result<Expr> {
+    Ok(match (args.first(), args.get(1)) {
+        (None, _) => to_unixtime(vec![now()]),
+        (Some(value), None) => to_unixtime(vec![as_timestamp(value, &types[0])]),
+        (Some(value), Some(pattern)) => {
+            let pattern = java_pattern(
+                "unix_timestamp",
+                constant_pattern("unix_timestamp", pattern)?,
+            )?;
+            to_unixtime(vec![value.clone(), lit(pattern)])
+        }
+    })
+}
+
+fn is_date_like(t: &DataType) -> bool {
+    matches!(
+        t,
+        DataType::Date32 | DataType::Date64 | DataType::Timestamp(..) | DataType::Null
+    ) || is_string(t)
+}
+
+const DATE: &str = "a date, a timestamp or a date string";
+
+fn one_date(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
+    match types {
+        [t] if is_date_like(t) => Ok(types.to_vec()),
+        _ => Err(bad_arguments(name, DATE, types)),
+    }
+}
+
+fn two_dates(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
+    match types {
+        [a, b] if is_date_like(a) && is_date_like(b) => Ok(types.to_vec()),
+        _ => Err(bad_arguments(name, "(end date, start date)", types)),
+    }
+}
+
+fn date_and_int(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
+    match types {
+        [a, b] if is_date_like(a) && is_integer(b) => Ok(vec![a.clone(), DataType::Int32]),
+        _ => Err(bad_arguments(
+            name,
+            "(date, number of days or months)",
+            types,
+        )),
+    }
+}
+
+fn date_and_pattern(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
+    match types {
+        [a, b] if is_date_like(a) && (is_string(b) || b.is_null()) => {
+            Ok(vec![a.clone(), DataType::Utf8])
+        }
+        _ => Err(bad_arguments(
+            name,
+            "(date or timestamp, pattern string)",
+            types,
+        )),
+    }
+}
+
+fn seconds_and_pattern(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
+    let takes = "(seconds since 1970-01-01 [, pattern string])";
+    match types {
+        [s] if is_integer(s) => Ok(vec![DataType::Int64]),
+        [s, p] if is_integer(s) && (is_string(p) || p.is_null()) => {
+            Ok(vec![DataType::Int64, DataType::Utf8])
+        }
+        _ => Err(bad_arguments(name, takes, types)),
+    }
+}
+
+fn unix_timestamp_types(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
+    let takes = "no arguments, a date or timestamp, or a string [and its pattern]";
+    match types {
+        [] => Ok(vec![]),
+        [t] if is_date_like(t) => Ok(types.to_vec()),
+        [s, p] if is_string(s) && (is_string(p) || p.is_null()) => {
+            Ok(vec![DataType::Utf8, DataType::Utf8])
+        }
+        _ => Err(bad_arguments(name, takes, types)),
+    }
+}
+
+/// A pattern argument, which must be a constant (as Hive's date_format requires).
+fn constant_pattern(name: &str, expr: &Expr) -> Result<String> {
+    match literal_string(expr) {
+        Some(Some(pattern)) => Ok(pattern.to_owned()),
+        Some(None) => Err(DataFusionError::Plan(format!(
+            "{name}: the pattern is NULL; give a Java date pattern such as '{DEFAULT_PATTERN}'"
+        ))),
+        None => Err(DataFusionError::Plan(format!(
+            "{name}: the pattern must be a constant string such as '{DEFAULT_PATTERN}'"
+        ))),
+    }
+}
+
+/// A Java date pattern (`SimpleDateFormat`'s and `DateTimeFormatter`'s letters, which Hive
+/// and Spark take: `yyyy-MM-dd HH:mm:ss.SSS`, `EEE, d MMM yyyy`, `'T'` for literal text) as
+/// the strftime pattern of DataFusion's `to_char`. A letter without a strftime equivalent is
+/// refused, naming it, rather than printed as text.
+pub fn java_pattern(name: &str, pattern: String) -> Result<String> {
+    let unsupported = |letter: char| {
+        DataFusionError::Plan(format!(
+            "{name}: pattern letter '{letter}' in '{pattern}' is not supported; the engine \
+             takes y Y M L d D E u a H h m s S z Z X, and text in single quotes"
+        ))
+    };
+    let chars: Vec<char> = pattern.chars().collect();
+    let mut out = String::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c == '\'' {
+            // Quoted text; '' is a quote.
+            if chars.get(i + 1) == Some(&'\'') {
+                out.push('\'');
+                i += 2;
+                continue;
+            }
+            i += 1;
+            while i < chars.len() {
+                if chars[i] == '\'' {
+                    if chars.get(i + 1) == Some(&'\'') {
+                        out.push('\'');
+                        i += 2;
+                        continue;
+                    }
+                    break;
+                }
+                push_literal(&mut out, chars[i]);
+                i += 1;
+            }
+            i += 1;
+            continue;
+        }
+        if !c.is_ascii_alphabetic() {
+            push_literal(&mut out, c);
+            i += 1;
+            continue;
+        }
+        let run = chars[i..].iter().take_while(|&&d| d == c).count();
+        i += run;
+        let short = run == 1;
+        out.push_str(match c {
+            'y' if run == 2 => "%y",
+            'y' => "%Y",
+            'Y' => "%G",
+            'M' | 'L' => match run {
+                1 => "%-m",
+                2 => "%m",
+                3 => "%b",
+                _ => "%B",
+            },
+            'd' if short => "%-d",
+            'd' => "%d",
+            'D' if run < 3 => "%-j",
+            'D' => "%j",
+            'E' if run < 4 => "%a",
+            'E' => "%A",
+            'u' => "%u",
+            'a' => "%p",
+            'H' if short => "%-H",
+            'H' => "%H",
+            'h' if short => "%-I",
+            'h' => "%I",
+            'm' if short => "%-M",
+            'm' => "%M",
+            's' if short => "%-S",
+            's' => "%S",
+            'S' if run == 3 => "%3f",
+            'S' if run == 6 => "%6f",
+            'S' if run == 9 => "%9f",
+            'z' => "%Z",
+            'Z' => "%z",
+            'X' if run >= 3 => "%:z",
+            'X' => "%z",
+            _ => return Err(unsupported(c)),
+        });
+    }
+    Ok(out)
+}
+
+fn push_literal(out: &mut String, c: char) {
+    if c == '%' {
+        out.push_str("%%");
+    } else {
+        out.push(c);
+    }
+}

@@ -1,0 +1,281 @@
+//! Hive's string functions: `split`, `regexp_extract`, `locate`, `get_json_object`.
+//!
+//! Hive's patterns are Java regular expressions; the engine's are Rust's `regex`, which has
+//! the same classes, groups and flags (`(?i)`) but no look-around and no back-references.
+
+use datafusion::arrow::array::{Array, ArrayRef, AsArray, StringBuilder};
+use datafusion::arrow::datatypes::DataType;
+use datafusion::common::{Result, ScalarValue};
+use datafusion::functions::expr_fn::{concat, regexp_match, regexp_replace, strpos, substr};
+use datafusion::functions_nested::expr_fn::{array_element, string_to_array};
+use datafusion::logical_expr::{
+    cast, lit, when, ColumnarValue, Expr, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature,
+    Volatility,
+};
+use serde_json::Value;
+
+use super::{bad_arguments, is_integer, is_string, Rewrite};
+
+/// Stands for each match of `split`'s pattern before the string is cut at it: a control
+/// character that text fields do not hold.
+const SPLIT_MARK: &str = "\u{1f}";
+
+pub fn functions() -> Vec<ScalarUDF> {
+    vec![
+        Rewrite::new("split", strings(2), list_of_strings, split).udf(),
+        Rewrite::new(
+            "regexp_extract",
+            regexp_extract_types,
+            |_| Ok(DataType::Utf8),
+            regexp_extract,
+        )
+        .udf(),
+        Rewrite::new("locate", locate_types, |_| Ok(DataType::Int32), locate).udf(),
+        ScalarUDF::new_from_impl(GetJsonObject::new()),
+    ]
+}
+
+fn list_of_strings(_: &[DataType]) -> Result<DataType> {
+    Ok(DataType::new_list(DataType::Utf8, true))
+}
+
+/// `split(text, regex)`: the pieces of `text` between matches of `regex`, trailing empty
+/// pieces kept (Hive since HIVE-5506, and Spark); NULL for a NULL text.
+fn split(args: Vec<Expr>, _: &[DataType]) -> Result<Expr> {
+    let [text, pattern] = <[Expr; 2]>::try_from(args).expect("two arguments");
+    let marked = regexp_replace(text, pattern, lit(SPLIT_MARK), Some(lit("g")));
+    Ok(string_to_array(
+        marked,
+        lit(SPLIT_MARK),
+        lit(ScalarValue::Utf8(None)),
+    ))
+}
+
+/// `regexp_extract(text, regex[, group])`: the `group`th group (default 1; 0 is the whole
+/// match) of the first match, `''` when nothing matches, NULL when an argument is NULL.
+fn regexp_extract(args: Vec<Expr>, _: &[DataType]) -> Result<Expr> {
+    let mut args = args.into_iter();
+    let text = args.next().expect("text");
+    let pattern = args.next().expect("pattern");
+    let group = args.next().unwrap_or(lit(1i64));
+    // One group around the whole pattern makes group n the list's element n + 1.
+    let wrapped = concat(vec![lit("("), pattern.clone(), lit(")")]);
+    let groups = regexp_match(text.clone(), wrapped, None);
+    let extracted = array_element(groups, group.clone() + lit(1i64));
+    when(
+        text.is_null().or(pattern.is_null()).or(group.is_null()),
+        lit(ScalarValue::Utf8(None)),
+    )
+    .otherwise(datafusion::functions::expr_fn::coalesce(vec![
+        extracted,
+        lit(""),
+    ]))
+}
+
+/// `locate(substring, text[, start])`: the 1-based position of the first `substring` in
+/// `text` at or after `start`, 0 when there is none (or `start` is below 1).
+fn locate(args: Vec<Expr>, _: &[DataType]) -> Result<Expr> {
+    let mut args = args.into_iter();
+    let needle = args.next().expect("substring");
+    let text = args.next().expect("text");
+    let Some(start) = args.next() else {
+        return Ok(cast(strpos(text, needle), DataType::Int32));
+    };
+    let found = cast(
+        strpos(substr(text, cast(start.clone(), DataType::Int64)), needle),
+        DataType::Int32,
+    );
+    when(start.clone().lt(lit(1i32)), lit(0i32))
+        .when(found.clone().eq(lit(0i32)), lit(0i32))
+        .otherwise(found + start - lit(1i32))
+}
+
+/// `n` string arguments, as `Utf8`.
+fn strings(n: usize) -> fn(&str, &[DataType]) -> Result<Vec<DataType>> {
+    match n {
+        2 => |name, types| match types {
+            [a, b] if string_like(a) && string_like(b) => Ok(vec![DataType::Utf8; 2]),
+            _ => Err(bad_arguments(name, "two strings", types)),
+        },
+        _ => unreachable!("only pairs are used"),
+    }
+}
+
+fn string_like(t: &DataType) -> bool {
+    is_string(t) || t.is_null()
+}
+
+fn regexp_extract_types(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
+    match types {
+        [a, b] if string_like(a) && string_like(b) => Ok(vec![DataType::Utf8; 2]),
+        [a, b, c] if string_like(a) && string_like(b) && is_integer(c) => {
+            Ok(vec![DataType::Utf8, DataType::Utf8, DataType::Int64])
+        }
+        _ => Err(bad_arguments(name, "(text, regex[, group number])", types)),
+    }
+}
+
+fn locate_types(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
+    match types {
+        [a, b] if string_like(a) && string_like(b) => Ok(vec![DataType::Utf8; 2]),
+        [a, b, c] if string_like(a) && string_like(b) && is_integer(c) => {
+            Ok(vec![DataType::Utf8, DataType::Utf8, DataType::Int32])
+        }
+        _ => Err(bad_arguments(
+            name,
+            "(substring, text[, start position])",
+            types,
+        )),
+    }
+}
+
+/// `get_json_object(json, path)`: the value at a JSONPath (`$`, `.name`, `['name']`,
+/// `[n]`, `[*]`) in a JSON text, as Hive returns it: a string without its quotes, any other
+/// value as JSON text; NULL when the text is not JSON, the path is malformed or leads
+/// nowhere, or the value is JSON null.
+#[derive(Debug, PartialEq, Eq, Hash)]
+struct GetJsonObject {
+    signature: Signature,
+}
+
+impl GetJsonObject {
+    fn new() -> Self {
+        Self {
+            signature: Signature::user_defined(Volatility::Immutable),
+        }
+    }
+}
+
+impl ScalarUDFImpl for GetJsonObject {
+    fn name(&self) -> &str {
+        "get_json_object"
+    }
+
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    fn coerce_types(&self, types: &[DataType]) -> Result<Vec<DataType>> {
+        match types {
+            [a, b] if string_like(a) && string_like(b) => Ok(vec![DataType::Utf8; 2]),
+            _ => Err(bad_arguments(
+                self.name(),
+                "(JSON text, JSONPath such as '$.a.b[0]')",
+                types,
+            )),
+        }
+    }
+
+    fn return_type(&self, _: &[DataType]) -> Result<DataType> {
+        Ok(DataType::Utf8)
+    }
+
+    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
+        let rows = args.number_rows;
+        let arrays = ColumnarValue::values_to_arrays(&args.args)?;
+        let (json, path) = (arrays[0].as_string::<i32>(), arrays[1].as_string::<i32>());
+        // A constant path (the usual case) is parsed once.
+        let constant = match &args.args[1] {
+            ColumnarValue::Scalar(ScalarValue::Utf8(Some(p))) => Some(parse_path(p)),
+            _ => None,
+        };
+        let mut out = StringBuilder::with_capacity(rows, rows * 8);
+        for i in 0..rows {
+            if json.is_null(i) || path.is_null(i) {
+                out.append_null();
+                continue;
+            }
+            let steps = match &constant {
+                Some(steps) => steps.clone(),
+                None => parse_path(path.value(i)),
+            };
+            let value = steps.and_then(|steps| {
+                let document: Value = serde_json::from_str(json.value(i)).ok()?;
+                select(&document, &steps)
+            });
+            match value {
+                Some(Value::Null) | None => out.append_null(),
+                Some(Value::String(s)) => out.append_value(s),
+                Some(other) => out.append_value(other.to_string()),
+            }
+        }
+        let array: ArrayRef = std::sync::Arc::new(out.finish());
+        Ok(
+            if args
+                .args
+                .iter()
+                .all(|a| matches!(a, ColumnarValue::Scalar(_)))
+            {
+                ColumnarValue::Scalar(ScalarValue::try_from_array(&array, 0)?)
+            } else {
+                ColumnarValue::Array(array)
+            },
+        )
+    }
+}
+
+/// One step of a JSONPath.
+#[derive(Clone, Debug, PartialEq)]
+enum Step {
+    Key(String),
+    Index(usize),
+    /// `[*]`: every element, the results gathered in an array.
+    All,
+}
+
+/// A JSONPath as steps; `None` when it is malformed (Hive then answers NULL).
+fn parse_path(path: &str) -> Option<Vec<Step>> {
+    let mut rest = path.trim().strip_prefix('$')?;
+    let mut steps = Vec::new();
+    while !rest.is_empty() {
+        if let Some(after) = rest.strip_prefix('.') {
+            let end = after.find(['.', '[']).unwrap_or(after.len());
+            if end == 0 {
+                return None;
+            }
+            let key = &after[..end];
+            steps.push(if key == "*" {
+                Step::All
+            } else {
+                Step::Key(key.to_owned())
+            });
+            rest = &after[end..];
+        } else if let Some(after) = rest.strip_prefix('[') {
+            let end = after.find(']')?;
+            let inside = after[..end].trim();
+            steps.push(if inside == "*" {
+                Step::All
+            } else if let Some(key) = inside
+                .strip_prefix('\'')
+                .and_then(|k| k.strip_suffix('\''))
+                .or_else(|| inside.strip_prefix('"').and_then(|k| k.strip_suffix('"')))
+            {
+                Step::Key(key.to_owned())
+            } else {
+                Step::Index(inside.parse().ok()?)
+            });
+            rest = &after[end + 1..];
+        } else {
+            return None;
+        }
+    }
+    Some(steps)
+}
+
+fn select(value: &Value, steps: &[Step]) -> Option<Value> {
+    let Some((step, rest)) = steps.split_first() else {
+        return Some(value.clone());
+    };
+    match step {
+        Step::Key(key) => select(value.as_object()?.get(key)?, rest),
+        Step::Index(i) => select(value.as_array()?.get(*i)?, rest),
+        Step::All => {
+            let items: Vec<Value> = match value {
+                Value::Array(items) => items.iter().filter_map(|v| select(v, rest)).collect(),
+                Value::Object(map) => map.values().filter_map(|v| select(v, rest)).collect(),
+                _ => return None,
+            };
+            (!items.is_empty()).then_some(Value::Array(items))
+        }
+    }
+}

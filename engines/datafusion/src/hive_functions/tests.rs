@@ -1,0 +1,381 @@
+use std::collections::BTreeMap;
+
+use datafusion::arrow::datatypes::DataType;
+use datafusion::arrow::util::display::{ArrayFormatter, FormatOptions};
+
+use super::datetime::java_pattern;
+use crate::engine::Engine;
+use crate::session::Session;
+use crate::test_util::{engine, error, open, run_with};
+
+/// The rows of a query, each value as beeline prints it (NULL as `NULL`), and the
+/// columns' types.
+async fn rows_with(
+    engine: &Engine,
+    session: &Session,
+    sql: &str,
+    overlay: &BTreeMap<String, String>,
+) -> (Vec<Vec<String>>, Vec<DataType>) {
+    let batches = run_with(engine, session, sql, overlay)
+        .await
+        .unwrap_or_else(|e| panic!("{sql} failed: {e}"));
+    let options = FormatOptions::default().with_null("NULL");
+    let mut rows = Vec::new();
+    let mut types = Vec::new();
+    for batch in &batches {
+        types = batch
+            .schema()
+            .fields()
+            .iter()
+            .map(|f| f.data_type().clone())
+            .collect();
+        let formatters: Vec<_> = batch
+            .columns()
+            .iter()
+            .map(|c| ArrayFormatter::try_new(c.as_ref(), &options).unwrap())
+            .collect();
+        for i in 0..batch.num_rows() {
+            rows.push(formatters.iter().map(|f| f.value(i).to_string()).collect());
+        }
+    }
+    (rows, types)
+}
+
+/// The first row of a query and the columns' types.
+async fn row_with(
+    engine: &Engine,
+    session: &Session,
+    sql: &str,
+    overlay: &BTreeMap<String, String>,
+) -> (Vec<String>, Vec<DataType>) {
+    let (rows, types) = rows_with(engine, session, sql, overlay).await;
+    let first = rows
+        .into_iter()
+        .next()
+        .unwrap_or_else(|| panic!("{sql} returned no rows"));
+    (first, types)
+}
+
+async fn row(engine: &Engine, session: &Session, sql: &str) -> Vec<String> {
+    row_with(engine, session, sql, &BTreeMap::new()).await.0
+}
+
+/// Asserts a query's one row, both optimized and with the optimizer off (the calls then run
+/// un-rewritten, through [`super::Rewrite`]'s own evaluation).
+async fn check(engine: &Engine, session: &Session, sql: &str, expected: &[&str]) {
+    assert_eq!(row(engine, session, sql).await, expected, "{sql}");
+    let off = BTreeMap::from([("datafusion.optimizer.max_passes".to_owned(), "0".to_owned())]);
+    let (unoptimized, _) = row_with(engine, session, sql, &off).await;
+    assert_eq!(unoptimized, expected, "{sql} without the optimizer");
+}
+
+#[tokio::test]
+async fn if_evaluates_only_the_branch_it_takes_and_isnull_tests_nulls() {
+    let engine = engine().await;
+    let session = open(&engine);
+    // A NULL condition takes the else branch; the branches share a type.
+    check(
+        &engine,
+        &session,
+        "SELECT if(1 > 0, 'yes', 'no'), if(NULL, 1, 2.5), isnull(NULL), isnotnull(0)",
+        &["yes", "2.5", "true", "true"],
+    )
+    .await;
+    // Division by zero would fail the query; if() must not evaluate the branch it skips.
+    // (Only once rewritten: with the optimizer off, a call's arguments are all evaluated.)
+    assert_eq!(
+        row(
+            &engine,
+            &session,
+            "SELECT sum(if(x = 0, NULL, 10 / x)) FROM (VALUES (0), (5)) t(x)"
+        )
+        .await,
+        ["2"]
+    );
+    let (_, types) = row_with(
+        &engine,
+        &session,
+        "SELECT if(true, 1, 2.5)",
+        &BTreeMap::new(),
+    )
+    .await;
+    assert_eq!(types, [DataType::Float64]);
+    let wrong = error(&engine, &session, "SELECT if('x', 1, 2)").await;
+    assert!(
+        wrong.to_string().contains("if takes (boolean condition"),
+        "{wrong}"
+    );
+}
+
+#[tokio::test]
+async fn date_fields_read_dates_timestamps_and_strings() {
+    let engine = engine().await;
+    let session = open(&engine);
+    check(
+        &engine,
+        &session,
+        "SELECT year('2024-03-05 10:11:12'), quarter(DATE '2024-03-05'), month('2024-03-05'), \
+         day(TIMESTAMP '2024-03-05 10:11:12'), dayofmonth('2024-03-05'), \
+         hour('2024-03-05 10:11:12'), minute('2024-03-05 10:11:12'), \
+         second('2024-03-05 10:11:12.9'), dayofyear('2024-03-05')",
+        &["2024", "1", "3", "5", "5", "10", "11", "12", "65"],
+    )
+    .await;
+    // Hive's dayofweek: 1 is Sunday; weekofyear: ISO weeks (2021-01-03 is in 2020's 53rd).
+    check(
+        &engine,
+        &session,
+        "SELECT dayofweek('2024-03-03'), dayofweek('2024-03-09'), weekofyear('2021-01-03'), \
+         weekofyear('2024-01-01')",
+        &["1", "7", "53", "1"],
+    )
+    .await;
+    // A string that is no date is NULL, as in Hive, not an error.
+    check(
+        &engine,
+        &session,
+        "SELECT year('not a date'), month(NULL)",
+        &["NULL", "NULL"],
+    )
+    .await;
+    let (_, types) = row_with(
+        &engine,
+        &session,
+        "SELECT year('2024-01-01')",
+        &BTreeMap::new(),
+    )
+    .await;
+    assert_eq!(types, [DataType::Int32]);
+}
+
+#[tokio::test]
+async fn date_arithmetic_follows_hive() {
+    let engine = engine().await;
+    let session = open(&engine);
+    check(
+        &engine,
+        &session,
+        "SELECT datediff('2024-03-05', '2024-02-01 23:59:59'), datediff(DATE '2024-01-01', DATE '2024-01-31'), \
+         date_add('2024-02-28', 2), date_sub(DATE '2024-03-01', 1), date_add('2024-01-01', -1)",
+        &["33", "-30", "2024-03-01", "2024-02-29", "2023-12-31"],
+    )
+    .await;
+    // The month's last day when it is shorter; from a last day, the last day.
+    check(
+        &engine,
+        &session,
+        "SELECT add_months('2024-01-31', 1), add_months('2024-02-29', 1), \
+         add_months('2024-01-15', -2), add_months(TIMESTAMP '2024-12-31 10:00:00', 2), \
+         add_months('2024-03-30', 1)",
+        &[
+            "2024-02-29",
+            "2024-03-31",
+            "2023-11-15",
+            "2025-02-28",
+            "2024-04-30",
+        ],
+    )
+    .await;
+    check(
+        &engine,
+        &session,
+        "SELECT last_day('2024-02-10'), last_day(DATE '2023-12-01'), last_day('nope')",
+        &["2024-02-29", "2023-12-31", "NULL"],
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn date_format_and_unix_times_take_java_patterns() {
+    let engine = engine().await;
+    let session = open(&engine);
+    check(
+        &engine,
+        &session,
+        "SELECT date_format(TIMESTAMP '2024-03-05 14:07:09.345', 'yyyy-MM-dd HH:mm:ss.SSS'), \
+         date_format('2024-03-05', 'EEE, d MMM yy'), \
+         date_format(DATE '2024-03-05', 'yyyyMMdd''T''HH'), \
+         date_format('2024-03-05 14:07:09', 'h:mm a, 100%')",
+        &[
+            "2024-03-05 14:07:09.345",
+            "Tue, 5 Mar 24",
+            "20240305T00",
+            "2:07 PM, 100%",
+        ],
+    )
+    .await;
+    check(
+        &engine,
+        &session,
+        "SELECT from_unixtime(0), from_unixtime(86400 * 366, 'yyyy/MM/dd'), \
+         unix_timestamp('1970-01-02 00:00:00'), unix_timestamp('02/01/1970', 'dd/MM/yyyy'), \
+         unix_timestamp(DATE '1970-01-02'), unix_timestamp() > 1700000000",
+        &[
+            "1970-01-01 00:00:00",
+            "1971/01/02",
+            "86400",
+            "86400",
+            "86400",
+            "true",
+        ],
+    )
+    .await;
+    let unsupported = error(
+        &engine,
+        &session,
+        "SELECT date_format('2024-01-01', 'kk:mm')",
+    )
+    .await;
+    assert!(
+        unsupported
+            .to_string()
+            .contains("pattern letter 'k' in 'kk:mm' is not supported"),
+        "{unsupported}"
+    );
+}
+
+#[test]
+fn java_patterns_become_strftime() {
+    let strftime = |p: &str| java_pattern("f", p.to_owned()).unwrap();
+    assert_eq!(strftime("yyyy-MM-dd HH:mm:ss"), "%Y-%m-%d %H:%M:%S");
+    assert_eq!(strftime("yy/M/d H:m:s"), "%y/%-m/%-d %-H:%-M:%-S");
+    assert_eq!(strftime("MMM MMMM EEE EEEE"), "%b %B %a %A");
+    assert_eq!(
+        strftime("hh a, SSS, SSSSSS, Z, XXX"),
+        "%I %p, %3f, %6f, %z, %:z"
+    );
+    // Quoted text is literal, '' is a quote, and strftime's % is escaped.
+    assert_eq!(strftime("'at' HH 'o''clock' 5%"), "at %H o'clock 5%%");
+    assert_eq!(strftime("''yyyy''"), "'%Y'");
+    assert!(java_pattern("f", "G yyyy".to_owned()).is_err());
+}
+
+#[tokio::test]
+async fn string_functions_follow_hive() {
+    let engine = engine().await;
+    let session = open(&engine);
+    check(
+        &engine,
+        &session,
+        "SELECT split('a,b,,c,', ','), split('a1b22c', '[0-9]+'), split(NULL, ','), \
+         split('a.b', '\\.')",
+        &["[a, b, , c, ]", "[a, b, c]", "NULL", "[a, b]"],
+    )
+    .await;
+    check(
+        &engine,
+        &session,
+        "SELECT regexp_extract('foo123bar', '([a-z]+)([0-9]+)', 2), \
+         regexp_extract('foo123bar', '[0-9]+', 0), regexp_extract('foo123', '([a-z]+)'), \
+         regexp_extract('foo', '[0-9]+'), regexp_extract(NULL, 'x')",
+        &["123", "123", "foo", "", "NULL"],
+    )
+    .await;
+    check(
+        &engine,
+        &session,
+        "SELECT locate('b', 'abcb'), locate('b', 'abcb', 3), locate('z', 'abc'), \
+         locate('b', 'abcb', 0), locate('b', NULL)",
+        &["2", "4", "0", "0", "NULL"],
+    )
+    .await;
+    check(
+        &engine,
+        &session,
+        r#"SELECT get_json_object('{"a":{"b":[1,{"c":"x"}]}}', '$.a.b[1].c'),
+                  get_json_object('{"a":{"b":[1,2]}}', '$.a'),
+                  get_json_object('{"a":[{"b":1},{"b":2}]}', '$.a[*].b'),
+                  get_json_object('{"k y":3}', '$[''k y'']'),
+                  get_json_object('{"a":null}', '$.a'),
+                  get_json_object('not json', '$.a'),
+                  get_json_object('{"a":1}', 'a')"#,
+        &["x", r#"{"b":[1,2]}"#, "[1,2]", "3", "NULL", "NULL", "NULL"],
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn collections_and_collecting_aggregates() {
+    let engine = engine().await;
+    let session = open(&engine);
+    check(
+        &engine,
+        &session,
+        "SELECT size(array(1, 2, 3)), size(map(['a'], [1])), size(CAST(NULL AS ARRAY<INT>)), \
+         size(array()), size(array(array(1, 2), array(3))), \
+         sort_array(array(3, NULL, 1)), sort_array(array('b', NULL, 'a'), false)",
+        &["3", "1", "-1", "0", "2", "[NULL, 1, 3]", "[b, a, NULL]"],
+    )
+    .await;
+    // NULLs are skipped; a group with none collects an empty array; the set keeps the
+    // first-read order.
+    let sql = "SELECT k, collect_list(x), collect_set(x) \
+               FROM (VALUES (1, 'b'), (1, 'a'), (1, 'b'), (1, NULL), (2, NULL)) t(k, x) \
+               GROUP BY k ORDER BY k";
+    for overlay in [
+        BTreeMap::new(),
+        BTreeMap::from([("datafusion.execution.target_partitions".into(), "4".into())]),
+    ] {
+        let (rows, types) = rows_with(&engine, &session, sql, &overlay).await;
+        assert_eq!(
+            rows,
+            [["1", "[b, a, b]", "[b, a]"], ["2", "[]", "[]"]],
+            "{overlay:?}"
+        );
+        assert_eq!(types[1], DataType::new_list(DataType::Utf8, true));
+    }
+}
+
+#[tokio::test]
+async fn pmod_and_hive_names_of_datafusion_functions() {
+    let engine = engine().await;
+    let session = open(&engine);
+    check(
+        &engine,
+        &session,
+        "SELECT pmod(-7, 3), pmod(7, -3), pmod(7, 0), pmod(-7.5, 2)",
+        &["2", "-2", "NULL", "0.5"],
+    )
+    .await;
+    check(
+        &engine,
+        &session,
+        "SELECT lcase('A'), ucase('a'), ceiling(1.2), array(1, 2)",
+        &["a", "A", "2.0", "[1, 2]"],
+    )
+    .await;
+    check(
+        &engine,
+        &session,
+        "SELECT percentile_approx(x, 0.5), first(x), last(x) FROM (SELECT x FROM (VALUES (1), (2), (3)) t(x) ORDER BY x)",
+        &["2.0", "1", "3"],
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn show_functions_lists_the_hive_functions() {
+    let engine = engine().await;
+    let session = open(&engine);
+    let listed = crate::test_util::lines(&engine, &session, "SHOW FUNCTIONS")
+        .await
+        .join("\n");
+    for name in [
+        "if",
+        "isnull",
+        "year",
+        "dayofmonth",
+        "date_format",
+        "unix_timestamp",
+        "collect_list",
+        "collect_set",
+        "get_json_object",
+        "lcase",
+        "percentile_approx",
+    ] {
+        assert!(
+            listed.contains(&format!("| {name} ")),
+            "{name} is not listed"
+        );
+    }
+}
