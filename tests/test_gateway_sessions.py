@@ -78,3 +78,37 @@ def test_a_session_with_a_call_in_flight_is_not_idle(start_kumiho):
     kumiho.wait_for_log(r"closing idle session", after=mark)
     assert get_info(session, DBMS_NAME).status.statusCode == ttypes.TStatusCode.INVALID_HANDLE_STATUS
     session.client.close()
+
+
+def test_idle_operations_are_closed_here_and_in_the_engine(start_kumiho):
+    """An operation its client leaves (a BI tool that never closes its statements) is closed
+    after operation-idle-timeout, in the gateway and in the engine, where its results were
+    held; the client's next call on it says so, and its session goes on."""
+    from harness.thrift_client import ThriftClient
+
+    kumiho = start_kumiho("--operation-idle-timeout", "2s")
+    session = open_session(kumiho, "judy")
+    engine_port = int(session.wait_launched()["engine.address"].rsplit(":", 1)[1])
+    operation = session.client.execute(session.handle, "SELECT value FROM generate_series(1, 100000)")
+    assert len(session.client.fetch(operation, 10).columns[0].i64Val.values) == 10
+    # Ask the engine itself, as the gateway would, whether it still holds the operation.
+    secret = (kumiho.work_dir / "internal-secret").read_text().strip()
+    engine = ThriftClient(engine_port, sasl=True, user="judy", password=secret)
+
+    def engine_holds_it() -> bool:
+        reply = engine.client.GetOperationStatus(ttypes.TGetOperationStatusReq(operationHandle=operation))
+        return reply.status.statusCode == ttypes.TStatusCode.SUCCESS_STATUS
+
+    try:
+        assert engine_holds_it()
+        mark = len(kumiho.log())
+        kumiho.wait_for_log(r"closing idle operation", after=mark)
+        reply = session.client.client.FetchResults(ttypes.TFetchResultsReq(
+            operationHandle=operation, orientation=ttypes.TFetchOrientation.FETCH_NEXT, maxRows=10))
+        assert reply.status.statusCode == ttypes.TStatusCode.INVALID_HANDLE_STATUS, reply.status
+        assert "timed out" in reply.status.errorMessage and "run the statement again" in reply.status.errorMessage
+        wait_until(lambda: not engine_holds_it(), "the engine to close the idle operation", timeout=10)
+        assert session.query("SELECT 1") == [[1]]
+    finally:
+        engine.close()
+        session.close()

@@ -46,6 +46,12 @@ pub struct ServerConfig {
     /// `kyuubi.session.idle.timeout`); HTTP sessions have no connection whose end closes them.
     #[serde(with = "duration::serde_text")]
     pub session_idle_timeout: Duration,
+    /// An operation its client has not touched for this long is closed, here and on the
+    /// engine (Kyuubi's `kyuubi.operation.idle.timeout`): a client that never closes its
+    /// statements (some BI tools) would otherwise keep their results on the engine for as
+    /// long as its session lives.
+    #[serde(with = "duration::serde_text")]
+    pub operation_idle_timeout: Duration,
     /// Longest time to let open connections finish on SIGTERM before cutting them off.
     #[serde(with = "duration::serde_text")]
     pub shutdown_grace: Duration,
@@ -127,6 +133,7 @@ impl Default for ServerConfig {
             engine_session_opens: 4 * std::thread::available_parallelism().map_or(1, |n| n.get()),
             cluster_rescan_interval: Duration::from_secs(10),
             session_idle_timeout: Duration::from_secs(6 * 3600),
+            operation_idle_timeout: Duration::from_secs(3 * 3600),
             shutdown_grace: Duration::from_secs(10),
             engine_binary: None,
             max_message_size: 100 * 1024 * 1024,
@@ -175,6 +182,8 @@ pub struct Cli {
     pub cluster_rescan_interval: Option<Duration>,
     #[arg(long, value_parser = duration::parse)]
     pub session_idle_timeout: Option<Duration>,
+    #[arg(long, value_parser = duration::parse)]
+    pub operation_idle_timeout: Option<Duration>,
     #[arg(long, value_parser = duration::parse)]
     pub shutdown_grace: Option<Duration>,
     #[arg(long)]
@@ -227,6 +236,7 @@ impl Cli {
             engine_session_opens,
             cluster_rescan_interval,
             session_idle_timeout,
+            operation_idle_timeout,
             shutdown_grace,
             max_message_size,
             log_level,
@@ -293,6 +303,9 @@ impl ServerConfig {
         }
         if self.session_idle_timeout.is_zero() {
             return Err("session-idle-timeout must be longer than zero, e.g. `6h`".to_owned());
+        }
+        if self.operation_idle_timeout.is_zero() {
+            return Err("operation-idle-timeout must be longer than zero, e.g. `3h`".to_owned());
         }
         if self.cluster_rescan_interval.is_zero() {
             return Err("cluster-rescan-interval must be longer than zero, e.g. `10s`".to_owned());

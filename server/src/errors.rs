@@ -12,7 +12,10 @@ pub const LAUNCH_LOG_TAIL: usize = 15;
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum GatewayError {
     /// The client named a session or operation this gateway does not hold.
-    #[error("{what} is unknown to this gateway (closed, timed out, or opened elsewhere); open a new session")]
+    #[error("{what} is unknown to this gateway (closed, timed out, or opened elsewhere); {}", match *what {
+        "operation" => "run the statement again",
+        _ => "open a new session",
+    })]
     InvalidHandle { what: &'static str },
 
     /// The client's request cannot be served as sent (a bad session setting, an unknown
@@ -111,6 +114,8 @@ mod tests {
         let status = GatewayError::InvalidHandle { what: "session" }.to_status();
         assert_eq!(status.status_code, TStatusCode::INVALID_HANDLE_STATUS);
         assert!(status.error_message.unwrap().contains("open a new session"));
+        let operation = GatewayError::InvalidHandle { what: "operation" }.to_string();
+        assert!(operation.contains("run the statement again"), "{operation}");
     }
 
     #[test]

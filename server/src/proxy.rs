@@ -576,6 +576,7 @@ impl CliService for Gateway {
             Ok(OperationEntry {
                 session,
                 kind: OperationKind::Engine { prefetched, .. },
+                ..
             }) => {
                 // The engine has the statement before the cancel is sent; one it refused
                 // has nothing to cancel.
@@ -610,7 +611,7 @@ impl CliService for Gateway {
                 if let OperationKind::Engine { prefetched, .. } = entry.kind {
                     let session = entry.session;
                     ctx.after_reply.push(async move {
-                        close_behind_reply(&session, &prefetched, &req).await;
+                        close_in_engine(&session, &prefetched, &req).await;
                     });
                 }
                 Reply::Typed(TCloseOperationResp {
@@ -694,11 +695,12 @@ struct Created {
     prefetched: Arc<Prefetched>,
 }
 
-/// CloseOperation written to the engine after the client's reply, without waiting for the
-/// engine's, which is read on the way to a later one: the engine closes the operation while
-/// the client makes its next call. (A close the engine refuses concerns nobody: the
-/// client was told the operation is closed, and the engine frees it with the session.)
-async fn close_behind_reply(
+/// CloseOperation written to the engine (after the client's reply, or by the idle-operation
+/// reaper), without waiting for the engine's reply, which is read on the way to a later one:
+/// the engine closes the operation while the client makes its next call. (A close the engine
+/// refuses concerns nobody: the client was told the operation is closed, and the engine
+/// frees it with the session.)
+pub(crate) async fn close_in_engine(
     session: &GatewaySession,
     prefetched: &Prefetched,
     req: &TCloseOperationReq,

@@ -131,9 +131,10 @@ pub async fn start(mut config: ServerConfig) -> Result<RunningGateway, String> {
             ),
         ),
     ];
-    let reaper = spawn_idle_session_reaper(
+    let reaper = spawn_idle_reaper(
         sessions.clone(),
         config.session_idle_timeout,
+        config.operation_idle_timeout,
         background.clone(),
     );
     let registration = match ha {
@@ -265,19 +266,25 @@ async fn start_frontends(
     Ok((sessions, binary, http))
 }
 
-/// Closes sessions idle past `timeout`, checking a few times per timeout (at most every minute).
-fn spawn_idle_session_reaper(
+/// Closes sessions and operations idle past their timeouts, checking a few times per timeout
+/// (at most every minute).
+fn spawn_idle_reaper(
     sessions: Arc<SessionManager>,
-    timeout: Duration,
+    session_timeout: Duration,
+    operation_timeout: Duration,
     shutdown: CancellationToken,
 ) -> JoinHandle<()> {
-    let every = (timeout / 4).clamp(Duration::from_secs(1), Duration::from_secs(60));
+    let every = (session_timeout.min(operation_timeout) / 4)
+        .clamp(Duration::from_secs(1), Duration::from_secs(60));
     tokio::spawn(async move {
         let mut ticks = tokio::time::interval(every);
         loop {
             tokio::select! {
                 _ = shutdown.cancelled() => break,
-                _ = ticks.tick() => { sessions.close_idle(timeout).await; }
+                _ = ticks.tick() => {
+                    sessions.close_idle(session_timeout).await;
+                    sessions.close_idle_operations(operation_timeout).await;
+                }
             }
         }
     })

@@ -17,7 +17,7 @@ use kumiho_engine_launcher::{
 };
 use kumiho_thrift::cli::{
     TCloseOperationReq, TCloseOperationResp, TCloseSessionReq, TCloseSessionResp,
-    TExecuteStatementReq, TExecuteStatementResp, TOpenSessionReq, TOpenSessionResp,
+    TExecuteStatementReq, TExecuteStatementResp, TOpenSessionReq, TOpenSessionResp, TOperationType,
     TProtocolVersion, TSessionHandle,
 };
 use kumiho_thrift::client::{Client, ClientAuth};
@@ -154,6 +154,31 @@ pub enum OperationKind {
 pub struct OperationEntry {
     pub session: Arc<GatewaySession>,
     pub kind: OperationKind,
+    /// When its client last used it, for the idle-operation reaper.
+    last_access: Arc<std::sync::Mutex<tokio::time::Instant>>,
+}
+
+impl OperationEntry {
+    fn new(session: Arc<GatewaySession>, kind: OperationKind) -> Self {
+        Self {
+            session,
+            kind,
+            last_access: Arc::new(std::sync::Mutex::new(tokio::time::Instant::now())),
+        }
+    }
+
+    /// Notes a use of the operation by its client.
+    fn touch(&self) {
+        *self.last_access.lock().unwrap_or_else(|p| p.into_inner()) = tokio::time::Instant::now();
+    }
+
+    /// How long since the client last used the operation.
+    fn idle_for(&self) -> Duration {
+        self.last_access
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .elapsed()
+    }
 }
 
 /// All sessions of this gateway.
@@ -249,10 +274,7 @@ impl SessionManager {
         self.sessions.insert(id, session.clone());
         self.operations.insert(
             launch.handle,
-            OperationEntry {
-                session: session.clone(),
-                kind: OperationKind::Launch,
-            },
+            OperationEntry::new(session.clone(), OperationKind::Launch),
         );
         tracing::info!(
             session = %id, user = %session.route.user, cluster = %session.route.cluster.name,
@@ -291,6 +313,7 @@ impl SessionManager {
             // Recorded by a call that ended after its session was closed.
             .filter(|entry| !entry.session.is_closed())
             .ok_or(GatewayError::InvalidHandle { what: "operation" })?;
+        entry.touch();
         entry.session.touch();
         Ok(entry)
     }
@@ -302,13 +325,8 @@ impl SessionManager {
         session: &Arc<GatewaySession>,
         kind: OperationKind,
     ) {
-        self.operations.insert(
-            handle,
-            OperationEntry {
-                session: session.clone(),
-                kind,
-            },
-        );
+        self.operations
+            .insert(handle, OperationEntry::new(session.clone(), kind));
     }
 
     /// Forgets an operation handle.
@@ -369,6 +387,47 @@ impl SessionManager {
             self.close(id).await;
         }
         idle.len()
+    }
+
+    /// Closes the operations no client has used for `timeout`, here and in their engines
+    /// (Kyuubi's `kyuubi.operation.idle.timeout`); returns how many. The client's next call on
+    /// one is told it is unknown (closed or timed out). A session's LaunchEngine operation
+    /// lives with the session, and a session with a call in flight is in use.
+    pub async fn close_idle_operations(&self, timeout: Duration) -> usize {
+        let idle: Vec<(HandleId, OperationEntry)> = self
+            .operations
+            .iter()
+            .filter(|entry| {
+                !matches!(entry.kind, OperationKind::Launch)
+                    && entry.idle_for() >= timeout
+                    && !entry.session.is_busy()
+            })
+            .map(|entry| (*entry.key(), entry.value().clone()))
+            .collect();
+        let mut closed = 0;
+        for (id, entry) in idle {
+            if self.operations.remove(&id).is_none() {
+                continue;
+            }
+            closed += 1;
+            tracing::info!(
+                session = %entry.session.id, operation = %id,
+                idle_timeout = %crate::duration::format(timeout), "closing idle operation"
+            );
+            if let OperationKind::Engine { prefetched, .. } = &entry.kind {
+                let req = TCloseOperationReq {
+                    operation_handle: id.operation_handle(TOperationType::EXECUTE_STATEMENT, true),
+                };
+                let closing = crate::proxy::close_in_engine(&entry.session, prefetched, &req);
+                if tokio::time::timeout(ENGINE_CLOSE_TIMEOUT, closing)
+                    .await
+                    .is_err()
+                {
+                    tracing::warn!(session = %entry.session.id, operation = %id, "the engine did not take the close of an idle operation in time");
+                }
+            }
+        }
+        closed
     }
 
     /// Number of open sessions.
