@@ -3,7 +3,8 @@
 //!
 //! HiveServer2 users type `USE db`, `SHOW DATABASES`, `SHOW TABLES IN db`, `SET k=v`,
 //! `CREATE DATABASE`, `DESCRIBE FORMATTED t`, `DESCRIBE FUNCTION f`, `SHOW VIEWS`,
-//! `SHOW COLUMNS IN t`, `SHOW FUNCTIONS`, `SHOW CREATE TABLE t`. DataFusion knows some of them under other
+//! `SHOW COLUMNS IN t`, `SHOW FUNCTIONS`, `SHOW CREATE TABLE t`, `SHOW TBLPROPERTIES t`,
+//! `SHOW PARTITIONS t`. DataFusion knows some of them under other
 //! names (a database is a schema), some not at all. [`plan`] recognises those from the
 //! statement's first words, answers them itself or rewrites them for DataFusion, and
 //! hands everything else to DataFusion's planner untouched.
@@ -87,6 +88,18 @@ pub enum HiveCommand {
     /// `SHOW FUNCTIONS [[LIKE] 'pattern']`: Hive's one column `tab_name`, the names (aliases
     /// included) of the session's functions, sorted.
     ShowFunctions(Option<String>),
+    /// `SHOW TBLPROPERTIES table [('key')]`: Hive's columns `prpt_name`, `prpt_value`
+    /// ([`table_info`]).
+    ShowTblProperties {
+        table: Vec<String>,
+        key: Option<String>,
+    },
+    /// `SHOW PARTITIONS table [PARTITION (col='value', ...)]`: Hive's one column
+    /// `partition`, `col=value/col2=value2` per partition ([`table_info`]).
+    ShowPartitions {
+        table: Vec<String>,
+        spec: Vec<(String, String)>,
+    },
 }
 
 #[derive(Debug, PartialEq, Eq)]
@@ -329,6 +342,12 @@ pub async fn run_command(session: &Session, command: &HiveCommand) -> Result<Exe
             names.sort();
             names.dedup();
             string_rows("tab_name", matching(names, pattern))
+        }
+        HiveCommand::ShowTblProperties { table, key } => {
+            table_info::show_tblproperties(session, table, key.as_deref()).await
+        }
+        HiveCommand::ShowPartitions { table, spec } => {
+            table_info::show_partitions(session, table, spec).await
         }
     }
 }
@@ -679,6 +698,25 @@ impl Words {
         }
     }
 
+    /// Consumes the next token if it is `token` (punctuation).
+    fn punct(&mut self, token: &Token) -> bool {
+        if self.tokens.get(self.at) == Some(token) {
+            self.at += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Consumes a literal value: a string or a number, as text.
+    fn value(&mut self) -> Option<String> {
+        if let Some(Token::Number(n, _)) = self.tokens.get(self.at) {
+            self.at += 1;
+            return Some(n.clone());
+        }
+        self.string()
+    }
+
     fn done(&self) -> bool {
         self.at == self.tokens.len()
     }
@@ -752,6 +790,53 @@ impl Words {
                     .then_some(Recognised::Command(HiveCommand::ShowColumns {
                         table,
                         pattern,
+                    }));
+            }
+            if self.eat("tblproperties") {
+                let table = self.dotted_name()?;
+                let key = if self.punct(&Token::LParen) {
+                    // A quoted key, or a bare dotted one (`created.by.user`), as Spark takes.
+                    let key = match self.string() {
+                        Some(key) => key,
+                        None => self.dotted_name()?.join("."),
+                    };
+                    if !self.punct(&Token::RParen) {
+                        return None;
+                    }
+                    Some(key)
+                } else {
+                    None
+                };
+                return self.done().then_some(Recognised::Command(
+                    HiveCommand::ShowTblProperties { table, key },
+                ));
+            }
+            if self.eat("partitions") {
+                let table = self.dotted_name()?;
+                let mut spec = Vec::new();
+                if self.eat("partition") {
+                    if !self.punct(&Token::LParen) {
+                        return None;
+                    }
+                    loop {
+                        let column = self.identifier()?;
+                        if !self.punct(&Token::Eq) {
+                            return None;
+                        }
+                        spec.push((column, self.value()?));
+                        if self.punct(&Token::RParen) {
+                            break;
+                        }
+                        if !self.punct(&Token::Comma) {
+                            return None;
+                        }
+                    }
+                }
+                return self
+                    .done()
+                    .then_some(Recognised::Command(HiveCommand::ShowPartitions {
+                        table,
+                        spec,
                     }));
             }
             if self.eat("functions") {
@@ -843,6 +928,8 @@ impl Words {
 fn quote_identifier(name: &str) -> String {
     format!("\"{}\"", name.replace('"', "\"\""))
 }
+
+mod table_info;
 
 #[cfg(test)]
 mod tests;

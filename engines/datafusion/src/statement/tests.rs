@@ -221,3 +221,46 @@ fn hive_patterns() {
     assert!(hive_pattern_matches("*supp", "partsupp"));
     assert!(!hive_pattern_matches("a*b*c", &"a".repeat(10_000)));
 }
+
+#[test]
+fn show_tblproperties_and_partitions() {
+    assert_eq!(
+        command("SHOW TBLPROPERTIES tpch.nation"),
+        HiveCommand::ShowTblProperties {
+            table: vec!["tpch".into(), "nation".into()],
+            key: None
+        }
+    );
+    for sql in [
+        "show tblproperties t ('created.by')",
+        "SHOW TBLPROPERTIES t(created.by)",
+    ] {
+        assert_eq!(
+            command(sql),
+            HiveCommand::ShowTblProperties {
+                table: vec!["t".into()],
+                key: Some("created.by".into())
+            },
+            "{sql}"
+        );
+    }
+    assert_eq!(
+        command("SHOW PARTITIONS db.Sales"),
+        HiveCommand::ShowPartitions {
+            table: vec!["db".into(), "sales".into()],
+            spec: vec![]
+        }
+    );
+    assert_eq!(
+        command("show partitions t partition (Year=2024, month='01')"),
+        HiveCommand::ShowPartitions {
+            table: vec!["t".into()],
+            spec: vec![
+                ("year".into(), "2024".into()),
+                ("month".into(), "01".into())
+            ]
+        }
+    );
+    assert!(passed_through("SHOW PARTITIONS t PARTITION (year)"));
+    assert!(passed_through("SHOW TBLPROPERTIES t ('a' 'b')"));
+}
