@@ -1,0 +1,89 @@
+"""Hive's everyday functions and table commands on the DataFusion engine, through the
+gateway with beeline: the answers Hive gives, and the Spark Thrift Server's answers to the
+same statements where Hive and Spark agree."""
+
+import pytest
+
+from gateway_fixtures import *  # noqa: F401,F403 (fixtures)
+from harness.beeline import binary_url, run_beeline
+from harness.spark import spark_cluster_yaml, stop_spark_engines
+
+# Statements and the one row Hive answers, as beeline prints it. Each is one statement so
+# that a failure names the function.
+FUNCTIONS = {
+    "SELECT if(1 > 2, 'yes', 'no') AS v, if(NULL, 1, 2) AS w": ["no", "2"],
+    "SELECT isnull(NULL) AS v, isnotnull(NULL) AS w": ["true", "false"],
+    "SELECT year('2024-03-05 10:11:12') AS y, month('2024-03-05') AS m, day('2024-03-05') AS d": ["2024", "3", "5"],
+    "SELECT hour('2024-03-05 10:11:12') AS h, minute('2024-03-05 10:11:12') AS m, second('2024-03-05 10:11:12') AS s": ["10", "11", "12"],
+    "SELECT quarter('2024-08-05') AS q, dayofweek('2024-03-03') AS dw, weekofyear('2021-01-03') AS w": ["3", "1", "53"],
+    "SELECT datediff('2024-03-05', '2024-02-01') AS d": ["33"],
+    "SELECT date_add('2024-02-28', 2) AS a, date_sub('2024-03-01', 1) AS s": ["2024-03-01", "2024-02-29"],
+    "SELECT last_day('2024-02-10') AS l": ["2024-02-29"],
+    "SELECT date_format('2024-03-05 14:07:09', 'yyyy/MM/dd HH:mm') AS f": ["2024/03/05 14:07"],
+    "SELECT from_unixtime(86400) AS f, unix_timestamp('1970-01-02 00:00:00') AS u": ["1970-01-02 00:00:00", "86400"],
+    "SELECT split('a,b,,c,', ',') AS s, size(split('a,b,,c', ',')) AS n": ['["a","b","","c",""]', "4"],
+    "SELECT regexp_extract('foo123bar', '([a-z]+)([0-9]+)', 2) AS r": ["123"],
+    "SELECT get_json_object('{\"a\":{\"b\":[1,2]}}', '$.a.b[1]') AS j": ["2"],
+    "SELECT locate('b', 'abcb', 3) AS l, pmod(-7, 3) AS p": ["4", "2"],
+    "SELECT size(collect_list(x)) AS l, size(collect_set(x)) AS s FROM (VALUES (1), (1), (2), (NULL)) t(x)": ["3", "2"],
+}
+# Hive and Spark disagree here, or Spark spells it differently: Hive's answers only.
+HIVE_ONLY = {
+    # Spark 3 keeps the day; Hive moves a month's last day to the last day.
+    "SELECT add_months('2024-02-29', 1) AS a": ["2024-03-31"],
+}
+
+
+def rows(run, statements):
+    assert run.returncode == 0, run.describe()
+    sets = run.result_sets()
+    assert len(sets) == len(statements), run.describe()
+    return {sql: result[1] for sql, result in zip(statements, sets)}
+
+
+def test_hive_functions_answer_as_hive_through_the_gateway(kumiho, tmp_path):
+    expected = {**FUNCTIONS, **HIVE_ONLY}
+    statements = list(expected)
+    answers = rows(run_beeline(binary_url(kumiho.port), statements), statements)
+    for sql in statements:
+        assert answers[sql] == expected[sql], sql
+
+
+def test_show_partitions_and_tblproperties_through_the_gateway(kumiho, tmp_path):
+    for partition in ("day=2024-01-01", "day=2024-01-02"):
+        (tmp_path / "t" / partition).mkdir(parents=True)
+        (tmp_path / "t" / partition / "0.csv").write_text("a\n1\n")
+    statements = [
+        f"CREATE EXTERNAL TABLE visits (a INT, day VARCHAR) STORED AS CSV PARTITIONED BY (day) LOCATION '{tmp_path / 't'}/' OPTIONS ('format.has_header' 'true')",
+        "SHOW PARTITIONS visits",
+        "SHOW TBLPROPERTIES visits",
+        "SHOW PARTITIONS tpch.nation",
+    ]
+    run = run_beeline(binary_url(kumiho.port), statements)
+    sets = run.result_sets()
+    assert sets[1] == [["partition"], ["day=2024-01-01"], ["day=2024-01-02"]], run.describe()
+    assert sets[2] == [["prpt_name", "prpt_value"]], run.describe()
+    # Beeline stops at the failing statement and prints the engine's reason.
+    assert run.returncode != 0
+    assert "table tpch.nation is not partitioned" in run.stderr + run.stdout, run.describe()
+
+
+@pytest.fixture
+def spark_and_datafusion(start_kumiho, gateway_dirs):
+    """A gateway whose sessions run on DataFusion, or on Spark with
+    `kyuubi.engine.type=SPARK_SQL`; both read times in UTC. Spark engines stop with the
+    test."""
+    work_dir, cluster_dir = gateway_dirs
+    (cluster_dir / "default.yaml").write_text(spark_cluster_yaml(conf={"spark.sql.session.timeZone": "UTC"}))
+    gateway = start_kumiho()
+    yield gateway
+    stop_spark_engines(work_dir)
+
+
+def test_hive_functions_answer_as_the_spark_thrift_server(spark_and_datafusion):
+    statements = list(FUNCTIONS)
+    url = binary_url(spark_and_datafusion.port)
+    spark = rows(run_beeline(url + "?kyuubi.engine.type=SPARK_SQL", statements), statements)
+    datafusion = rows(run_beeline(url, statements), statements)
+    for sql in statements:
+        assert datafusion[sql] == spark[sql], sql
