@@ -1,7 +1,9 @@
 """Gateway sessions: answered before any engine, closed when idle, refused when unknown."""
 
+import pytest
+
 from gateway_fixtures import *  # noqa: F401,F403 (fixtures)
-from gateway_fixtures import local_socket_entries, open_session, wait_until
+from gateway_fixtures import DEFAULT_CLUSTER, SessionRefused, local_socket_entries, open_session, wait_until
 from harness.tcli import ttypes
 
 DBMS_NAME = 17
@@ -19,6 +21,29 @@ def test_get_info_is_answered_by_the_gateway_before_the_engine(kumiho):
     assert name.infoValue.stringValue == "Kumiho"
     assert get_info(session, DBMS_VER).infoValue.stringValue
     session.close()
+
+
+def test_get_info_names_the_engine_when_the_session_or_its_cluster_asks(kumiho):
+    """Kyuubi's `kyuubi.server.info.provider=ENGINE`: tools that recognise the DBMS by name get
+    the engine's name and version, once its launch is done; the cluster sets the default and a
+    session may choose either way."""
+    session = open_session(kumiho, "judy", configuration={"kyuubi.server.info.provider": "engine"})
+    assert get_info(session, DBMS_NAME).infoValue.stringValue == "Kumiho DataFusion Engine"
+    assert get_info(session, DBMS_VER).infoValue.stringValue
+    session.close()
+
+    kumiho.write_cluster("by-engine", DEFAULT_CLUSTER + "info-provider: ENGINE\n")
+    by_cluster = open_session(kumiho, "judy", configuration={"kyuubi.session.cluster": "by-engine"})
+    assert get_info(by_cluster, DBMS_NAME).infoValue.stringValue == "Kumiho DataFusion Engine"
+    by_cluster.close()
+    chosen = open_session(kumiho, "judy", configuration={
+        "kyuubi.session.cluster": "by-engine", "kyuubi.server.info.provider": "SERVER"})
+    assert get_info(chosen, DBMS_NAME).infoValue.stringValue == "Kumiho"
+    chosen.close()
+
+    with pytest.raises(SessionRefused, match=r"kyuubi.server.info.provider: `both` is not a valid "
+                                             r"server info provider; use one of SERVER, ENGINE"):
+        open_session(kumiho, "judy", configuration={"kyuubi.server.info.provider": "both"})
 
 
 def test_unknown_session_gets_invalid_handle(kumiho):

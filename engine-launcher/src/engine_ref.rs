@@ -5,7 +5,6 @@
 //! here follows Kyuubi's `EngineRef`, so that registry paths written by Kyuubi and Kumiho agree.
 
 use std::fmt;
-use std::str::FromStr;
 
 use rand::Rng;
 
@@ -44,35 +43,37 @@ pub enum PoolSelectPolicy {
 }
 
 /// Defines a case-insensitive `FromStr` and a `Display` with the wire names of a small enum;
-/// the error lists the valid names so a user sees how to fix a bad session setting.
+/// the error lists the valid names so a user sees how to fix a bad setting. Exported for the
+/// gateway's own settings of the same kind.
+#[macro_export]
 macro_rules! wire_names {
     ($ty:ident, $what:literal, { $($variant:ident => $name:literal),+ $(,)? }) => {
         impl $ty {
             /// Every value, in the order the wire names are listed in errors.
             pub const ALL: &'static [$ty] = &[$($ty::$variant),+];
 
-            /// The name used in session settings and registry paths.
+            /// The name used in settings (and registry paths).
             pub fn as_str(self) -> &'static str {
                 match self { $($ty::$variant => $name),+ }
             }
         }
 
-        impl fmt::Display for $ty {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        impl ::std::fmt::Display for $ty {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str(self.as_str())
             }
         }
 
-        impl FromStr for $ty {
-            type Err = UnknownValue;
+        impl ::std::str::FromStr for $ty {
+            type Err = $crate::UnknownValue;
 
-            fn from_str(text: &str) -> Result<Self, UnknownValue> {
+            fn from_str(text: &str) -> Result<Self, $crate::UnknownValue> {
                 let trimmed = text.trim();
                 $ty::ALL
                     .iter()
                     .copied()
                     .find(|value| value.as_str().eq_ignore_ascii_case(trimmed))
-                    .ok_or_else(|| UnknownValue {
+                    .ok_or_else(|| $crate::UnknownValue {
                         what: $what,
                         given: text.to_owned(),
                         valid: $ty::ALL.iter().map(|value| value.as_str()).collect(),
@@ -103,9 +104,12 @@ wire_names!(PoolSelectPolicy, "pool select policy", {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("`{given}` is not a valid {what}; use one of {}", valid.join(", "))]
 pub struct UnknownValue {
-    what: &'static str,
-    given: String,
-    valid: Vec<&'static str>,
+    #[doc(hidden)]
+    pub what: &'static str,
+    #[doc(hidden)]
+    pub given: String,
+    #[doc(hidden)]
+    pub valid: Vec<&'static str>,
 }
 
 /// Finds the group whose engine a user shares at share level GROUP.

@@ -44,7 +44,29 @@ pub struct ClusterConfig {
     /// Password engines require of the gateway. When absent, the gateway keeps a random one
     /// in its work directory, which every gateway sharing that directory reads.
     pub internal_secret: Option<Secret>,
+    /// Who names the server in GetInfo (Kyuubi's `kyuubi.server.info.provider`); a session
+    /// may choose with that key.
+    #[serde(deserialize_with = "by_name")]
+    pub info_provider: InfoProvider,
 }
+
+/// Who answers GetInfo's server name, DBMS name and DBMS version, which beeline prints on
+/// connecting and some BI tools and ODBC drivers read to choose their SQL dialect.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum InfoProvider {
+    /// The gateway ("Kumiho" and its version), at once, before the engine is up: a client
+    /// connects without waiting for the launch.
+    #[default]
+    Server,
+    /// The session's engine ("Spark SQL" and Spark's version from a Spark engine), once its
+    /// launch has finished: for tools that recognise the engine by its name.
+    Engine,
+}
+
+kumiho_engine_launcher::wire_names!(InfoProvider, "server info provider", {
+    Server => "SERVER",
+    Engine => "ENGINE",
+});
 
 /// The registry of a cluster: `embedded: {}` (files under the work directory, the default)
 /// or `zookeeper: {...}`.

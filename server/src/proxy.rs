@@ -19,8 +19,9 @@
 //! after one with rows. CloseOperation is answered at once and sent to the engine behind the
 //! reply; CancelOperation goes on a connection of its own, never behind a call in flight.
 //!
-//! OpenSession, CloseSession, GetInfo's name and version, and the gateway's own operations
-//! (LaunchEngine, statements failed by their launch) are answered here.
+//! OpenSession, CloseSession, GetInfo's name and version (unless the engine is to give them),
+//! and the gateway's own operations (LaunchEngine, statements failed by their launch) are
+//! answered here.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -36,6 +37,7 @@ use kumiho_thrift::service::{CallContext, CliService, Reply};
 use kumiho_thrift::status::{self, FromStatus};
 use thrift::protocol::TSerializable;
 
+use crate::cluster::InfoProvider;
 use crate::errors::GatewayError;
 use crate::operation::launch_engine::LaunchState;
 use crate::operation::{log_reply, FETCH_TYPE_LOG};
@@ -395,24 +397,23 @@ impl CliService for Gateway {
     }
 
     async fn get_info(&self, _ctx: &CallContext, req: TGetInfoReq) -> Reply<TGetInfoResp> {
-        let answer = match req.info_type {
-            TGetInfoType::CLI_DBMS_NAME | TGetInfoType::CLI_SERVER_NAME => {
-                Some(SERVER_NAME.to_owned())
-            }
-            TGetInfoType::CLI_DBMS_VER => Some(env!("CARGO_PKG_VERSION").to_owned()),
-            _ => None,
+        let session = match self.sessions.session(&req.session_handle) {
+            Ok(session) => session,
+            Err(error) => return self.reply_error::<TGetInfoReq>(error),
         };
-        match answer {
+        let answer = match (session.route.info_provider, req.info_type) {
             // Answered before the engine is up, so that beeline connects at once.
-            Some(value) => match self.sessions.session(&req.session_handle) {
-                Ok(_) => Reply::Typed(TGetInfoResp {
-                    status: status::ok(),
-                    info_value: TGetInfoValue::StringValue(value),
-                }),
-                Err(error) => self.reply_error::<TGetInfoReq>(error),
-            },
-            None => self.forward(req).await,
-        }
+            (InfoProvider::Server, TGetInfoType::CLI_DBMS_NAME | TGetInfoType::CLI_SERVER_NAME) => {
+                SERVER_NAME
+            }
+            (InfoProvider::Server, TGetInfoType::CLI_DBMS_VER) => env!("CARGO_PKG_VERSION"),
+            // The engine's own answer, once its launch has finished.
+            _ => return self.forward(req).await,
+        };
+        Reply::Typed(TGetInfoResp {
+            status: status::ok(),
+            info_value: TGetInfoValue::StringValue(answer.to_owned()),
+        })
     }
 
     async fn execute_statement(

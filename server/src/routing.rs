@@ -17,7 +17,9 @@ use kumiho_engine_launcher::{
 };
 use kumiho_thrift::session_conf::SessionConf;
 
-use crate::cluster::{Cluster, ClusterRegistry, ClusterUnavailable, RuledSessionConf};
+use crate::cluster::{
+    Cluster, ClusterRegistry, ClusterUnavailable, InfoProvider, RuledSessionConf,
+};
 use crate::duration;
 use crate::errors::GatewayError;
 use crate::registries::Registries;
@@ -34,6 +36,7 @@ pub mod keys {
     pub const IDLE_TIMEOUT: &str = "kyuubi.session.engine.idle.timeout";
     pub const INITIALIZE_TIMEOUT: &str = "kyuubi.session.engine.initialize.timeout";
     pub const LAUNCH_ASYNC: &str = "kyuubi.session.engine.launch.async";
+    pub const INFO_PROVIDER: &str = "kyuubi.server.info.provider";
     /// Proxy-user keys, in order of precedence.
     pub const PROXY_USER: [&str; 2] = ["hive.server2.proxy.user", "kyuubi.session.proxy.user"];
 }
@@ -54,6 +57,8 @@ pub struct Route {
     pub engine_ref: EngineRef,
     /// Whether OpenSession answers before the engine is up.
     pub launch_async: bool,
+    /// Who answers GetInfo's names and version: the gateway or the engine.
+    pub info_provider: InfoProvider,
     pub idle_timeout: Duration,
     pub initialize_timeout: Duration,
     /// The session's settings after the cluster's `session-conf` rules: what launch settings
@@ -128,6 +133,11 @@ impl Router {
             config.engine.initialize_timeout,
         )?;
         let launch_async = parse_bool(get(keys::LAUNCH_ASYNC), keys::LAUNCH_ASYNC, true)?;
+        let info_provider = parse_or(
+            get(keys::INFO_PROVIDER),
+            keys::INFO_PROVIDER,
+            config.info_provider,
+        )?;
         let pool = match get(keys::POOL_SIZE) {
             None => None,
             Some(size) => Some(PoolRequest {
@@ -174,6 +184,7 @@ impl Router {
             secret: backend.secret,
             engine_ref,
             launch_async,
+            info_provider,
             idle_timeout,
             initialize_timeout,
             conf: ruled.conf,
