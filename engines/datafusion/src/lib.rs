@@ -12,6 +12,7 @@
 //! - [`functions`]: Hive functions DataFusion lacks (`current_database()`).
 //! - [`hive_functions`]: Hive's everyday built-ins DataFusion lacks or names differently
 //!   (`if`, `year`, `date_format` with Java patterns, `collect_list`, ...).
+//! - [`hive_syntax`]: Hive's 0-based array subscripts and `RLIKE`.
 //! - [`statement`]: Hive commands (`USE`, `SHOW TABLES`, `SET`, ...) and DataFusion planning.
 //! - [`variables`]: Hive's `${var}` substitution in statements.
 //! - [`operation`]: the state machine of an operation, its result cursor and its log.
@@ -26,6 +27,7 @@ pub mod config;
 pub mod engine;
 pub mod functions;
 pub mod hive_functions;
+pub mod hive_syntax;
 pub mod idle;
 pub mod metadata;
 pub mod object_stores;

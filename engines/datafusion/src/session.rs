@@ -19,6 +19,7 @@ use kumiho_thrift::session_conf::SessionConf;
 use crate::catalog::{CATALOG, DEFAULT_DATABASE};
 use crate::functions;
 use crate::hive_functions;
+use crate::hive_syntax;
 use crate::object_stores::SchemeObjectStoreRegistry;
 use crate::variables;
 
@@ -277,12 +278,15 @@ impl SessionManager {
             .with_information_schema(true)
             .with_default_catalog_and_schema(CATALOG, DEFAULT_DATABASE)
             .with_create_default_catalog_and_schema(false);
-        let state = SessionStateBuilder::new()
+        let mut builder = SessionStateBuilder::new()
             .with_config(config)
             .with_runtime_env(Arc::clone(&self.runtime))
             .with_catalog_list(Arc::clone(&self.catalogs))
-            .with_default_features()
-            .build();
+            .with_default_features();
+        // Hive's meanings first: the first planner that plans an expression wins.
+        let planners = builder.expr_planners().get_or_insert_with(Vec::new);
+        planners.splice(0..0, hive_syntax::expr_planners());
+        let state = builder.build();
         let ctx = SessionContext::new_with_state(state);
         functions::register(&ctx);
         hive_functions::register(&ctx);

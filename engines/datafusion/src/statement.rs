@@ -25,6 +25,7 @@ use datafusion::datasource::listing::ListingTable;
 use datafusion::datasource::TableType;
 
 use crate::catalog::{self, CATALOG};
+use crate::hive_syntax;
 use crate::session::Session;
 use crate::types;
 
@@ -151,13 +152,20 @@ pub async fn plan(context: &SessionContext, sql: &str) -> Result<Planned> {
     if let Some(command) = recognise(sql)? {
         return Ok(match command {
             Recognised::Command(command) => Planned::Command(command),
-            Recognised::Rewritten(sql) => {
-                Planned::Plan(context.state().create_logical_plan(&sql).await?)
-            }
+            Recognised::Rewritten(sql) => Planned::Plan(logical_plan(context, &sql).await?),
         });
     }
-    let plan = context.state().create_logical_plan(sql).await?;
-    Ok(Planned::Plan(plan))
+    Ok(Planned::Plan(logical_plan(context, sql).await?))
+}
+
+/// DataFusion's plan of a statement, its Hive-only syntax rewritten first
+/// ([`hive_syntax::rewrite`]).
+async fn logical_plan(context: &SessionContext, sql: &str) -> Result<LogicalPlan> {
+    let state = context.state();
+    let dialect = state.config().options().sql_parser.dialect;
+    let mut statement = state.sql_to_statement(sql, &dialect)?;
+    hive_syntax::rewrite(&mut statement);
+    state.statement_to_plan(statement).await
 }
 
 /// Runs a Hive command against the session and the engine's catalog.
