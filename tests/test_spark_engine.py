@@ -119,11 +119,16 @@ def test_beeline_runs_spark_sql_sees_the_spark_submit_log_and_the_idle_engine_st
 
         # A long Spark statement through kumiho is cancelled: the gateway sends the cancel to
         # the engine on a connection of its own, which the Thrift Server accepts.
-        through = open_session(spark_kumiho, user="alice", configuration={"kyuubi.engine.type": "SPARK_SQL"})
+        through = open_session(spark_kumiho, user="alice", configuration={
+            "kyuubi.engine.type": "SPARK_SQL", "kyuubi.server.info.provider": "ENGINE"})
         try:
             # The gateway reaches the engine's gate on this host over its local socket.
             ref_id = through.wait_launched()["engine.ref.id"]
             assert "03" in local_socket_entries(f"kumiho-engine/{ref_id}")
+            # Asked to, the gateway lets Spark name itself, as BI tools expect of Spark.
+            dbms_name = through.client.client.GetInfo(ttypes.TGetInfoReq(
+                sessionHandle=through.handle, infoType=ttypes.TGetInfoType.CLI_DBMS_NAME))
+            assert dbms_name.infoValue.stringValue == "Spark SQL", dbms_name
             operation = through.client.execute(
                 through.handle, "select count(*) from range(1000000000000)", run_async=True)
             cancel = through.client.client.CancelOperation(ttypes.TCancelOperationReq(operationHandle=operation))
