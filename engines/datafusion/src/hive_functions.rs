@@ -9,17 +9,19 @@
 //!
 //! - `conditional`: `if`, `isnull`, `isnotnull`.
 //! - `datetime`: `year` ... `second`, `quarter`, `dayofweek`, `weekofyear`, `dayofyear`,
-//!   `datediff`, `date_add`, `date_sub`, `add_months`, `last_day`, `date_format`,
-//!   `from_unixtime`, `unix_timestamp`, with Java date patterns ([`datetime::java_pattern`]).
-//! - `strings`: `split`, `regexp_extract`, `locate`, `get_json_object`.
+//!   `datediff`, `date_add`, `date_sub`, `add_months`, `last_day`, `months_between`,
+//!   `trunc`, `to_date`, `date_format`, `from_unixtime`, `unix_timestamp`, with Java date
+//!   patterns ([`datetime::java_pattern`]).
+//! - `strings`: `concat`, `substr`, `split`, `regexp_extract`, `locate`, `get_json_object`.
 //! - `collections`: `size`, `sort_array`, `collect_list`, `collect_set`.
 //! - `math`: `pmod`.
 //!
 //! Plus Hive's names for DataFusion's functions ([`ALIASES`]).
 //!
-//! `date_format` and `from_unixtime` replace DataFusion's functions of those names (strftime
-//! patterns; a timestamp result): SQL written for Hive means Java patterns and a string.
-//! DataFusion's meanings stay under `to_char` and `to_timestamp_seconds`.
+//! `date_format`, `from_unixtime`, `to_date`, `trunc`, `concat` and `substr` replace
+//! DataFusion's functions of those names: SQL written for Hive means Java date patterns, a
+//! string from `from_unixtime`, NULL from `concat` with a NULL, a negative `substr` start
+//! counted from the end. A pattern with `%` is still read as DataFusion's strftime.
 
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;

@@ -5,6 +5,8 @@
 //!   DataFusion's count from 1; a negative or too-large index is NULL, as in Hive. Map keys
 //!   (`m['k']`) and struct fields are DataFusion's own. An [`ExprPlanner`] placed before
 //!   DataFusion's ([`HiveSubscripts`]).
+//! - `SUBSTR`/`SUBSTRING` is Hive's ([`HiveSubstring`]): a negative start counts from the
+//!   end.
 //! - `a RLIKE 'regex'` and `a REGEXP 'regex'` (with `NOT`), which DataFusion parses but
 //!   cannot plan, become `regexp_like(a, 'regex')`: true when the regex matches anywhere
 //!   in `a`, as Java's `find()` in Hive ([`rewrite`]).
@@ -26,7 +28,21 @@ use datafusion::sql::sqlparser::ast::{
 
 /// The planners to place before DataFusion's.
 pub fn expr_planners() -> Vec<Arc<dyn ExprPlanner>> {
-    vec![Arc::new(HiveSubscripts)]
+    vec![Arc::new(HiveSubscripts), Arc::new(HiveSubstring)]
+}
+
+/// `SUBSTR(s, p[, n])` and `SUBSTRING(s FROM p [FOR n])`, which the parser reads as one
+/// syntax and DataFusion plans as its own `substr` (counting a negative `p` from before the
+/// start), planned as Hive's ([`crate::hive_functions`]: a negative `p` counts from the end).
+#[derive(Debug)]
+pub struct HiveSubstring;
+
+impl ExprPlanner for HiveSubstring {
+    fn plan_substring(&self, args: Vec<LogicalExpr>) -> Result<PlannerResult<Vec<LogicalExpr>>> {
+        Ok(PlannerResult::Planned(
+            crate::hive_functions::strings::substr_udf().call(args),
+        ))
+    }
 }
 
 /// `array[i]` with Hive's 0-based `i`.

@@ -74,22 +74,42 @@ pub fn functions() -> Vec<ScalarUDF> {
         })
         .udf(),
         Rewrite::new("date_format", date_and_pattern, string, |a, t| {
-            let pattern = java_pattern("date_format", constant_pattern("date_format", &a[1])?)?;
+            let pattern = pattern("date_format", &a[1])?;
             Ok(to_char(as_timestamp(&a[0], &t[0]), lit(pattern)))
         })
         .udf(),
         Rewrite::new("from_unixtime", seconds_and_pattern, string, |a, _| {
             let pattern = match a.get(1) {
-                Some(p) => constant_pattern("from_unixtime", p)?,
-                None => DEFAULT_PATTERN.to_owned(),
+                Some(p) => pattern("from_unixtime", p)?,
+                None => java_pattern("from_unixtime", DEFAULT_PATTERN.to_owned())?,
             };
-            let pattern = java_pattern("from_unixtime", pattern)?;
             Ok(to_char(
                 to_timestamp_seconds(vec![a[0].clone()]),
                 lit(pattern),
             ))
         })
         .udf(),
+        // One argument: the date of a date, timestamp or string, NULL for a string that is
+        // none (Hive); with patterns (Spark's form): the string read with them.
+        Rewrite::new("to_date", to_date_types, date, |a, t| {
+            if a.len() == 1 {
+                return Ok(as_date(&a[0], &t[0]));
+            }
+            let mut args = vec![a[0].clone()];
+            for p in &a[1..] {
+                args.push(lit(pattern("to_date", p)?));
+            }
+            Ok(datafusion::functions::expr_fn::to_date(args))
+        })
+        .udf(),
+        Rewrite::new(
+            "months_between",
+            months_between_types,
+            |_| Ok(DataType::Float64),
+            months_between,
+        )
+        .udf(),
+        Rewrite::new("trunc", trunc_types, trunc_returns, trunc).udf(),
         Rewrite::new(
             "unix_timestamp",
             unix_timestamp_types,
@@ -180,13 +200,142 @@ fn unix_timestamp(args: Vec<Expr>, types: &[DataType]) -> Result<Expr> {
         (None, _) => to_unixtime(vec![now()]),
         (Some(value), None) => to_unixtime(vec![as_timestamp(value, &types[0])]),
         (Some(value), Some(pattern)) => {
-            let pattern = java_pattern(
-                "unix_timestamp",
-                constant_pattern("unix_timestamp", pattern)?,
-            )?;
+            let pattern = self::pattern("unix_timestamp", pattern)?;
             to_unixtime(vec![value.clone(), lit(pattern)])
         }
     })
+}
+
+/// `months_between(later, earlier[, round])`, as Hive: whole months when both days are the
+/// same day of the month or both their months' last days; otherwise the days and times
+/// apart count in months of 31 days; rounded to 8 decimals unless `round` is false.
+fn months_between(args: Vec<Expr>, types: &[DataType]) -> Result<Expr> {
+    let parts = |i: usize| {
+        let ts = as_timestamp(&args[i], &types[i]);
+        let part = |p: &str| cast(date_part(lit(p), ts.clone()), DataType::Int64);
+        let seconds = part("hour") * lit(3600i64) + part("minute") * lit(60i64) + part("second");
+        let date = as_date(&args[i], &types[i]);
+        let is_last = date.clone().eq(last_day(
+            date_part(lit("year"), date.clone()),
+            date_part(lit("month"), date),
+        ));
+        (part("year"), part("month"), part("day"), seconds, is_last)
+    };
+    let (y1, m1, d1, s1, last1) = parts(0);
+    let (y2, m2, d2, s2, last2) = parts(1);
+    let months = cast((y1 - y2) * lit(12i64) + (m1 - m2), DataType::Float64);
+    let apart = cast(
+        (d1.clone() - d2.clone()) * lit(86400i64) + (s1 - s2),
+        DataType::Float64,
+    );
+    let fractional = months.clone() + apart / lit(31.0 * 86400.0);
+    let round = match args.get(2) {
+        None => true,
+        Some(Expr::Literal(ScalarValue::Boolean(Some(round)), _)) => *round,
+        Some(_) => {
+            return Err(DataFusionError::Plan(
+                "months_between: the third argument must be a constant true or false".into(),
+            ))
+        }
+    };
+    let fractional = if round {
+        datafusion::functions::expr_fn::round(vec![fractional, lit(8i32)])
+    } else {
+        fractional
+    };
+    when(d1.eq(d2).or(last1.and(last2)), months).otherwise(fractional)
+}
+
+/// `trunc(date, 'YEAR'|'YYYY'|'YY'|'QUARTER'|'Q'|'MONTH'|'MM'|'MON'|'WEEK')`: the first day
+/// of the year, quarter, month or (Monday) week, a `DATE`; NULL for another unit, as Hive.
+/// `trunc(number[, digits])` stays DataFusion's.
+fn trunc(args: Vec<Expr>, types: &[DataType]) -> Result<Expr> {
+    if !is_date_like(&types[0]) || types[0].is_null() {
+        return Ok(datafusion::functions::math::trunc().call(args));
+    }
+    let unit = match literal_string(&args[1]) {
+        Some(Some(unit)) => unit.to_ascii_uppercase(),
+        Some(None) => return Ok(lit(ScalarValue::Date32(None))),
+        None => {
+            return Err(DataFusionError::Plan(
+                "trunc: the unit must be a constant such as 'MM' or 'YEAR'".into(),
+            ))
+        }
+    };
+    let part = match unit.as_str() {
+        "YEAR" | "YYYY" | "YY" => "year",
+        "QUARTER" | "Q" => "quarter",
+        "MONTH" | "MM" | "MON" => "month",
+        "WEEK" => "week",
+        _ => return Ok(lit(ScalarValue::Date32(None))),
+    };
+    Ok(cast(
+        datafusion::functions::expr_fn::date_trunc(lit(part), as_timestamp(&args[0], &types[0])),
+        DataType::Date32,
+    ))
+}
+
+fn trunc_types(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
+    match types {
+        [d, u] if is_date_like(d) && !d.is_null() && (is_string(u) || u.is_null()) => {
+            Ok(vec![d.clone(), DataType::Utf8])
+        }
+        _ => {
+            let fields: Vec<_> = types
+                .iter()
+                .map(|t| {
+                    std::sync::Arc::new(datafusion::arrow::datatypes::Field::new(
+                        "a",
+                        t.clone(),
+                        true,
+                    ))
+                })
+                .collect();
+            let builtin = datafusion::functions::math::trunc();
+            datafusion::logical_expr::type_coercion::functions::fields_with_udf(
+                &fields,
+                builtin.as_ref(),
+            )
+            .map(|fields| fields.iter().map(|f| f.data_type().clone()).collect())
+            .map_err(|_| bad_arguments(name, "(date, unit) or (number[, digits])", types))
+        }
+    }
+}
+
+fn trunc_returns(types: &[DataType]) -> Result<DataType> {
+    if types.len() == 2 && is_date_like(&types[0]) && !types[0].is_null() && is_string(&types[1]) {
+        Ok(DataType::Date32)
+    } else {
+        datafusion::functions::math::trunc().return_type(types)
+    }
+}
+
+fn to_date_types(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
+    match types {
+        [t] if is_date_like(t) => Ok(types.to_vec()),
+        [t, patterns @ ..]
+            if is_string(t) && patterns.iter().all(|p| is_string(p) || p.is_null()) =>
+        {
+            Ok(vec![DataType::Utf8; types.len()])
+        }
+        _ => Err(bad_arguments(
+            name,
+            "a date, timestamp or string[, patterns]",
+            types,
+        )),
+    }
+}
+
+fn months_between_types(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
+    match types {
+        [a, b] if is_date_like(a) && is_date_like(b) => Ok(types.to_vec()),
+        [a, b, DataType::Boolean] if is_date_like(a) && is_date_like(b) => Ok(types.to_vec()),
+        _ => Err(bad_arguments(
+            name,
+            "(later date, earlier date[, round])",
+            types,
+        )),
+    }
 }
 
 fn is_date_like(t: &DataType) -> bool {
@@ -259,7 +408,19 @@ fn unix_timestamp_types(name: &str, types: &[DataType]) -> Result<Vec<DataType>>
     }
 }
 
-/// A pattern argument, which must be a constant (as Hive's date_format requires).
+/// A pattern argument, which must be a constant (as Hive's date_format requires), as the
+/// strftime pattern DataFusion's functions take. A pattern with `%` is taken to be strftime
+/// already, so that SQL written for DataFusion keeps its meaning (Java patterns have no
+/// `%` letters, and hardly ever a literal `%`).
+fn pattern(name: &str, expr: &Expr) -> Result<String> {
+    let pattern = constant_pattern(name, expr)?;
+    if pattern.contains('%') {
+        Ok(pattern)
+    } else {
+        java_pattern(name, pattern)
+    }
+}
+
 fn constant_pattern(name: &str, expr: &Expr) -> Result<String> {
     match literal_string(expr) {
         Some(Some(pattern)) => Ok(pattern.to_owned()),

@@ -32,7 +32,104 @@ pub fn functions() -> Vec<ScalarUDF> {
         .udf(),
         Rewrite::new("locate", locate_types, |_| Ok(DataType::Int32), locate).udf(),
         ScalarUDF::new_from_impl(GetJsonObject::new()),
+        Rewrite::new("concat", concat_types, concat_returns, hive_concat).udf(),
+        substr_udf(),
     ]
+}
+
+/// Hive's `substr` (alias `substring`); also what `SUBSTR(s, p)` and `SUBSTRING(s FROM p)`
+/// mean, which DataFusion plans apart from other calls ([`crate::hive_syntax`]).
+pub fn substr_udf() -> ScalarUDF {
+    Rewrite::new("substr", substr_types, |_| Ok(DataType::Utf8), hive_substr)
+        .with_aliases(&["substring"])
+        .udf()
+}
+
+/// `concat(a, b, ...)`: NULL when any argument is NULL, as in Hive and Spark (DataFusion's
+/// skips NULLs; `concat_ws` still does, as Hive's). Numbers and dates are concatenated as
+/// strings; arrays (Spark's `concat` of arrays) as arrays.
+fn hive_concat(args: Vec<Expr>, types: &[DataType]) -> Result<Expr> {
+    let any_null = args
+        .iter()
+        .map(|a| a.clone().is_null())
+        .reduce(Expr::or)
+        .expect("one argument or more");
+    let joined = if is_list(&types[0]) {
+        datafusion::functions_nested::expr_fn::array_concat(args)
+    } else {
+        concat(args)
+    };
+    let null = ScalarValue::try_from(concat_returns(types)?)?;
+    when(any_null, lit(null)).otherwise(joined)
+}
+
+fn is_list(t: &DataType) -> bool {
+    matches!(t, DataType::List(_) | DataType::LargeList(_))
+}
+
+fn concat_types(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
+    if types.is_empty() {
+        return Err(bad_arguments(name, "one value or more", types));
+    }
+    if types.iter().all(|t| is_list(t) || t.is_null()) && types.iter().any(is_list) {
+        let common = datafusion::logical_expr::type_coercion::binary::type_union_resolution(types)
+            .ok_or_else(|| bad_arguments(name, "arrays of one element type", types))?;
+        return Ok(vec![common; types.len()]);
+    }
+    if types
+        .iter()
+        .any(|t| is_list(t) || matches!(t, DataType::Map(..) | DataType::Struct(_)))
+    {
+        return Err(bad_arguments(name, "strings (or arrays only)", types));
+    }
+    Ok(vec![DataType::Utf8; types.len()])
+}
+
+fn concat_returns(types: &[DataType]) -> Result<DataType> {
+    Ok(if is_list(&types[0]) {
+        types[0].clone()
+    } else {
+        DataType::Utf8
+    })
+}
+
+/// `substr(s, pos[, len])`, as Hive: `pos` counts from 1, or from the end when negative
+/// (`substr('hello', -3)` is `'llo'`), and 0 is 1; `''` when `pos` is beyond either end or
+/// `len` is not positive.
+fn hive_substr(args: Vec<Expr>, _: &[DataType]) -> Result<Expr> {
+    let mut args = args.into_iter();
+    let text = args.next().expect("a string");
+    let pos = args.next().expect("a position");
+    let len = args.next();
+    let chars = cast(
+        datafusion::functions::expr_fn::character_length(text.clone()),
+        DataType::Int64,
+    );
+    let start = when(pos.clone().gt(lit(0i64)), pos.clone())
+        .when(
+            pos.clone().lt(lit(0i64)),
+            chars.clone() + pos.clone() + lit(1i64),
+        )
+        .otherwise(lit(1i64))?;
+    let taken = match &len {
+        Some(len) => datafusion::functions::expr_fn::substring(text, start, len.clone()),
+        None => substr(text, start),
+    };
+    let mut empty = when(datafusion::functions::expr_fn::abs(pos).gt(chars), lit(""));
+    if let Some(len) = len {
+        empty = empty.when(len.lt_eq(lit(0i64)), lit(""));
+    }
+    empty.otherwise(taken)
+}
+
+fn substr_types(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
+    match types {
+        [s, p] if string_like(s) && is_integer(p) => Ok(vec![DataType::Utf8, DataType::Int64]),
+        [s, p, l] if string_like(s) && is_integer(p) && is_integer(l) => {
+            Ok(vec![DataType::Utf8, DataType::Int64, DataType::Int64])
+        }
+        _ => Err(bad_arguments(name, "(string, position[, length])", types)),
+    }
 }
 
 fn list_of_strings(_: &[DataType]) -> Result<DataType> {

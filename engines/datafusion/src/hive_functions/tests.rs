@@ -195,12 +195,15 @@ async fn date_format_and_unix_times_take_java_patterns() {
         "SELECT date_format(TIMESTAMP '2024-03-05 14:07:09.345', 'yyyy-MM-dd HH:mm:ss.SSS'), \
          date_format('2024-03-05', 'EEE, d MMM yy'), \
          date_format(DATE '2024-03-05', 'yyyyMMdd''T''HH'), \
-         date_format('2024-03-05 14:07:09', 'h:mm a, 100%')",
+         date_format('2024-03-05 14:07:09', 'h:mm a'), \
+         date_format('2024-03-05 14:07:09', '%Y/%m/%d %H')",
         &[
             "2024-03-05 14:07:09.345",
             "Tue, 5 Mar 24",
             "20240305T00",
-            "2:07 PM, 100%",
+            "2:07 PM",
+            // With a %, the pattern is DataFusion's strftime, as before.
+            "2024/03/05 14",
         ],
     )
     .await;
@@ -378,4 +381,91 @@ async fn show_functions_lists_the_hive_functions() {
             "{name} is not listed"
         );
     }
+}
+
+#[tokio::test]
+async fn concat_and_substr_mean_what_they_mean_in_hive() {
+    let engine = engine().await;
+    let session = open(&engine);
+    // concat is NULL with any NULL argument; concat_ws skips NULLs, as Hive's does.
+    check(
+        &engine,
+        &session,
+        "SELECT concat('a', NULL), concat('a', 1, DATE '2024-01-01'), concat('x'), \
+         concat(array(1), array(2, 3)), concat_ws('-', 'a', NULL, 'b')",
+        &["NULL", "a12024-01-01", "x", "[1, 2, 3]", "a-b"],
+    )
+    .await;
+    // A negative start counts from the end; 0 is 1; beyond either end is ''.
+    check(
+        &engine,
+        &session,
+        "SELECT substr('hello', -3), substr('hello', 0), substr('hello', 2, 2), \
+         substr('hello', -10), substr('hello', 6), substr('hello', 2, 0), \
+         substring('héllo', -4, 2), substr(NULL, 1)",
+        &["llo", "hello", "el", "", "", "", "él", "NULL"],
+    )
+    .await;
+    // The SQL syntax means the same.
+    assert_eq!(
+        row(
+            &engine,
+            &session,
+            "SELECT SUBSTRING('hello' FROM -2), SUBSTRING('hello' FROM 2 FOR 3)"
+        )
+        .await,
+        ["lo", "ell"]
+    );
+}
+
+#[tokio::test]
+async fn trunc_to_date_and_months_between_follow_hive() {
+    let engine = engine().await;
+    let session = open(&engine);
+    check(
+        &engine,
+        &session,
+        "SELECT trunc(DATE '2024-05-17', 'MM'), trunc('2024-05-17 10:00:00', 'YEAR'), \
+         trunc('2024-05-17', 'Q'), trunc('2024-05-17', 'WEEK'), trunc('2024-05-17', 'DD'), \
+         trunc(1.234, 1), trunc(5.7)",
+        &[
+            "2024-05-01",
+            "2024-01-01",
+            "2024-04-01",
+            "2024-05-13",
+            "NULL",
+            "1.2",
+            "5.0",
+        ],
+    )
+    .await;
+    // A decimal stays decimal through the numeric trunc, as with DataFusion's.
+    let (_, types) = row_with(
+        &engine,
+        &session,
+        "SELECT trunc(l_extendedprice, 1) FROM tpch.lineitem LIMIT 1",
+        &BTreeMap::new(),
+    )
+    .await;
+    assert!(matches!(types[0], DataType::Decimal128(..)), "{types:?}");
+    // A string that is no date is NULL; patterns are Java's, or strftime with a %.
+    check(
+        &engine,
+        &session,
+        "SELECT to_date('2024-01-02 10:00:00'), to_date('garbage'), \
+         to_date('02/01/2024', 'dd/MM/yyyy'), to_date('2024.01.02', '%Y.%m.%d')",
+        &["2024-01-02", "NULL", "2024-01-02", "2024-01-02"],
+    )
+    .await;
+    // Hive's documented example; whole months for the same day or two last days.
+    check(
+        &engine,
+        &session,
+        "SELECT months_between('1997-02-28 10:30:00', '1996-10-30'), \
+         months_between('2024-03-31', '2024-02-29'), \
+         months_between('2024-03-15', '2024-01-15 10:00:00'), \
+         months_between('2024-01-01', '2024-01-17', false)",
+        &["3.94959677", "1.0", "2.0", "-0.5161290322580645"],
+    )
+    .await;
 }
