@@ -24,6 +24,11 @@ pub struct ServerConfig {
     pub http_port: u16,
     /// Path of the Thrift HTTP endpoint, without the leading slash.
     pub http_path: String,
+    /// Whether Prometheus metrics are served (Kyuubi's `kyuubi.metrics.enabled`).
+    pub metrics_enabled: bool,
+    /// Port of the Prometheus endpoint (`GET /metrics`), on the bind host; 0 picks a free
+    /// port. Kyuubi's default.
+    pub metrics_port: u16,
     /// Directory with one YAML file per cluster; relative paths start at the working directory.
     pub cluster_configs: PathBuf,
     /// Where engine registries, launch locks and engine logs live (embedded registry).
@@ -125,6 +130,8 @@ impl Default for ServerConfig {
             binary_port: 10009,
             http_port: 10010,
             http_path: "cliservice".to_owned(),
+            metrics_enabled: true,
+            metrics_port: 10019,
             cluster_configs: PathBuf::from("cluster-configs"),
             work_dir: PathBuf::from("work"),
             default_cluster: "default".to_owned(),
@@ -165,6 +172,11 @@ pub struct Cli {
     pub http_port: Option<u16>,
     #[arg(long)]
     pub http_path: Option<String>,
+    /// `false` serves no metrics.
+    #[arg(long)]
+    pub metrics_enabled: Option<bool>,
+    #[arg(long)]
+    pub metrics_port: Option<u16>,
     #[arg(long)]
     pub cluster_configs: Option<PathBuf>,
     #[arg(long)]
@@ -228,6 +240,8 @@ impl Cli {
             binary_port,
             http_port,
             http_path,
+            metrics_enabled,
+            metrics_port,
             cluster_configs,
             work_dir,
             default_cluster,
@@ -284,6 +298,15 @@ impl ServerConfig {
             return Err(format!(
                 "binary-port and http-port are both {}; give them different ports",
                 self.binary_port
+            ));
+        }
+        if self.metrics_enabled
+            && self.metrics_port != 0
+            && (self.metrics_port == self.binary_port || self.metrics_port == self.http_port)
+        {
+            return Err(format!(
+                "metrics-port {} is also the binary-port or http-port; give it a port of its own, or set metrics-enabled to false",
+                self.metrics_port
             ));
         }
         if self.http_path.trim_matches('/').is_empty() {
@@ -365,6 +388,7 @@ mod tests {
     fn defaults_are_kyuubis_ports_and_validate() {
         let config = ServerConfig::default();
         assert_eq!((config.binary_port, config.http_port), (10009, 10010));
+        assert_eq!((config.metrics_enabled, config.metrics_port), (true, 10019));
         assert_eq!(config.http_path, "cliservice");
         assert_eq!(config.cluster_configs, PathBuf::from("cluster-configs"));
         assert_eq!(config.validate(), Ok(()));
@@ -462,5 +486,32 @@ mod tests {
             .validate()
             .unwrap_err()
             .contains("engine-session-opens"));
+        let config = ServerConfig {
+            metrics_port: 10009,
+            ..Default::default()
+        };
+        assert!(config.validate().unwrap_err().contains("metrics-port"));
+        let config = ServerConfig {
+            metrics_port: 10009,
+            metrics_enabled: false,
+            ..Default::default()
+        };
+        assert_eq!(config.validate(), Ok(()));
+    }
+
+    #[test]
+    fn metrics_can_be_moved_or_turned_off() {
+        let cli = Cli::try_parse_from([
+            "kumiho",
+            "--metrics-port",
+            "0",
+            "--metrics-enabled",
+            "false",
+        ])
+        .unwrap();
+        let config = cli.into_config().unwrap();
+        assert_eq!((config.metrics_enabled, config.metrics_port), (false, 0));
+        let config = ServerConfig::from_yaml("metrics-port: 20019\n").unwrap();
+        assert_eq!(config.metrics_port, 20019);
     }
 }

@@ -29,6 +29,7 @@
 //! - [`operation`]: operations the gateway answers itself (LaunchEngine).
 //! - [`proxy`]: the HiveServer2 service: forwarding as phases, one error handler.
 //! - [`errors`]: the one error type and its mapping to `TStatus`.
+//! - [`metrics`]: Prometheus metrics and their `/metrics` endpoint.
 //! - [`server`]: services started in order and stopped in reverse.
 //! - [`secret`], [`duration`]: the internal engine secret; durations as operators write them.
 #![forbid(unsafe_code)]
@@ -39,6 +40,7 @@ pub mod discovery;
 pub mod duration;
 pub mod engine_connect;
 pub mod errors;
+pub mod metrics;
 pub mod operation;
 pub mod proxy;
 pub mod registries;

@@ -38,6 +38,9 @@ fn main() -> std::process::ExitCode {
         // Machine-readable lines for scripts and tests that start kumiho on port 0.
         println!("binary listening on {}", gateway.binary_addr);
         println!("http listening on {}", gateway.http_addr);
+        if let Some(addr) = gateway.metrics_addr {
+            println!("metrics listening on {addr}");
+        }
         wait_for_signal().await;
         gateway.stop().await;
         std::process::ExitCode::SUCCESS

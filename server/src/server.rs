@@ -2,11 +2,12 @@
 //!
 //! Order: cluster configs (and their watcher), the HA ZooKeeper session (when configured: it
 //! also holds the cookie secret), engine launcher, session manager, the frontends (binary,
-//! HTTP), then the registration for ZooKeeper discovery, once there is something to discover.
-//! A failed start stops what already started. On shutdown the registration goes first (no
-//! client is sent here any more), then the frontends stop accepting, then sessions close
-//! (their CONNECTION engines stop; shared engines keep running for the next gateway), then
-//! the watcher stops.
+//! HTTP) and the metrics endpoint, then the registration for ZooKeeper discovery, once there
+//! is something to discover. A failed start stops what already started. On shutdown the
+//! registration goes first (no client is sent here any more), then the frontends stop
+//! accepting, then sessions close (their CONNECTION engines stop; shared engines keep running
+//! for the next gateway), then the watcher and the metrics endpoint stop: Prometheus sees
+//! the sessions drain.
 
 use std::net::SocketAddr;
 use std::path::Path;
@@ -23,6 +24,7 @@ use tokio_util::sync::CancellationToken;
 use crate::cluster::{watcher, ClusterRegistry};
 use crate::config::ServerConfig;
 use crate::discovery::{advertised_host, Advertised, Ensemble, GatewayRegistration};
+use crate::metrics::{Metered, Metrics};
 use crate::proxy::Gateway;
 use crate::registries::Registries;
 use crate::routing::{server_user, Router};
@@ -34,6 +36,8 @@ pub struct RunningGateway {
     pub binary_addr: SocketAddr,
     /// Where the HTTP frontend listens.
     pub http_addr: SocketAddr,
+    /// Where the metrics endpoint listens, unless `metrics-enabled` is false.
+    pub metrics_addr: Option<SocketAddr>,
     pub sessions: Arc<SessionManager>,
     pub clusters: Arc<ClusterRegistry>,
     frontends: CancellationToken,
@@ -41,6 +45,8 @@ pub struct RunningGateway {
     tasks: Vec<(&'static str, JoinHandle<()>)>,
     watcher: JoinHandle<()>,
     reaper: JoinHandle<()>,
+    /// The metrics endpoint, stopped with the background services.
+    metrics_endpoint: Option<JoinHandle<()>>,
     /// The registration for ZooKeeper discovery, when `ha-addresses` is set.
     registration: Option<GatewayRegistration>,
     config: ServerConfig,
@@ -95,7 +101,7 @@ pub async fn start(mut config: ServerConfig) -> Result<RunningGateway, String> {
     };
 
     let started = start_frontends(&config, clusters.clone()).await;
-    let (sessions, binary, http) = match started {
+    let (sessions, binary, http, metrics_listener) = match started {
         Ok(started) => started,
         Err(e) => {
             stop_watcher(background, watcher).await;
@@ -106,7 +112,14 @@ pub async fn start(mut config: ServerConfig) -> Result<RunningGateway, String> {
     let frontends = CancellationToken::new();
     let binary_addr = binary.local_addr().map_err(|e| e.to_string())?;
     let http_addr = http.local_addr().map_err(|e| e.to_string())?;
-    let gateway = Arc::new(Gateway::new(sessions.clone()));
+    let metrics_addr = match &metrics_listener {
+        Some(listener) => Some(listener.local_addr().map_err(|e| e.to_string())?),
+        None => None,
+    };
+    let gateway = Arc::new(Metered::new(
+        Gateway::new(sessions.clone()),
+        sessions.metrics.clone(),
+    ));
     let options = Arc::new(ServerOptions {
         authenticator: Arc::new(AnyPassword),
         allow_sasl: true,
@@ -137,6 +150,12 @@ pub async fn start(mut config: ServerConfig) -> Result<RunningGateway, String> {
         config.operation_idle_timeout,
         background.clone(),
     );
+    let metrics_endpoint = metrics_listener.map(|listener| {
+        spawn_frontend(
+            "metrics",
+            serve_metrics(listener, sessions.clone(), background.clone()),
+        )
+    });
     let registration = match ha {
         None => None,
         Some((client, ensemble)) => {
@@ -162,16 +181,21 @@ pub async fn start(mut config: ServerConfig) -> Result<RunningGateway, String> {
                         let _ = task.await;
                     }
                     reaper.abort();
+                    if let Some(endpoint) = metrics_endpoint {
+                        endpoint.abort();
+                    }
                     stop_watcher(background, watcher).await;
                     return Err(format!("{e} (ha-addresses)"));
                 }
             }
         }
     };
-    tracing::info!(%binary_addr, %http_addr, http_path = %config.http_path, work_dir = %config.work_dir.display(), "kumiho gateway started");
+    let metrics = metrics_addr.map(crate::metrics::describe);
+    tracing::info!(%binary_addr, %http_addr, http_path = %config.http_path, metrics = metrics.as_deref().unwrap_or("off"), work_dir = %config.work_dir.display(), "kumiho gateway started");
     Ok(RunningGateway {
         binary_addr,
         http_addr,
+        metrics_addr,
         sessions,
         clusters,
         frontends,
@@ -179,6 +203,7 @@ pub async fn start(mut config: ServerConfig) -> Result<RunningGateway, String> {
         tasks,
         watcher,
         reaper,
+        metrics_endpoint,
         registration,
         config,
     })
@@ -232,10 +257,19 @@ async fn cookie_secret(
         })
 }
 
+/// The session manager and the listeners of the frontends and (when enabled) the metrics
+/// endpoint.
+type Started = (
+    Arc<SessionManager>,
+    TcpListener,
+    TcpListener,
+    Option<TcpListener>,
+);
+
 async fn start_frontends(
     config: &ServerConfig,
     clusters: Arc<ClusterRegistry>,
-) -> Result<(Arc<SessionManager>, TcpListener, TcpListener), String> {
+) -> Result<Started, String> {
     let engine = DataFusionBuilder::locate(config.engine_binary.as_deref()).map_err(|e| {
         format!("{e} (set --engine-binary; from a checkout, `cargo build --workspace` builds it beside kumiho)")
     })?;
@@ -260,10 +294,26 @@ async fn start_frontends(
         launcher,
         config.launch_wait,
         config.engine_session_opens,
+        Arc::new(Metrics::new()),
     ));
     let binary = bind(&config.bind_host, config.binary_port, "binary-port").await?;
     let http = bind(&config.bind_host, config.http_port, "http-port").await?;
-    Ok((sessions, binary, http))
+    let metrics = match config.metrics_enabled {
+        true => Some(bind(&config.bind_host, config.metrics_port, "metrics-port").await?),
+        false => None,
+    };
+    Ok((sessions, binary, http, metrics))
+}
+
+/// The metrics endpoint as a service: serves until `shutdown`.
+async fn serve_metrics(
+    listener: TcpListener,
+    sessions: Arc<SessionManager>,
+    shutdown: CancellationToken,
+) -> std::io::Result<()> {
+    let metrics = sessions.metrics.clone();
+    crate::metrics::serve(listener, metrics, sessions, shutdown).await;
+    Ok(())
 }
 
 /// Closes sessions and operations idle past their timeouts, checking a few times per timeout
@@ -334,6 +384,9 @@ impl RunningGateway {
         self.background.cancel();
         let _ = self.watcher.await;
         let _ = self.reaper.await;
+        if let Some(endpoint) = self.metrics_endpoint {
+            let _ = endpoint.await;
+        }
         tracing::info!("kumiho gateway stopped");
     }
 

@@ -13,7 +13,7 @@ use std::time::Duration;
 use dashmap::DashMap;
 use kumiho_engine_launcher::{
     get_or_create, stop_engine, EngineLaunchSpec, EngineRegistration, EngineSecret, EngineSettings,
-    EngineType, Launcher, ShareLevel,
+    EngineType, LaunchError, LaunchLog, Launcher, Registry, ShareLevel,
 };
 use kumiho_thrift::cli::{
     TCloseOperationReq, TCloseOperationResp, TCloseSessionReq, TCloseSessionResp,
@@ -30,6 +30,7 @@ use tokio::sync::Semaphore;
 use tokio_util::task::TaskTracker;
 
 use crate::errors::GatewayError;
+use crate::metrics::Metrics;
 use crate::operation::launch_engine::{LaunchEngine, LaunchedEngine};
 use crate::proxy::prefetch::Prefetched;
 use crate::routing::{Route, Router};
@@ -195,6 +196,7 @@ pub struct SessionManager {
     engine_session_opens: Arc<Semaphore>,
     /// Launches and session cleanups, awaited on shutdown.
     tasks: TaskTracker,
+    pub metrics: Arc<Metrics>,
 }
 
 impl std::fmt::Debug for GatewaySession {
@@ -212,6 +214,7 @@ impl SessionManager {
         launcher: Arc<Launcher>,
         launch_wait: Duration,
         engine_session_opens: usize,
+        metrics: Arc<Metrics>,
     ) -> Self {
         Self {
             sessions: DashMap::new(),
@@ -221,6 +224,7 @@ impl SessionManager {
             launch_wait,
             engine_session_opens: Arc::new(Semaphore::new(engine_session_opens)),
             tasks: TaskTracker::new(),
+            metrics,
         }
     }
 
@@ -280,10 +284,13 @@ impl SessionManager {
             session = %id, user = %session.route.user, cluster = %session.route.cluster.name,
             engine = %session.route.engine_ref.id(), "session opened"
         );
+        self.metrics
+            .session_opened(ctx, &session.route.cluster.name);
         self.tasks.spawn(run_launch(
             session.clone(),
             self.launcher.clone(),
             self.engine_session_opens.clone(),
+            self.metrics.clone(),
         ));
         if !session.route.launch_async {
             if let Err(e) = launch.wait(self.launch_wait).await {
@@ -327,6 +334,7 @@ impl SessionManager {
     ) {
         self.operations
             .insert(handle, OperationEntry::new(session.clone(), kind));
+        self.metrics.operation_created();
     }
 
     /// Forgets an operation handle.
@@ -430,6 +438,19 @@ impl SessionManager {
         closed
     }
 
+    /// The open sessions, for the metrics scraped from them.
+    pub fn snapshot(&self) -> Vec<Arc<GatewaySession>> {
+        self.sessions.iter().map(|s| s.value().clone()).collect()
+    }
+
+    /// Number of open client operations (sessions' LaunchEngine operations not counted).
+    pub fn client_operations(&self) -> usize {
+        self.operations
+            .iter()
+            .filter(|entry| !matches!(entry.kind, OperationKind::Launch))
+            .count()
+    }
+
     /// Number of open sessions.
     pub fn len(&self) -> usize {
         self.sessions.len()
@@ -460,10 +481,15 @@ impl SessionManager {
 }
 
 /// The LaunchEngine operation's work: find or start the engine, then open the engine session.
-async fn run_launch(session: Arc<GatewaySession>, launcher: Arc<Launcher>, opens: Arc<Semaphore>) {
+async fn run_launch(
+    session: Arc<GatewaySession>,
+    launcher: Arc<Launcher>,
+    opens: Arc<Semaphore>,
+    metrics: Arc<Metrics>,
+) {
     let launch = &session.launch;
     launch.set_running();
-    match launch_and_connect(&session, &launcher, &opens).await {
+    match launch_and_connect(&session, &launcher, &opens, &metrics).await {
         Ok((registration, link)) => {
             *session.engine.lock().await = link;
             launch.finish(LaunchedEngine {
@@ -482,6 +508,7 @@ async fn launch_and_connect(
     session: &GatewaySession,
     launcher: &Launcher,
     opens: &Semaphore,
+    metrics: &Metrics,
 ) -> Result<(EngineRegistration, Option<EngineLink>), String> {
     let route = &session.route;
     let log = &session.launch.log;
@@ -523,7 +550,7 @@ async fn launch_and_connect(
         ));
     }
     let registry = route.registry.as_ref();
-    let mut registration = get_or_create(registry, launcher, &spec, log)
+    let mut registration = find_or_launch(registry, launcher, &spec, log, metrics)
         .await
         .map_err(|e| e.to_string())?;
     let mut looked_again = false;
@@ -561,13 +588,32 @@ async fn launch_and_connect(
                     .remove_dead_engine(&registration)
                     .await
                     .map_err(|e| format!("removing the registration of engine {address}: {e}"))?;
-                registration = get_or_create(registry, launcher, &spec, log)
+                registration = find_or_launch(registry, launcher, &spec, log, metrics)
                     .await
                     .map_err(|e| e.to_string())?;
             }
             Err(e) => return Err(format!("engine at {address}: {e}")),
         }
     }
+}
+
+/// [`get_or_create`], its launches counted and timed in the metrics.
+async fn find_or_launch(
+    registry: &dyn Registry,
+    launcher: &Launcher,
+    spec: &EngineLaunchSpec,
+    log: &LaunchLog,
+    metrics: &Metrics,
+) -> Result<EngineRegistration, LaunchError> {
+    let started = std::time::Instant::now();
+    let result = get_or_create(registry, launcher, spec, log).await;
+    metrics.engine_lookup_ended(
+        &spec.cluster,
+        spec.engine_ref.engine_type,
+        &result,
+        started.elapsed(),
+    );
+    result
 }
 
 /// Why an engine session could not be opened.
