@@ -1,4 +1,5 @@
-//! Hive's string functions: `split`, `regexp_extract`, `locate`, `get_json_object`.
+//! Hive's string functions: `concat`, `substr`, `split`, `regexp_extract`, `regexp_replace`,
+//! `locate`, `get_json_object`.
 //!
 //! Hive's patterns are Java regular expressions; the engine's are Rust's `regex`, which has
 //! the same classes, groups and flags (`(?i)`) but no look-around and no back-references.
@@ -34,7 +35,40 @@ pub fn functions() -> Vec<ScalarUDF> {
         ScalarUDF::new_from_impl(GetJsonObject::new()),
         Rewrite::new("concat", concat_types, concat_returns, hive_concat).udf(),
         substr_udf(),
+        Rewrite::new(
+            "regexp_replace",
+            regexp_replace_types,
+            |_| Ok(DataType::Utf8),
+            hive_regexp_replace,
+        )
+        .udf(),
     ]
+}
+
+/// `regexp_replace(s, regex, replacement)`: every match replaced, as in Hive and Spark
+/// (DataFusion's replaces the first unless given the flag `g`); `$1` in the replacement is
+/// group 1. With a fourth argument, DataFusion's form: the flags as given.
+fn hive_regexp_replace(args: Vec<Expr>, _: &[DataType]) -> Result<Expr> {
+    let mut args = args.into_iter();
+    let (text, pattern, replacement) = (
+        args.next().expect("a string"),
+        args.next().expect("a regex"),
+        args.next().expect("a replacement"),
+    );
+    let flags = args.next().unwrap_or(lit("g"));
+    Ok(regexp_replace(text, pattern, replacement, Some(flags)))
+}
+
+fn regexp_replace_types(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
+    if (3..=4).contains(&types.len()) && types.iter().all(string_like) {
+        Ok(vec![DataType::Utf8; types.len()])
+    } else {
+        Err(bad_arguments(
+            name,
+            "(string, regex, replacement[, flags])",
+            types,
+        ))
+    }
 }
 
 /// Hive's `substr` (alias `substring`); also what `SUBSTR(s, p)` and `SUBSTRING(s FROM p)`

@@ -274,6 +274,16 @@ async fn string_functions_follow_hive() {
         &["123", "123", "foo", "", "NULL"],
     )
     .await;
+    // Every match, as in Hive; DataFusion's own form (with flags) is kept.
+    check(
+        &engine,
+        &session,
+        "SELECT regexp_replace('a1b2c3', '[0-9]', 'X'), \
+         regexp_replace('2024-01-02', '(\\d+)-(\\d+)-(\\d+)', '$3/$2/$1'), \
+         regexp_replace('a1b2', '[0-9]', 'X', 'i'), regexp_replace(NULL, 'a', 'b')",
+        &["aXbXcX", "02/01/2024", "aXb2", "NULL"],
+    )
+    .await;
     check(
         &engine,
         &session,
