@@ -10,12 +10,14 @@
 //! - `a RLIKE 'regex'` and `a REGEXP 'regex'` (with `NOT`), which DataFusion parses but
 //!   cannot plan, become `regexp_like(a, 'regex')`: true when the regex matches anywhere
 //!   in `a`, as Java's `find()` in Hive ([`rewrite`]).
+//! - `explode(array)` in a select list, and `LATERAL VIEW explode(array) view AS column`
+//!   over one table: DataFusion's `unnest` ([`LateralViews`]).
 
 use std::ops::ControlFlow;
 use std::sync::Arc;
 
 use datafusion::arrow::datatypes::DataType;
-use datafusion::common::{DFSchema, Result, ScalarValue};
+use datafusion::common::{DFSchema, DataFusionError, Result, ScalarValue};
 use datafusion::functions_nested::expr_fn::array_element;
 use datafusion::logical_expr::expr::{Expr as LogicalExpr, GetFieldAccess};
 use datafusion::logical_expr::planner::{ExprPlanner, PlannerResult, RawFieldAccessExpr};
@@ -23,8 +25,11 @@ use datafusion::logical_expr::{lit, when, ExprSchemable};
 use datafusion::sql::parser::Statement;
 use datafusion::sql::sqlparser::ast::{
     visit_expressions_mut, Expr, Function, FunctionArg, FunctionArgExpr, FunctionArgumentList,
-    FunctionArguments, Ident, ObjectName, UnaryOperator,
+    FunctionArguments, Ident, ObjectName, ObjectNamePart, Select, SelectItem, TableAlias,
+    TableFactor, UnaryOperator, VisitMut, VisitorMut,
 };
+use datafusion::sql::sqlparser::dialect::GenericDialect;
+use datafusion::sql::sqlparser::parser::Parser;
 
 /// The planners to place before DataFusion's.
 pub fn expr_planners() -> Vec<Arc<dyn ExprPlanner>> {
@@ -97,17 +102,173 @@ fn integer(value: &ScalarValue) -> Option<i64> {
     }
 }
 
-/// Rewrites a parsed statement's Hive-only expressions into DataFusion's.
-pub fn rewrite(statement: &mut Statement) {
+/// Rewrites a parsed statement's Hive-only syntax into DataFusion's; an error says what
+/// Hive syntax the engine does not take.
+pub fn rewrite(statement: &mut Statement) -> Result<()> {
     match statement {
         Statement::Statement(statement) => {
             let _ = visit_expressions_mut(statement.as_mut(), |expr| {
                 rewrite_expr(expr);
                 ControlFlow::<()>::Continue(())
             });
+            let mut lateral = LateralViews::default();
+            if let ControlFlow::Break(error) = statement.visit(&mut lateral) {
+                return Err(error);
+            }
+            if !lateral.renamed.is_empty() {
+                // `view.column` now names the column of the table the view was folded into.
+                let _ = visit_expressions_mut(statement.as_mut(), |expr| {
+                    if let Expr::CompoundIdentifier(parts) = expr {
+                        if let [view, _] = parts.as_mut_slice() {
+                            if let Some(table) = lateral.renamed.iter().find_map(|(v, t)| {
+                                v.value.eq_ignore_ascii_case(&view.value).then_some(t)
+                            }) {
+                                *view = table.clone();
+                            }
+                        }
+                    }
+                    ControlFlow::<()>::Continue(())
+                });
+            }
+            Ok(())
         }
         Statement::Explain(explain) => rewrite(explain.statement.as_mut()),
-        _ => {}
+        _ => Ok(()),
+    }
+}
+
+/// Hive's `explode(array)`: DataFusion's `unnest`, in a select list (named `col`, as Hive
+/// names it) or in `FROM t LATERAL VIEW explode(t.a) v AS x`, which becomes
+/// `FROM (SELECT *, unnest(t.a) AS x FROM t) t`: a row per element, none for an empty or
+/// NULL array, as Hive's LATERAL VIEW without OUTER.
+#[derive(Default)]
+struct LateralViews {
+    /// Each view's name and the table name its columns are now found under.
+    renamed: Vec<(Ident, Ident)>,
+}
+
+impl VisitorMut for LateralViews {
+    type Break = DataFusionError;
+
+    fn post_visit_select(&mut self, select: &mut Select) -> ControlFlow<Self::Break> {
+        for item in &mut select.projection {
+            if let SelectItem::UnnamedExpr(expr) = item {
+                if explode_argument(expr).is_some() {
+                    let expr = std::mem::replace(expr, Expr::value(sqlparser_null()));
+                    *item = SelectItem::ExprWithAlias {
+                        expr,
+                        alias: Ident::new("col"),
+                    };
+                }
+            }
+        }
+        let _ = visit_expressions_mut(&mut select.projection, |expr| {
+            if let Some(argument) = explode_argument(expr) {
+                *expr = function_call("unnest", vec![argument]);
+            }
+            ControlFlow::<()>::Continue(())
+        });
+        if select.lateral_views.is_empty() {
+            return ControlFlow::Continue(());
+        }
+        match self.fold(select) {
+            Ok(()) => ControlFlow::Continue(()),
+            Err(error) => ControlFlow::Break(error),
+        }
+    }
+}
+
+impl LateralViews {
+    /// Folds a select's lateral views into its one table, innermost first.
+    fn fold(&mut self, select: &mut Select) -> Result<()> {
+        let unsupported = |what: &str| {
+            DataFusionError::NotImplemented(format!(
+                "{what}; the engine takes LATERAL VIEW explode(array) view AS column over one \
+                 table (or write SELECT ..., unnest(array) AS column FROM ...)"
+            ))
+        };
+        let [from] = select.from.as_mut_slice() else {
+            return Err(unsupported(
+                "LATERAL VIEW over several tables is not supported",
+            ));
+        };
+        if !from.joins.is_empty() {
+            return Err(unsupported("LATERAL VIEW over a join is not supported"));
+        }
+        for view in std::mem::take(&mut select.lateral_views) {
+            if view.outer {
+                return Err(unsupported("LATERAL VIEW OUTER is not supported"));
+            }
+            let Some(argument) = explode_argument(&view.lateral_view) else {
+                return Err(unsupported(&format!(
+                    "LATERAL VIEW {} is not supported",
+                    view.lateral_view
+                )));
+            };
+            let [column] = view.lateral_col_alias.as_slice() else {
+                return Err(unsupported(
+                    "LATERAL VIEW explode with other than one column (a map's) is not supported",
+                ));
+            };
+            let table = match &from.relation {
+                TableFactor::Table {
+                    alias: Some(alias), ..
+                }
+                | TableFactor::Derived {
+                    alias: Some(alias), ..
+                } => alias.name.clone(),
+                TableFactor::Table { name, .. } => match name.0.last() {
+                    Some(ObjectNamePart::Identifier(ident)) => ident.clone(),
+                    _ => return Err(unsupported("LATERAL VIEW over this table is not supported")),
+                },
+                _ => return Err(unsupported("LATERAL VIEW over this table is not supported")),
+            };
+            let inner = format!(
+                "SELECT *, unnest({argument}) AS {column} FROM {}",
+                from.relation
+            );
+            let subquery = Parser::new(&GenericDialect {})
+                .try_with_sql(&inner)
+                .and_then(|mut parser| parser.parse_query())
+                .map_err(|e| {
+                    DataFusionError::Internal(format!("the rewritten LATERAL VIEW `{inner}`: {e}"))
+                })?;
+            from.relation = TableFactor::Derived {
+                lateral: false,
+                subquery,
+                alias: Some(TableAlias {
+                    explicit: true,
+                    name: table.clone(),
+                    columns: Vec::new(),
+                    at: None,
+                }),
+                sample: None,
+            };
+            if let Some(ObjectNamePart::Identifier(name)) = view.lateral_view_name.0.last() {
+                self.renamed.push((name.clone(), table));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The argument of `explode(x)`.
+fn explode_argument(expr: &Expr) -> Option<Expr> {
+    let Expr::Function(function) = expr else {
+        return None;
+    };
+    let [ObjectNamePart::Identifier(name)] = function.name.0.as_slice() else {
+        return None;
+    };
+    if !name.value.eq_ignore_ascii_case("explode") {
+        return None;
+    }
+    match &function.args {
+        FunctionArguments::List(list) => match list.args.as_slice() {
+            [FunctionArg::Unnamed(FunctionArgExpr::Expr(argument))] => Some(argument.clone()),
+            _ => None,
+        },
+        _ => None,
     }
 }
 

@@ -164,7 +164,7 @@ async fn logical_plan(context: &SessionContext, sql: &str) -> Result<LogicalPlan
     let state = context.state();
     let dialect = state.config().options().sql_parser.dialect;
     let mut statement = state.sql_to_statement(sql, &dialect)?;
-    hive_syntax::rewrite(&mut statement);
+    hive_syntax::rewrite(&mut statement)?;
     state.statement_to_plan(statement).await
 }
 

@@ -8,7 +8,7 @@ use datafusion::arrow::array::{Array, ArrayRef, AsArray, StringBuilder};
 use datafusion::arrow::datatypes::DataType;
 use datafusion::common::{Result, ScalarValue};
 use datafusion::functions::expr_fn::{concat, regexp_match, regexp_replace, strpos, substr};
-use datafusion::functions_nested::expr_fn::{array_element, string_to_array};
+use datafusion::functions_nested::expr_fn::{array_element, make_array, string_to_array};
 use datafusion::logical_expr::{
     cast, lit, when, ColumnarValue, Expr, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature,
     Volatility,
@@ -171,15 +171,13 @@ fn list_of_strings(_: &[DataType]) -> Result<DataType> {
 }
 
 /// `split(text, regex)`: the pieces of `text` between matches of `regex`, trailing empty
-/// pieces kept (Hive since HIVE-5506, and Spark); NULL for a NULL text.
+/// pieces kept (Hive since HIVE-5506, and Spark); `['']` for `''` (as Java's split);
+/// NULL for a NULL text.
 fn split(args: Vec<Expr>, _: &[DataType]) -> Result<Expr> {
     let [text, pattern] = <[Expr; 2]>::try_from(args).expect("two arguments");
-    let marked = regexp_replace(text, pattern, lit(SPLIT_MARK), Some(lit("g")));
-    Ok(string_to_array(
-        marked,
-        lit(SPLIT_MARK),
-        lit(ScalarValue::Utf8(None)),
-    ))
+    let marked = regexp_replace(text.clone(), pattern, lit(SPLIT_MARK), Some(lit("g")));
+    let pieces = string_to_array(marked, lit(SPLIT_MARK), lit(ScalarValue::Utf8(None)));
+    when(text.eq(lit("")), make_array(vec![lit("")])).otherwise(pieces)
 }
 
 /// `regexp_extract(text, regex[, group])`: the `group`th group (default 1; 0 is the whole

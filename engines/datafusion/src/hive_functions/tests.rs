@@ -261,8 +261,8 @@ async fn string_functions_follow_hive() {
         &engine,
         &session,
         "SELECT split('a,b,,c,', ','), split('a1b22c', '[0-9]+'), split(NULL, ','), \
-         split('a.b', '\\.')",
-        &["[a, b, , c, ]", "[a, b, c]", "NULL", "[a, b]"],
+         split('a.b', '\\.'), size(split('', ','))",
+        &["[a, b, , c, ]", "[a, b, c]", "NULL", "[a, b]", "1"],
     )
     .await;
     check(

@@ -54,3 +54,99 @@ async fn rlike_and_regexp_match_anywhere() {
     let bad = error(&engine, &session, "SELECT 'a' RLIKE '('").await;
     assert!(bad.to_string().contains("regex"), "{bad}");
 }
+
+/// The rows of a query, each as its values joined by `,` (NULL as empty).
+async fn rows(
+    engine: &crate::engine::Engine,
+    session: &crate::session::Session,
+    sql: &str,
+) -> Vec<String> {
+    let lines = lines(engine, session, sql).await;
+    lines[3..lines.len() - 1]
+        .iter()
+        .map(|line| {
+            line.trim_matches('|')
+                .split('|')
+                .map(str::trim)
+                .collect::<Vec<_>>()
+                .join(",")
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn explode_and_lateral_view_give_a_row_per_element() {
+    let engine = engine().await;
+    let session = open(&engine);
+    lines(
+        &engine,
+        &session,
+        "CREATE TABLE tags AS SELECT * FROM (VALUES (1, 'a,b'), (2, 'c'), (3, CAST(NULL AS STRING)), (4, '')) t(id, s)",
+    )
+    .await;
+    // No row for a NULL array; one for '' (split gives ['']), as in Hive.
+    assert_eq!(
+        rows(
+            &engine,
+            &session,
+            "SELECT id, tag FROM tags LATERAL VIEW explode(split(s, ',')) v AS tag ORDER BY id, tag"
+        )
+        .await,
+        ["1,a", "1,b", "2,c", "4,"]
+    );
+    // The view's name qualifies its column; the table's alias and a database name work.
+    assert_eq!(
+        rows(
+            &engine,
+            &session,
+            "SELECT t.id, v.tag FROM default.tags t LATERAL VIEW explode(split(t.s, ',')) v AS tag \
+             WHERE v.tag <> 'b' ORDER BY v.tag"
+        )
+        .await,
+        ["4,", "1,a", "2,c"]
+    );
+    assert_eq!(
+        rows(
+            &engine,
+            &session,
+            "SELECT tag, count(*) FROM default.tags LATERAL VIEW explode(split(s, ',')) v AS tag \
+             GROUP BY tag ORDER BY tag"
+        )
+        .await,
+        [",1", "a,1", "b,1", "c,1"]
+    );
+    // Two views: their product.
+    assert_eq!(
+        rows(
+            &engine,
+            &session,
+            "SELECT x, y FROM tags LATERAL VIEW explode(array(1, 2)) a AS x \
+             LATERAL VIEW explode(array(10, 20)) b AS y WHERE id = 1 ORDER BY x, y"
+        )
+        .await,
+        ["1,10", "1,20", "2,10", "2,20"]
+    );
+    // In a select list: named col, as Hive names it.
+    let exploded = lines(&engine, &session, "SELECT explode(array(1, 2))").await;
+    assert_eq!(exploded[1], "| col |");
+    assert_eq!(exploded.len(), 6, "{exploded:?}");
+
+    for (sql, refusal) in [
+        (
+            "SELECT id FROM tags LATERAL VIEW OUTER explode(split(s, ',')) v AS tag",
+            "LATERAL VIEW OUTER is not supported",
+        ),
+        (
+            "SELECT * FROM tags t JOIN tags u ON t.id = u.id LATERAL VIEW explode(split(t.s, ',')) v AS tag",
+            "LATERAL VIEW over a join is not supported",
+        ),
+        (
+            "SELECT * FROM tags LATERAL VIEW posexplode(split(s, ',')) v AS p, tag",
+            "LATERAL VIEW posexplode(split(s, ',')) is not supported",
+        ),
+    ] {
+        let refused = error(&engine, &session, sql).await.to_string();
+        assert!(refused.contains(refusal), "{sql}: {refused}");
+        assert!(refused.contains("unnest(array) AS column"), "{refused}");
+    }
+}
