@@ -10,6 +10,8 @@
 //! - `a RLIKE 'regex'` and `a REGEXP 'regex'` (with `NOT`), which DataFusion parses but
 //!   cannot plan, become `regexp_like(a, 'regex')`: true when the regex matches anywhere
 //!   in `a`, as Java's `find()` in Hive ([`rewrite`]).
+//! - Result columns without a name are named by their SQL, as Spark names them (`1 + 1`
+//!   rather than DataFusion's `Int64(1) + Int64(1)`) ([`name_columns`]).
 //! - `explode(array)` in a select list, and `LATERAL VIEW explode(array) view AS column`
 //!   over one table: DataFusion's `unnest` ([`LateralViews`]).
 
@@ -25,8 +27,9 @@ use datafusion::logical_expr::{lit, when, ExprSchemable};
 use datafusion::sql::parser::Statement;
 use datafusion::sql::sqlparser::ast::{
     visit_expressions_mut, Expr, Function, FunctionArg, FunctionArgExpr, FunctionArgumentList,
-    FunctionArguments, Ident, ObjectName, ObjectNamePart, Select, SelectItem, TableAlias,
-    TableFactor, UnaryOperator, VisitMut, VisitorMut,
+    FunctionArguments, Ident, ObjectName, ObjectNamePart, Select, SelectItem, SetExpr,
+    Statement as SqlStatement, TableAlias, TableFactor, UnaryOperator, Value, ValueWithSpan,
+    VisitMut, VisitorMut,
 };
 use datafusion::sql::sqlparser::dialect::GenericDialect;
 use datafusion::sql::sqlparser::parser::Parser;
@@ -107,6 +110,10 @@ fn integer(value: &ScalarValue) -> Option<i64> {
 pub fn rewrite(statement: &mut Statement) -> Result<()> {
     match statement {
         Statement::Statement(statement) => {
+            // Named from the SQL as written, before the rewrites below.
+            if let SqlStatement::Query(query) = statement.as_mut() {
+                name_columns(&mut query.body);
+            }
             let _ = visit_expressions_mut(statement.as_mut(), |expr| {
                 rewrite_expr(expr);
                 ControlFlow::<()>::Continue(())
@@ -134,6 +141,42 @@ pub fn rewrite(statement: &mut Statement) -> Result<()> {
         }
         Statement::Explain(explain) => rewrite(explain.statement.as_mut()),
         _ => Ok(()),
+    }
+}
+
+/// Names a query's unnamed result columns as Spark does, by their SQL (`1 + 1`, `upper(x)`,
+/// `count(*)`; a string literal by its value), where DataFusion would print its plan's
+/// expressions (`Int64(1) + Int64(1)`, `upper(t.x)`). Only the columns the client sees:
+/// a subquery's keep DataFusion's names, which the query around it may use.
+fn name_columns(body: &mut SetExpr) {
+    match body {
+        SetExpr::Select(select) => {
+            for item in &mut select.projection {
+                let SelectItem::UnnamedExpr(expr) = item else {
+                    continue;
+                };
+                let name = match &*expr {
+                    // DataFusion names a column by its name already; explode's is `col`
+                    // ([`LateralViews`]).
+                    Expr::Identifier(_) | Expr::CompoundIdentifier(_) => continue,
+                    _ if explode_argument(expr).is_some() => continue,
+                    Expr::Value(ValueWithSpan {
+                        value: Value::SingleQuotedString(text),
+                        ..
+                    }) => text.clone(),
+                    other => other.to_string(),
+                };
+                let expr = std::mem::replace(expr, Expr::value(sqlparser_null()));
+                *item = SelectItem::ExprWithAlias {
+                    expr,
+                    alias: Ident::with_quote('"', name),
+                };
+            }
+        }
+        // A union's columns are named by its first query.
+        SetExpr::SetOperation { left, .. } => name_columns(left),
+        SetExpr::Query(query) => name_columns(&mut query.body),
+        _ => {}
     }
 }
 

@@ -12,7 +12,8 @@
 //! - [`functions`]: Hive functions DataFusion lacks (`current_database()`).
 //! - [`hive_functions`]: Hive's everyday built-ins DataFusion lacks or names differently
 //!   (`if`, `year`, `date_format` with Java patterns, `collect_list`, ...).
-//! - [`hive_syntax`]: Hive's 0-based array subscripts and `RLIKE`.
+//! - [`hive_syntax`]: Hive's 0-based array subscripts, `RLIKE`, `LATERAL VIEW explode`, and
+//!   result columns named by their SQL.
 //! - [`statement`]: Hive commands (`USE`, `SHOW TABLES`, `SET`, ...) and DataFusion planning.
 //! - [`variables`]: Hive's `${var}` substitution in statements.
 //! - [`operation`]: the state machine of an operation, its result cursor and its log.

@@ -47,10 +47,15 @@ async fn rlike_and_regexp_match_anywhere() {
     // In EXPLAIN too.
     let engine = engine().await;
     let session = open(&engine);
-    let plan = lines(&engine, &session, "EXPLAIN SELECT 'a' RLIKE 'a'")
-        .await
-        .join("\n");
-    assert!(plan.contains("regexp_like"), "{plan}");
+    let plan = lines(
+        &engine,
+        &session,
+        "EXPLAIN SELECT n_name RLIKE '[AB]+' FROM tpch.nation",
+    )
+    .await
+    .join("\n");
+    // regexp_like, which DataFusion plans as its regex-match operator.
+    assert!(plan.contains("n_name ~ "), "{plan}");
     let bad = error(&engine, &session, "SELECT 'a' RLIKE '('").await;
     assert!(bad.to_string().contains("regex"), "{bad}");
 }
@@ -149,4 +154,59 @@ async fn explode_and_lateral_view_give_a_row_per_element() {
         assert!(refused.contains(refusal), "{sql}: {refused}");
         assert!(refused.contains("unnest(array) AS column"), "{refused}");
     }
+}
+
+#[tokio::test]
+async fn unnamed_result_columns_are_named_by_their_sql_as_spark_names_them() {
+    let engine = engine().await;
+    let session = open(&engine);
+    let header = |sql: &'static str| {
+        let engine = &engine;
+        let session = &session;
+        // The header line, its padding squeezed.
+        async move {
+            lines(engine, session, sql).await[1]
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+        }
+    };
+    assert_eq!(
+        header("SELECT 1 + 1, 1, 'text', upper(n_name), n_name, count(*) FROM tpch.nation GROUP BY n_name LIMIT 1").await,
+        "| 1 + 1 | 1 | text | upper(n_name) | n_name | count(*) |"
+    );
+    // Names given are kept; a union is named by its first query.
+    assert_eq!(
+        header("SELECT 2 * 3 AS six UNION ALL SELECT 7").await,
+        "| six |"
+    );
+    assert_eq!(header("SELECT 2 * 3 UNION ALL SELECT 7").await, "| 2 * 3 |");
+    // Two expressions DataFusion would print alike (the cast is not in its name).
+    assert_eq!(
+        header("SELECT CAST(1 AS STRING), 1").await,
+        "| CAST(1 AS STRING) | 1 |"
+    );
+    // ORDER BY and GROUP BY still find the expressions they repeat.
+    let grouped = lines(
+        &engine,
+        &session,
+        "SELECT n_regionkey % 2, count(*) FROM tpch.nation GROUP BY n_regionkey % 2 ORDER BY n_regionkey % 2",
+    )
+    .await;
+    assert_eq!(
+        grouped[1].split_whitespace().collect::<Vec<_>>().join(" "),
+        "| n_regionkey % 2 | count(*) |"
+    );
+    assert_eq!(
+        grouped[3..5],
+        [
+            "| 0               | 15       |",
+            "| 1               | 10       |"
+        ]
+    );
+    // A subquery's columns keep DataFusion's names, which the outer query may use.
+    assert_eq!(
+        header("SELECT \"count(*)\" AS n FROM (SELECT count(*) FROM tpch.region)").await,
+        "| n |"
+    );
 }
