@@ -85,6 +85,12 @@ def test_scraped_metrics_show_sessions_a_launch_and_rpcs(kumiho):
     assert during.value("kumiho_rpc_errors_total", method="FetchResults") == 0
     assert during.value("kumiho_operations_total") >= 1
     assert during.value("kumiho_connections_total", frontend="binary") == 2
+    # The process series every Prometheus client exports, read from /proc.
+    # (An idle gateway may not have used a clock tick of CPU yet: only its presence is sure.)
+    assert during.types["process_cpu_seconds_total"] == "counter"
+    assert during.value("process_cpu_seconds_total") >= 0
+    assert during.value("process_resident_memory_bytes") > 1_000_000
+    assert 0 < during.value("process_open_fds") <= during.value("process_max_fds")
     # PyHive's connection closed; the raw client's is open.
     wait_until(lambda: scrape(kumiho.metrics_port).value("kumiho_connections_open", frontend="binary") == 1,
                "PyHive's closed connection left the open count")

@@ -8,12 +8,15 @@
 //! so those gauges cannot drift from what the gateway holds.
 //!
 //! Served in Prometheus' text format (0.0.4) by the official Rust client
-//! (`prometheus-client`) on a port of its own (`metrics-port`, Kyuubi's 10019).
+//! (`prometheus-client`) on a port of its own (`metrics-port`, Kyuubi's 10019), with the
+//! `process_*` series every Prometheus client exports (CPU, memory, file descriptors), read
+//! from `/proc` at scrape.
 
 use std::collections::{HashMap, HashSet};
 use std::convert::Infallible;
 use std::hash::Hash;
 use std::net::SocketAddr;
+use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -216,12 +219,26 @@ pub struct Metrics {
     /// counted at scrape time, then encodes. Holds the label sets set last time, so that a
     /// cluster whose last session closed reads 0 instead of its old count.
     scrape: Mutex<Scraped>,
+    /// The `process_*` series, under their standard names (no `kumiho_` prefix), so that
+    /// the dashboards made for every Prometheus client read them.
+    process_registry: Registry,
+    process: ProcessMetrics,
+}
+
+/// The process' resources, as Prometheus' clients name them.
+struct ProcessMetrics {
+    cpu_seconds: Counter<f64, AtomicU64>,
+    resident_memory_bytes: Gauge,
+    open_fds: Gauge,
+    max_fds: Gauge,
 }
 
 #[derive(Default)]
 struct Scraped {
     sessions_open: HashSet<ClusterLabels>,
     engines_in_use: HashSet<EngineLabels>,
+    /// CPU seconds read at the last scrape: the counter grows by the difference.
+    cpu_seconds: f64,
 }
 
 impl std::fmt::Debug for Metrics {
@@ -327,8 +344,37 @@ impl Metrics {
             "Engines serving at least one open session of this gateway, by cluster and engine type",
             engines_in_use.clone(),
         );
+        let mut process_registry = Registry::default();
+        let process = ProcessMetrics {
+            cpu_seconds: Counter::default(),
+            resident_memory_bytes: Gauge::default(),
+            open_fds: Gauge::default(),
+            max_fds: Gauge::default(),
+        };
+        process_registry.register(
+            "process_cpu_seconds",
+            "User and system CPU time spent in seconds",
+            process.cpu_seconds.clone(),
+        );
+        process_registry.register(
+            "process_resident_memory_bytes",
+            "Resident memory size in bytes",
+            process.resident_memory_bytes.clone(),
+        );
+        process_registry.register(
+            "process_open_fds",
+            "Number of open file descriptors",
+            process.open_fds.clone(),
+        );
+        process_registry.register(
+            "process_max_fds",
+            "Maximum number of open file descriptors",
+            process.max_fds.clone(),
+        );
         Self {
             registry,
+            process_registry,
+            process,
             rpcs,
             rpc_errors,
             binary_connections,
@@ -447,6 +493,7 @@ impl Metrics {
         self.connections_open
             .get_or_create(&FrontendLabels { frontend: "binary" })
             .set(self.open_binary_connections.len() as i64);
+        self.read_process(&mut scraped);
         self.encode()
     }
 
@@ -455,8 +502,69 @@ impl Metrics {
         let mut text = String::new();
         // Writing into a String cannot fail.
         let _ = prometheus_text::encode(&mut text, &self.registry);
+        let _ = prometheus_text::encode(&mut text, &self.process_registry);
         text
     }
+
+    /// Sets the `process_*` series from `/proc/self`; one that cannot be read keeps its
+    /// last value (never on Linux, where the gateway runs).
+    fn read_process(&self, scraped: &mut Scraped) {
+        let process = &self.process;
+        if let Some(cpu) = std::fs::read_to_string("/proc/self/stat")
+            .ok()
+            .and_then(|stat| cpu_seconds(&stat))
+        {
+            if cpu > scraped.cpu_seconds {
+                process.cpu_seconds.inc_by(cpu - scraped.cpu_seconds);
+                scraped.cpu_seconds = cpu;
+            }
+        }
+        if let Some(rss) = std::fs::read_to_string("/proc/self/status")
+            .ok()
+            .and_then(|status| resident_bytes(&status))
+        {
+            process.resident_memory_bytes.set(rss);
+        }
+        if let Ok(fds) = std::fs::read_dir("/proc/self/fd") {
+            process.open_fds.set(fds.count() as i64);
+        }
+        if let Some(max) = std::fs::read_to_string("/proc/self/limits")
+            .ok()
+            .and_then(|limits| max_open_files(&limits))
+        {
+            process.max_fds.set(max);
+        }
+    }
+}
+
+/// Clock ticks per second of `/proc/*/stat`'s times: USER_HZ, 100 on every Linux ABI.
+const USER_HZ: f64 = 100.0;
+
+/// utime + stime of `/proc/self/stat`, in seconds. The command name (field 2) may hold
+/// spaces and parentheses, so fields are counted after its last `)`.
+fn cpu_seconds(stat: &str) -> Option<f64> {
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let mut fields = rest.split_whitespace().skip(11);
+    let user: u64 = fields.next()?.parse().ok()?;
+    let system: u64 = fields.next()?.parse().ok()?;
+    Some((user + system) as f64 / USER_HZ)
+}
+
+/// `VmRSS:  1234 kB` of `/proc/self/status`, in bytes.
+fn resident_bytes(status: &str) -> Option<i64> {
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    let kb: i64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+/// The soft limit of `Max open files` in `/proc/self/limits`.
+fn max_open_files(limits: &str) -> Option<i64> {
+    let line = limits.lines().find(|l| l.starts_with("Max open files"))?;
+    line["Max open files".len()..]
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
 }
 
 /// Sets each gauge of `family` to its value in `now`, and to 0 those set last time that
@@ -765,6 +873,41 @@ mod tests {
         assert!(encoded_failed(&reply(4)));
         assert!(!encoded_failed(&[12, 0, 0]));
         assert!(!encoded_failed(&[]));
+    }
+
+    #[test]
+    fn process_figures_are_read_from_procfs_text() {
+        let stat =
+            "4242 (kumiho (gw) x) S 1 4242 4242 0 -1 4194560 1500 0 0 0 250 130 0 0 20 0 9 0";
+        assert_eq!(cpu_seconds(stat), Some(3.8));
+        assert_eq!(cpu_seconds("garbage"), None);
+        let status = "Name:\tkumiho\nVmPeak:\t 9000 kB\nVmRSS:\t   2048 kB\nThreads:\t9\n";
+        assert_eq!(resident_bytes(status), Some(2048 * 1024));
+        let limits = "Limit                     Soft Limit           Hard Limit           Units\n\
+                      Max processes             63396                63396                processes\n\
+                      Max open files            1024                 524288               files\n";
+        assert_eq!(max_open_files(limits), Some(1024));
+        // This process, as the endpoint reads it.
+        let metrics = Metrics::new();
+        metrics.read_process(&mut Scraped::default());
+        let text = metrics.encode();
+        assert!(
+            text.contains("# TYPE process_cpu_seconds_total counter"),
+            "{text}"
+        );
+        let value = |name: &str| -> f64 {
+            let line = text
+                .lines()
+                .find(|l| l.starts_with(&format!("{name} ")))
+                .unwrap();
+            line.rsplit(' ').next().unwrap().parse().unwrap()
+        };
+        assert!(value("process_resident_memory_bytes") > 0.0, "{text}");
+        assert!(value("process_open_fds") > 0.0, "{text}");
+        assert!(
+            value("process_max_fds") >= value("process_open_fds"),
+            "{text}"
+        );
     }
 
     #[test]
