@@ -59,6 +59,9 @@ pub const ALIASES: &[(&str, &str)] = &[
     ("first_value", "first"),
     ("last_value", "last"),
     ("approx_percentile_cont", "percentile_approx"),
+    // Hive's exact percentile interpolates between the two nearest values, as this does.
+    ("percentile_cont", "percentile"),
+    ("approx_distinct", "approx_count_distinct"),
 ];
 
 /// Registers the Hive functions and aliases in a session's context.

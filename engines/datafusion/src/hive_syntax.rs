@@ -12,6 +12,8 @@
 //!   in `a`, as Java's `find()` in Hive ([`rewrite`]).
 //! - Result columns without a name are named by their SQL, as Spark names them (`1 + 1`
 //!   rather than DataFusion's `Int64(1) + Int64(1)`) ([`name_columns`]).
+//! - `CAST(x AS type)` is NULL when `x` does not convert, as in Hive, instead of an error
+//!   (DataFusion's `TRY_CAST`; `x::type` keeps DataFusion's meaning).
 //! - `explode(array)` in a select list, and `LATERAL VIEW explode(array) view AS column`
 //!   over one table: DataFusion's `unnest` ([`LateralViews`]).
 
@@ -26,10 +28,10 @@ use datafusion::logical_expr::planner::{ExprPlanner, PlannerResult, RawFieldAcce
 use datafusion::logical_expr::{lit, when, ExprSchemable};
 use datafusion::sql::parser::Statement;
 use datafusion::sql::sqlparser::ast::{
-    visit_expressions_mut, Expr, Function, FunctionArg, FunctionArgExpr, FunctionArgumentList,
-    FunctionArguments, Ident, ObjectName, ObjectNamePart, Select, SelectItem, SetExpr,
-    Statement as SqlStatement, TableAlias, TableFactor, UnaryOperator, Value, ValueWithSpan,
-    VisitMut, VisitorMut,
+    visit_expressions_mut, CastKind, Expr, Function, FunctionArg, FunctionArgExpr,
+    FunctionArgumentList, FunctionArguments, Ident, ObjectName, ObjectNamePart, Select, SelectItem,
+    SetExpr, Statement as SqlStatement, TableAlias, TableFactor, UnaryOperator, Value,
+    ValueWithSpan, VisitMut, VisitorMut,
 };
 use datafusion::sql::sqlparser::dialect::GenericDialect;
 use datafusion::sql::sqlparser::parser::Parser;
@@ -316,6 +318,14 @@ fn explode_argument(expr: &Expr) -> Option<Expr> {
 }
 
 fn rewrite_expr(expr: &mut Expr) {
+    // Hive's CAST gives NULL for a value it cannot convert (CAST('abc' AS INT)); DataFusion's
+    // fails the query, which on dirty data means no answer at all.
+    if let Expr::Cast { kind, .. } = expr {
+        if *kind == CastKind::Cast {
+            *kind = CastKind::TryCast;
+        }
+        return;
+    }
     if let Expr::RLike {
         negated,
         expr: value,
