@@ -358,7 +358,8 @@ fn spawn_frontend(
 }
 
 impl RunningGateway {
-    /// Stops in reverse order of start: registration, frontends, sessions, watcher.
+    /// Stops in reverse order of start: registration, frontends, sessions, then the watcher
+    /// and the metrics endpoint.
     pub async fn stop(self) {
         if let Some(registration) = self.registration {
             registration.deregister().await;
