@@ -136,6 +136,9 @@ pub async fn start_gateway(
             "0",
             "--http-port",
             "0",
+            // Metrics on, as operators run it, on a free port of its own.
+            "--metrics-port",
+            "0",
         ])
         .arg("--work-dir")
         .arg(work_dir)
