@@ -30,6 +30,8 @@ FUNCTIONS = {
     "SELECT split('a,b,c', ',')[0] AS f, 'foobar' RLIKE 'o+b' AS r": ["a", "true"],
     "SELECT trunc('2024-05-17', 'MM') AS t, to_date('02/01/2024', 'dd/MM/yyyy') AS d": ["2024-05-01", "2024-01-02"],
     "SELECT months_between('1997-02-28 10:30:00', '1996-10-30') AS m": ["3.94959677"],
+    # Written as for Hive: '\\|' in SQL is the regex \|.
+    "SELECT split('a|b', '\\\\|')[1] AS s, regexp_extract('ab12', '(\\\\d+)', 1) AS d": ["b", "12"],
 }
 # Hive and Spark disagree here, or Spark spells it differently: Hive's answers only.
 HIVE_ONLY = {

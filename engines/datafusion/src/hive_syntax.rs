@@ -14,6 +14,8 @@
 //!   rather than DataFusion's `Int64(1) + Int64(1)`) ([`name_columns`]).
 //! - `CAST(x AS type)` is NULL when `x` does not convert, as in Hive, instead of an error
 //!   (DataFusion's `TRY_CAST`; `x::type` keeps DataFusion's meaning).
+//! - String literals take Hive's backslash escapes (`'\\d'` is `\d`, `'\t'` a tab), so
+//!   regexes written for Hive mean the same ([`hive_unescape`]).
 //! - `explode(array)` in a select list, and `LATERAL VIEW explode(array) view AS column`
 //!   over one table: DataFusion's `unnest` ([`LateralViews`]).
 
@@ -318,6 +320,16 @@ fn explode_argument(expr: &Expr) -> Option<Expr> {
 }
 
 fn rewrite_expr(expr: &mut Expr) {
+    if let Expr::Value(ValueWithSpan {
+        value: Value::SingleQuotedString(text),
+        ..
+    }) = expr
+    {
+        if text.contains('\\') {
+            *text = hive_unescape(text);
+        }
+        return;
+    }
     // Hive's CAST gives NULL for a value it cannot convert (CAST('abc' AS INT)); DataFusion's
     // fails the query, which on dirty data means no answer at all.
     if let Expr::Cast { kind, .. } = expr {
@@ -349,6 +361,36 @@ fn rewrite_expr(expr: &mut Expr) {
             call
         };
     }
+}
+
+/// A string literal's text as Hive reads it (`BaseSemanticAnalyzer.unescapeSQLString`):
+/// `\\` is a backslash, `\n` `\t` `\r` `\b` `\0` `\Z` control characters, `\%` and `\_` stay
+/// as they are (LIKE's escapes), and a backslash before any other character is dropped. So
+/// `split(s, '\\|')` splits at `|` and `'(\\d+)'` is the regex `(\d+)`, as written for Hive.
+fn hive_unescape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            None => out.push('\\'),
+            Some('n') => out.push('\n'),
+            Some('t') => out.push('\t'),
+            Some('r') => out.push('\r'),
+            Some('b') => out.push('\u{8}'),
+            Some('0') => out.push('\0'),
+            Some('Z') => out.push('\u{1a}'),
+            Some(c @ ('%' | '_')) => {
+                out.push('\\');
+                out.push(c);
+            }
+            Some(c) => out.push(c),
+        }
+    }
+    out
 }
 
 fn sqlparser_null() -> datafusion::sql::sqlparser::ast::Value {

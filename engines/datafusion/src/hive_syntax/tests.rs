@@ -229,3 +229,32 @@ async fn cast_is_null_for_what_does_not_convert_as_in_hive() {
     let strict = error(&engine, &session, "SELECT 'abc'::INT").await;
     assert!(strict.to_string().contains("Cannot cast"), "{strict}");
 }
+
+#[tokio::test]
+async fn string_literals_take_hives_backslash_escapes() {
+    assert_eq!(value(r"SELECT split('a|b', '\\|')[1]").await, "b");
+    assert_eq!(
+        value(r"SELECT regexp_extract('ab12cd', '(\\d+)', 1)").await,
+        "12"
+    );
+    // A tab, a backslash, and a q whose backslash is dropped.
+    assert_eq!(
+        value(r"SELECT length('a\tb') * 100 + length('\\') * 10 + length('\q')").await,
+        "311"
+    );
+    // LIKE's escapes stay escapes: the underscore is literal.
+    assert_eq!(
+        value(r"SELECT 'a_b' LIKE 'a\\_b' AND NOT 'axb' LIKE 'a\\_b'").await,
+        "true"
+    );
+}
+
+#[test]
+fn hive_unescape_follows_hives_rules() {
+    use super::hive_unescape;
+    assert_eq!(hive_unescape(r"\\d+"), r"\d+");
+    assert_eq!(hive_unescape(r"a\tb\nc"), "a\tb\nc");
+    assert_eq!(hive_unescape(r"\%\_"), r"\%\_");
+    assert_eq!(hive_unescape(r"\d\q"), "dq");
+    assert_eq!(hive_unescape(r"end\"), r"end\");
+}
