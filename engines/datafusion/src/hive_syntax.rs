@@ -187,7 +187,9 @@ fn name_columns(body: &mut SetExpr) {
 /// Hive's `explode(array)`: DataFusion's `unnest`, in a select list (named `col`, as Hive
 /// names it) or in `FROM t LATERAL VIEW explode(t.a) v AS x`, which becomes
 /// `FROM (SELECT *, unnest(t.a) AS x FROM t) t`: a row per element, none for an empty or
-/// NULL array, as Hive's LATERAL VIEW without OUTER.
+/// NULL array; with OUTER, one row of NULLs for those. `explode(map) v AS k, val` unnests
+/// the map's keys and values side by side, `posexplode(a) v AS pos, x` a range of positions
+/// (from 0) beside the elements.
 #[derive(Default)]
 struct LateralViews {
     /// Each view's name and the table name its columns are now found under.
@@ -230,8 +232,9 @@ impl LateralViews {
     fn fold(&mut self, select: &mut Select) -> Result<()> {
         let unsupported = |what: &str| {
             DataFusionError::NotImplemented(format!(
-                "{what}; the engine takes LATERAL VIEW explode(array) view AS column over one \
-                 table (or write SELECT ..., unnest(array) AS column FROM ...)"
+                "{what}; the engine takes LATERAL VIEW [OUTER] explode(array) view AS column, \
+                 explode(map) view AS key, value or posexplode(array) view AS pos, column, \
+                 over one table (or write SELECT ..., unnest(array) AS column FROM ...)"
             ))
         };
         let [from] = select.from.as_mut_slice() else {
@@ -243,20 +246,49 @@ impl LateralViews {
             return Err(unsupported("LATERAL VIEW over a join is not supported"));
         }
         for view in std::mem::take(&mut select.lateral_views) {
-            if view.outer {
-                return Err(unsupported("LATERAL VIEW OUTER is not supported"));
-            }
-            let Some(argument) = explode_argument(&view.lateral_view) else {
+            let function = function_name(&view.lateral_view).unwrap_or_default();
+            let Some(argument) = generator_argument(&view.lateral_view) else {
                 return Err(unsupported(&format!(
                     "LATERAL VIEW {} is not supported",
                     view.lateral_view
                 )));
             };
-            let [column] = view.lateral_col_alias.as_slice() else {
-                return Err(unsupported(
-                    "LATERAL VIEW explode with other than one column (a map's) is not supported",
-                ));
-            };
+            // What each column unnests; unnests in one select list advance together.
+            let columns: Vec<(String, &Ident)> =
+                match (function.as_str(), view.lateral_col_alias.as_slice()) {
+                    ("explode", [column]) => vec![(argument.to_string(), column)],
+                    ("explode", [key, value]) => vec![
+                        (format!("map_keys({argument})"), key),
+                        (format!("map_values({argument})"), value),
+                    ],
+                    ("posexplode", [pos, column]) => vec![
+                        (format!("range(array_length({argument}))"), pos),
+                        (argument.to_string(), column),
+                    ],
+                    _ => {
+                        return Err(unsupported(&format!(
+                            "LATERAL VIEW {} AS {} is not supported",
+                            view.lateral_view,
+                            view.lateral_col_alias
+                                .iter()
+                                .map(|c| c.to_string())
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        )))
+                    }
+                };
+            let items: Vec<String> = columns
+                .iter()
+                .map(|(list, column)| {
+                    // OUTER: a NULL or empty input still gives one row, of NULLs.
+                    let list = if view.outer {
+                        format!("CASE WHEN array_length({list}) > 0 THEN {list} ELSE make_array(NULL) END")
+                    } else {
+                        list.clone()
+                    };
+                    format!("unnest({list}) AS {column}")
+                })
+                .collect();
             let table = match &from.relation {
                 TableFactor::Table {
                     alias: Some(alias), ..
@@ -270,10 +302,7 @@ impl LateralViews {
                 },
                 _ => return Err(unsupported("LATERAL VIEW over this table is not supported")),
             };
-            let inner = format!(
-                "SELECT *, unnest({argument}) AS {column} FROM {}",
-                from.relation
-            );
+            let inner = format!("SELECT *, {} FROM {}", items.join(", "), from.relation);
             let subquery = Parser::new(&GenericDialect {})
                 .try_with_sql(&inner)
                 .and_then(|mut parser| parser.parse_query())
@@ -301,13 +330,28 @@ impl LateralViews {
 
 /// The argument of `explode(x)`.
 fn explode_argument(expr: &Expr) -> Option<Expr> {
+    (function_name(expr)? == "explode")
+        .then(|| generator_argument(expr))
+        .flatten()
+}
+
+/// The lower-case name of a call of an unqualified function.
+fn function_name(expr: &Expr) -> Option<String> {
     let Expr::Function(function) = expr else {
         return None;
     };
     let [ObjectNamePart::Identifier(name)] = function.name.0.as_slice() else {
         return None;
     };
-    if !name.value.eq_ignore_ascii_case("explode") {
+    Some(name.value.to_ascii_lowercase())
+}
+
+/// The one argument of a call of `explode` or `posexplode`.
+fn generator_argument(expr: &Expr) -> Option<Expr> {
+    let Expr::Function(function) = expr else {
+        return None;
+    };
+    if !matches!(function_name(expr)?.as_str(), "explode" | "posexplode") {
         return None;
     }
     match &function.args {

@@ -136,18 +136,48 @@ async fn explode_and_lateral_view_give_a_row_per_element() {
     assert_eq!(exploded[1], "| col |");
     assert_eq!(exploded.len(), 6, "{exploded:?}");
 
+    // OUTER keeps a row, of NULLs, for a NULL array.
+    assert_eq!(
+        rows(
+            &engine,
+            &session,
+            "SELECT id, tag FROM tags LATERAL VIEW OUTER explode(split(s, ',')) v AS tag ORDER BY id, tag"
+        )
+        .await,
+        ["1,a", "1,b", "2,c", "3,", "4,"]
+    );
+    assert_eq!(
+        rows(
+            &engine,
+            &session,
+            "SELECT id, pos, tag FROM tags LATERAL VIEW posexplode(split(s, ',')) v AS pos, tag \
+             WHERE id = 1 ORDER BY pos"
+        )
+        .await,
+        ["1,0,a", "1,1,b"]
+    );
+    assert_eq!(
+        rows(
+            &engine,
+            &session,
+            "SELECT id, k, val FROM tags LATERAL VIEW explode(map(['x', 'y'], [id, id * 10])) m AS k, val \
+             WHERE id = 2 ORDER BY k"
+        )
+        .await,
+        ["2,x,2", "2,y,20"]
+    );
     for (sql, refusal) in [
         (
-            "SELECT id FROM tags LATERAL VIEW OUTER explode(split(s, ',')) v AS tag",
-            "LATERAL VIEW OUTER is not supported",
+            "SELECT id FROM tags LATERAL VIEW inline(array(named_struct('a', 1))) v AS a",
+            "LATERAL VIEW inline(",
         ),
         (
             "SELECT * FROM tags t JOIN tags u ON t.id = u.id LATERAL VIEW explode(split(t.s, ',')) v AS tag",
             "LATERAL VIEW over a join is not supported",
         ),
         (
-            "SELECT * FROM tags LATERAL VIEW posexplode(split(s, ',')) v AS p, tag",
-            "LATERAL VIEW posexplode(split(s, ',')) is not supported",
+            "SELECT * FROM tags LATERAL VIEW explode(split(s, ',')) v AS a, b, c",
+            "LATERAL VIEW explode(split(s, ',')) AS a, b, c is not supported",
         ),
     ] {
         let refused = error(&engine, &session, sql).await.to_string();
