@@ -36,8 +36,8 @@ use datafusion::execution::context::ExecutionProps;
 use datafusion::logical_expr::physical_planning_context::PhysicalPlanningContext;
 use datafusion::logical_expr::simplify::{ExprSimplifyResult, SimplifyContext};
 use datafusion::logical_expr::{
-    cast, col, lit, ColumnarValue, Expr, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature,
-    Volatility,
+    cast, col, lit, ColumnarValue, Documentation, Expr, ScalarFunctionArgs, ScalarUDF,
+    ScalarUDFImpl, Signature, Volatility,
 };
 use datafusion::optimizer::simplify_expressions::ExprSimplifier;
 use datafusion::physical_expr::create_physical_expr;
@@ -48,6 +48,7 @@ pub mod conditional;
 pub mod datetime;
 pub mod math;
 pub mod strings;
+mod usage;
 
 /// Hive's (and Spark's) names for functions DataFusion has under another name, with the
 /// same meaning: `(DataFusion's name, Hive's name)`.
@@ -193,6 +194,10 @@ impl ScalarUDFImpl for Rewrite {
 
     fn coerce_types(&self, arg_types: &[DataType]) -> Result<Vec<DataType>> {
         (self.coerce)(self.name, arg_types)
+    }
+
+    fn documentation(&self) -> Option<&Documentation> {
+        usage::documentation(self.name)
     }
 
     fn return_type(&self, arg_types: &[DataType]) -> Result<DataType> {

@@ -128,6 +128,10 @@ impl AggregateUDFImpl for Collect {
         Ok(DataType::new_list(arg_types[0].clone(), true))
     }
 
+    fn documentation(&self) -> Option<&datafusion::logical_expr::Documentation> {
+        super::usage::documentation(self.name)
+    }
+
     fn return_field(&self, arg_fields: &[FieldRef]) -> Result<FieldRef> {
         // Never NULL: a group without values collects an empty array.
         let data_type = self.return_type(&[arg_fields[0].data_type().clone()])?;

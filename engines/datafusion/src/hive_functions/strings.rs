@@ -23,7 +23,7 @@ const SPLIT_MARK: &str = "\u{1f}";
 
 pub fn functions() -> Vec<ScalarUDF> {
     vec![
-        Rewrite::new("split", strings(2), list_of_strings, split).udf(),
+        Rewrite::new("split", two_strings, list_of_strings, split).udf(),
         Rewrite::new(
             "regexp_extract",
             regexp_extract_types,
@@ -219,14 +219,11 @@ fn locate(args: Vec<Expr>, _: &[DataType]) -> Result<Expr> {
         .otherwise(found + start - lit(1i32))
 }
 
-/// `n` string arguments, as `Utf8`.
-fn strings(n: usize) -> fn(&str, &[DataType]) -> Result<Vec<DataType>> {
-    match n {
-        2 => |name, types| match types {
-            [a, b] if string_like(a) && string_like(b) => Ok(vec![DataType::Utf8; 2]),
-            _ => Err(bad_arguments(name, "two strings", types)),
-        },
-        _ => unreachable!("only pairs are used"),
+/// Two string arguments, as `Utf8`.
+fn two_strings(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
+    match types {
+        [a, b] if string_like(a) && string_like(b) => Ok(vec![DataType::Utf8; 2]),
+        _ => Err(bad_arguments(name, "two strings", types)),
     }
 }
 
@@ -297,6 +294,10 @@ impl ScalarUDFImpl for GetJsonObject {
 
     fn return_type(&self, _: &[DataType]) -> Result<DataType> {
         Ok(DataType::Utf8)
+    }
+
+    fn documentation(&self) -> Option<&datafusion::logical_expr::Documentation> {
+        super::usage::documentation("get_json_object")
     }
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {

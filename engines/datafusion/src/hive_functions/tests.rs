@@ -480,3 +480,50 @@ async fn trunc_to_date_and_months_between_follow_hive() {
     )
     .await;
 }
+
+#[tokio::test]
+async fn describe_function_gives_the_hive_functions_usage() {
+    let engine = engine().await;
+    let session = open(&engine);
+    for (name, usage) in [
+        (
+            "year",
+            "| year(date) - the year of a date, timestamp or date string |",
+        ),
+        ("dayofmonth", "| day(date) - the day of the month |"),
+        (
+            "collect_set",
+            "| collect_set(x) - the group's distinct non-NULL values as an array |",
+        ),
+        (
+            "get_json_object",
+            "| get_json_object(json, '$.path') - the value at a JSONPath",
+        ),
+    ] {
+        let lines =
+            crate::test_util::lines(&engine, &session, &format!("DESCRIBE FUNCTION {name}")).await;
+        assert!(lines[3].starts_with(usage), "{name}: {lines:?}");
+    }
+}
+
+#[test]
+fn every_hive_function_has_a_usage() {
+    use super::{collections, conditional, datetime, math, strings};
+    let scalars = [
+        conditional::functions(),
+        datetime::functions(),
+        strings::functions(),
+        collections::functions(),
+        math::functions(),
+    ];
+    for udf in scalars.iter().flatten() {
+        assert!(udf.documentation().is_some(), "{} has no usage", udf.name());
+    }
+    for udaf in collections::aggregates() {
+        assert!(
+            udaf.documentation().is_some(),
+            "{} has no usage",
+            udaf.name()
+        );
+    }
+}

@@ -1,0 +1,69 @@
+//! What `DESCRIBE FUNCTION` says of each Hive function: its call and what it returns.
+
+use std::sync::OnceLock;
+
+use datafusion::logical_expr::{DocSection, Documentation};
+
+/// `(name, call, what it returns)`, in Hive's words where Hive has them.
+const USAGE: &[(&str, &str, &str)] = &[
+    ("if", "if(cond, a, b)", "a when cond is true, else b (only the branch taken is evaluated)"),
+    ("isnull", "isnull(x)", "true when x is NULL"),
+    ("isnotnull", "isnotnull(x)", "true when x is not NULL"),
+    ("year", "year(date)", "the year of a date, timestamp or date string"),
+    ("quarter", "quarter(date)", "the quarter of the year, 1 to 4"),
+    ("month", "month(date)", "the month, 1 to 12"),
+    ("day", "day(date)", "the day of the month"),
+    ("hour", "hour(timestamp)", "the hour, 0 to 23"),
+    ("minute", "minute(timestamp)", "the minute"),
+    ("second", "second(timestamp)", "the second, its fraction dropped"),
+    ("weekofyear", "weekofyear(date)", "the ISO week of the year (weeks start on Monday)"),
+    ("dayofyear", "dayofyear(date)", "the day of the year, from 1"),
+    ("dayofweek", "dayofweek(date)", "the day of the week, 1 = Sunday to 7 = Saturday"),
+    ("datediff", "datediff(enddate, startdate)", "the days from startdate to enddate"),
+    ("date_add", "date_add(date, days)", "the date days later"),
+    ("date_sub", "date_sub(date, days)", "the date days earlier"),
+    ("add_months", "add_months(date, months)", "the date months later; a month's last day gives the last day"),
+    ("last_day", "last_day(date)", "the last day of the date's month"),
+    ("months_between", "months_between(date1, date2[, round])", "the months from date2 to date1, in months of 31 days beyond whole months"),
+    ("trunc", "trunc(date, 'YEAR'|'Q'|'MM'|'WEEK') or trunc(number[, digits])", "the first day of the date's year, quarter, month or week; or the number truncated"),
+    ("to_date", "to_date(x[, 'pattern'])", "the date of a timestamp or string (NULL if it is none), read with a Java pattern when given"),
+    ("date_format", "date_format(timestamp, 'pattern')", "the timestamp as text in a Java pattern such as 'yyyy-MM-dd HH:mm:ss'"),
+    ("from_unixtime", "from_unixtime(seconds[, 'pattern'])", "the time seconds after 1970-01-01 00:00:00 UTC as text, 'yyyy-MM-dd HH:mm:ss' by default"),
+    ("unix_timestamp", "unix_timestamp([x[, 'pattern']])", "the seconds since 1970-01-01 00:00:00 UTC of x (read with the pattern), or of now"),
+    ("concat", "concat(a, b, ...)", "the strings (or arrays) joined; NULL when any is NULL"),
+    ("substr", "substr(s, pos[, len])", "the len characters of s from pos (from 1; negative counts from the end)"),
+    ("split", "split(s, regex)", "the array of the pieces of s between matches of regex"),
+    ("regexp_extract", "regexp_extract(s, regex[, group])", "the group (1 by default, 0 the whole match) of the first match, '' without one"),
+    ("regexp_replace", "regexp_replace(s, regex, replacement)", "s with every match of regex replaced ($1 is group 1)"),
+    ("locate", "locate(substr, s[, pos])", "the position (from 1) of the first substr in s from pos, 0 if none"),
+    ("get_json_object", "get_json_object(json, '$.path')", "the value at a JSONPath in a JSON text, a string as it is, others as JSON"),
+    ("size", "size(array or map)", "the number of elements, -1 for NULL"),
+    ("sort_array", "sort_array(array[, ascending])", "the array sorted, NULLs first ascending"),
+    ("pmod", "pmod(a, b)", "a modulo b, never negative for a positive b"),
+    ("collect_list", "collect_list(x)", "the group's non-NULL values as an array"),
+    ("collect_set", "collect_set(x)", "the group's distinct non-NULL values as an array"),
+];
+
+/// The documentation of a Hive function, or `None` for a name without usage.
+pub fn documentation(name: &str) -> Option<&'static Documentation> {
+    static DOCS: OnceLock<Vec<(&'static str, Documentation)>> = OnceLock::new();
+    DOCS.get_or_init(|| {
+        let section = || DocSection {
+            include: false,
+            label: "Hive functions",
+            description: None,
+        };
+        USAGE
+            .iter()
+            .map(|(name, call, returns)| {
+                (
+                    *name,
+                    Documentation::builder(section(), *returns, *call).build(),
+                )
+            })
+            .collect()
+    })
+    .iter()
+    .find(|(n, _)| *n == name)
+    .map(|(_, doc)| doc)
+}
