@@ -63,6 +63,7 @@ pub const ALIASES: &[(&str, &str)] = &[
     // Hive's exact percentile interpolates between the two nearest values, as this does.
     ("percentile_cont", "percentile"),
     ("approx_distinct", "approx_count_distinct"),
+    ("regexp_like", "rlike"),
 ];
 
 /// Registers the Hive functions and aliases in a session's context.

@@ -35,6 +35,19 @@ pub fn functions() -> Vec<ScalarUDF> {
         ScalarUDF::new_from_impl(GetJsonObject::new()),
         Rewrite::new("concat", concat_types, concat_returns, hive_concat).udf(),
         substr_udf(),
+        Rewrite::new("sha2", sha2_types, |_| Ok(DataType::Utf8), sha2).udf(),
+        Rewrite::new(
+            "space",
+            one_integer,
+            |_| Ok(DataType::Utf8),
+            |a, _| {
+                Ok(datafusion::functions::expr_fn::repeat(
+                    lit(" "),
+                    a[0].clone(),
+                ))
+            },
+        )
+        .udf(),
         Rewrite::new(
             "regexp_replace",
             regexp_replace_types,
@@ -217,6 +230,44 @@ fn locate(args: Vec<Expr>, _: &[DataType]) -> Result<Expr> {
     when(start.clone().lt(lit(1i32)), lit(0i32))
         .when(found.clone().eq(lit(0i32)), lit(0i32))
         .otherwise(found + start - lit(1i32))
+}
+
+/// `sha2(s, bits)`: the SHA-2 digest of `s` in hex, as Hive; `bits` 224, 256 (or 0), 384
+/// or 512, a constant; NULL for other lengths.
+fn sha2(args: Vec<Expr>, _: &[DataType]) -> Result<Expr> {
+    let [text, bits] = <[Expr; 2]>::try_from(args).expect("two arguments");
+    use datafusion::functions::expr_fn::{encode, sha224, sha256, sha384, sha512};
+    let digest = match &bits {
+        Expr::Literal(value, _) => match value.cast_to(&DataType::Int64)? {
+            ScalarValue::Int64(Some(224)) => sha224(text),
+            ScalarValue::Int64(Some(0 | 256)) => sha256(text),
+            ScalarValue::Int64(Some(384)) => sha384(text),
+            ScalarValue::Int64(Some(512)) => sha512(text),
+            _ => return Ok(lit(ScalarValue::Utf8(None))),
+        },
+        _ => {
+            return Err(datafusion::error::DataFusionError::Plan(
+                "sha2: the bit length must be a constant: 224, 256, 384 or 512".into(),
+            ))
+        }
+    };
+    Ok(encode(digest, lit("hex")))
+}
+
+fn sha2_types(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
+    match types {
+        [s, b] if (string_like(s) || matches!(s, DataType::Binary)) && is_integer(b) => {
+            Ok(vec![s.clone(), DataType::Int64])
+        }
+        _ => Err(bad_arguments(name, "(string or binary, bit length)", types)),
+    }
+}
+
+fn one_integer(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
+    match types {
+        [n] if is_integer(n) => Ok(vec![DataType::Int64]),
+        _ => Err(bad_arguments(name, "a number", types)),
+    }
 }
 
 /// Two string arguments, as `Utf8`.

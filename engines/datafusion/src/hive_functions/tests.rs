@@ -288,6 +288,20 @@ async fn string_functions_follow_hive() {
     check(
         &engine,
         &session,
+        "SELECT sha2('abc', 256), sha2('abc', 0) = sha2('abc', 256), sha2('abc', 7), \
+         concat('[', space(3), ']'), rlike('foobar', 'o+b')",
+        &[
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
+            "true",
+            "NULL",
+            "[   ]",
+            "true",
+        ],
+    )
+    .await;
+    check(
+        &engine,
+        &session,
         "SELECT locate('b', 'abcb'), locate('b', 'abcb', 3), locate('z', 'abc'), \
          locate('b', 'abcb', 0), locate('b', NULL)",
         &["2", "4", "0", "0", "NULL"],

@@ -35,6 +35,8 @@ const USAGE: &[(&str, &str, &str)] = &[
     ("split", "split(s, regex)", "the array of the pieces of s between matches of regex"),
     ("regexp_extract", "regexp_extract(s, regex[, group])", "the group (1 by default, 0 the whole match) of the first match, '' without one"),
     ("regexp_replace", "regexp_replace(s, regex, replacement)", "s with every match of regex replaced ($1 is group 1)"),
+    ("sha2", "sha2(s, bits)", "the SHA-2 digest (224, 256, 384 or 512 bits) of s in hex"),
+    ("space", "space(n)", "a string of n spaces"),
     ("locate", "locate(substr, s[, pos])", "the position (from 1) of the first substr in s from pos, 0 if none"),
     ("get_json_object", "get_json_object(json, '$.path')", "the value at a JSONPath in a JSON text, a string as it is, others as JSON"),
     ("size", "size(array or map)", "the number of elements, -1 for NULL"),
