@@ -10,7 +10,8 @@
 //! - `conditional`: `if`, `isnull`, `isnotnull`.
 //! - `datetime`: `year` ... `second`, `quarter`, `dayofweek`, `weekofyear`, `dayofyear`,
 //!   `datediff`, `date_add`, `date_sub`, `add_months`, `last_day`, `months_between`,
-//!   `trunc`, `to_date`, `date_format`, `from_unixtime`, `unix_timestamp`, with Java date
+//!   `trunc`, `to_date`, `from_utc_timestamp`, `to_utc_timestamp`, `date_format`,
+//!   `from_unixtime`, `unix_timestamp`, with Java date
 //!   patterns ([`datetime::java_pattern`]).
 //! - `strings`: `concat`, `substr`, `split`, `regexp_extract`, `regexp_replace`, `locate`,
 //!   `get_json_object`.

@@ -110,6 +110,34 @@ pub fn functions() -> Vec<ScalarUDF> {
         )
         .udf(),
         Rewrite::new("trunc", trunc_types, trunc_returns, trunc).udf(),
+        // A UTC time as the wall-clock time of a zone, and back, as Hive's.
+        Rewrite::new(
+            "from_utc_timestamp",
+            date_and_zone,
+            naive_timestamp,
+            |a, t| {
+                let zone = zone("from_utc_timestamp", &a[1])?;
+                let utc = cast(as_timestamp(&a[0], &t[0]), zoned(Some("UTC")));
+                Ok(datafusion::functions::expr_fn::to_local_time(vec![cast(
+                    utc,
+                    zoned(Some(&zone)),
+                )]))
+            },
+        )
+        .udf(),
+        Rewrite::new(
+            "to_utc_timestamp",
+            date_and_zone,
+            naive_timestamp,
+            |a, t| {
+                let zone = zone("to_utc_timestamp", &a[1])?;
+                // A zone-less timestamp cast to a zone is read as that zone's wall-clock time;
+                // cast back, it is the same instant in UTC.
+                let local = cast(as_timestamp(&a[0], &t[0]), zoned(Some(&zone)));
+                Ok(cast(local, zoned(None)))
+            },
+        )
+        .udf(),
         Rewrite::new(
             "unix_timestamp",
             unix_timestamp_types,
@@ -335,6 +363,33 @@ fn months_between_types(name: &str, types: &[DataType]) -> Result<Vec<DataType>>
             "(later date, earlier date[, round])",
             types,
         )),
+    }
+}
+
+fn zoned(zone: Option<&str>) -> DataType {
+    DataType::Timestamp(TimeUnit::Nanosecond, zone.map(Into::into))
+}
+
+fn naive_timestamp(_: &[DataType]) -> Result<DataType> {
+    Ok(zoned(None))
+}
+
+/// A time zone argument, which must be a constant ('Asia/Seoul', 'UTC', '+09:00').
+fn zone(name: &str, expr: &Expr) -> Result<String> {
+    match literal_string(expr) {
+        Some(Some(zone)) => Ok(zone.to_owned()),
+        _ => Err(DataFusionError::Plan(format!(
+            "{name}: the time zone must be a constant such as 'Asia/Seoul' or '+09:00'"
+        ))),
+    }
+}
+
+fn date_and_zone(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
+    match types {
+        [a, z] if is_date_like(a) && (is_string(z) || z.is_null()) => {
+            Ok(vec![a.clone(), DataType::Utf8])
+        }
+        _ => Err(bad_arguments(name, "(timestamp, time zone)", types)),
     }
 }
 

@@ -223,6 +223,19 @@ async fn date_format_and_unix_times_take_java_patterns() {
         ],
     )
     .await;
+    check(
+        &engine,
+        &session,
+        "SELECT from_utc_timestamp('2024-01-01 12:00:00', 'Asia/Seoul'), \
+         to_utc_timestamp(TIMESTAMP '2024-01-01 12:00:00', 'Asia/Seoul'), \
+         from_utc_timestamp('2024-07-01 12:00:00', 'America/New_York')",
+        &[
+            "2024-01-01T21:00:00",
+            "2024-01-01T03:00:00",
+            "2024-07-01T08:00:00",
+        ],
+    )
+    .await;
     let unsupported = error(
         &engine,
         &session,

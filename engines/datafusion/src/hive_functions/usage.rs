@@ -26,6 +26,8 @@ const USAGE: &[(&str, &str, &str)] = &[
     ("last_day", "last_day(date)", "the last day of the date's month"),
     ("months_between", "months_between(date1, date2[, round])", "the months from date2 to date1, in months of 31 days beyond whole months"),
     ("trunc", "trunc(date, 'YEAR'|'Q'|'MM'|'WEEK') or trunc(number[, digits])", "the first day of the date's year, quarter, month or week; or the number truncated"),
+    ("from_utc_timestamp", "from_utc_timestamp(timestamp, 'zone')", "the wall-clock time in the zone of a UTC timestamp"),
+    ("to_utc_timestamp", "to_utc_timestamp(timestamp, 'zone')", "the UTC time of a wall-clock timestamp in the zone"),
     ("to_date", "to_date(x[, 'pattern'])", "the date of a timestamp or string (NULL if it is none), read with a Java pattern when given"),
     ("date_format", "date_format(timestamp, 'pattern')", "the timestamp as text in a Java pattern such as 'yyyy-MM-dd HH:mm:ss'"),
     ("from_unixtime", "from_unixtime(seconds[, 'pattern'])", "the time seconds after 1970-01-01 00:00:00 UTC as text, 'yyyy-MM-dd HH:mm:ss' by default"),
