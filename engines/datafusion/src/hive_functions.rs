@@ -11,19 +11,21 @@
 //! - `datetime`: `year` ... `second`, `quarter`, `dayofweek`, `weekofyear`, `dayofyear`,
 //!   `datediff`, `date_add`, `date_sub`, `add_months`, `last_day`, `months_between`,
 //!   `trunc`, `to_date`, `from_utc_timestamp`, `to_utc_timestamp`, `date_format`,
-//!   `from_unixtime`, `unix_timestamp`, with Java date
-//!   patterns ([`datetime::java_pattern`]).
+//!   `from_unixtime`, `unix_timestamp`, with Java date patterns
+//!   ([`datetime::java_pattern`]).
 //! - `strings`: `concat`, `substr`, `split`, `regexp_extract`, `regexp_replace`, `locate`,
-//!   `get_json_object`.
+//!   `get_json_object`, `sha2`, `space`.
 //! - `collections`: `size`, `sort_array`, `collect_list`, `collect_set`.
 //! - `math`: `pmod`.
+//! - `usage`: what `DESCRIBE FUNCTION` says of each.
 //!
 //! Plus Hive's names for DataFusion's functions ([`ALIASES`]).
 //!
 //! `date_format`, `from_unixtime`, `to_date`, `trunc`, `concat`, `substr` and
 //! `regexp_replace` replace DataFusion's functions of those names: SQL written for Hive means
 //! Java date patterns, a string from `from_unixtime`, NULL from `concat` with a NULL, a
-//! negative `substr` start counted from the end, every regex match replaced. A pattern with `%` is still read as DataFusion's strftime.
+//! negative `substr` start counted from the end, every regex match replaced. A date pattern
+//! with `%` is still read as DataFusion's strftime.
 
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
