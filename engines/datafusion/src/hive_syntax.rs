@@ -16,6 +16,9 @@
 //!   (DataFusion's `TRY_CAST`; `x::type` keeps DataFusion's meaning).
 //! - String literals take Hive's backslash escapes (`'\\d'` is `\d`, `'\t'` a tab), so
 //!   regexes written for Hive mean the same ([`hive_unescape`]).
+//! - `GROUP BY a WITH ROLLUP|WITH CUBE`, `GROUP BY a GROUPING SETS (...)`, which DataFusion
+//!   parses and then ignores the modifier of ([`group_by_modifiers`]); `SORT BY`,
+//!   `CLUSTER BY`, `DISTRIBUTE BY`, which it refuses ([`sort_by_as_order_by`]).
 //! - `explode(array)` in a select list, and `LATERAL VIEW explode(array) view AS column`
 //!   over one table: DataFusion's `unnest` ([`LateralViews`]).
 
@@ -31,7 +34,8 @@ use datafusion::logical_expr::{lit, when, ExprSchemable};
 use datafusion::sql::parser::Statement;
 use datafusion::sql::sqlparser::ast::{
     visit_expressions_mut, CastKind, Expr, Function, FunctionArg, FunctionArgExpr,
-    FunctionArgumentList, FunctionArguments, Ident, ObjectName, ObjectNamePart, Select, SelectItem,
+    FunctionArgumentList, FunctionArguments, GroupByExpr, GroupByWithModifier, Ident, ObjectName,
+    ObjectNamePart, OrderBy, OrderByExpr, OrderByKind, OrderByOptions, Query, Select, SelectItem,
     SetExpr, Statement as SqlStatement, TableAlias, TableFactor, UnaryOperator, Value,
     ValueWithSpan, VisitMut, VisitorMut,
 };
@@ -199,7 +203,15 @@ struct LateralViews {
 impl VisitorMut for LateralViews {
     type Break = DataFusionError;
 
+    fn post_visit_query(&mut self, query: &mut Query) -> ControlFlow<Self::Break> {
+        sort_by_as_order_by(query);
+        ControlFlow::Continue(())
+    }
+
     fn post_visit_select(&mut self, select: &mut Select) -> ControlFlow<Self::Break> {
+        if let Err(error) = group_by_modifiers(select) {
+            return ControlFlow::Break(error);
+        }
         for item in &mut select.projection {
             if let SelectItem::UnnamedExpr(expr) = item {
                 if explode_argument(expr).is_some() {
@@ -325,6 +337,76 @@ impl LateralViews {
             }
         }
         Ok(())
+    }
+}
+
+/// Hive's `GROUP BY a, b WITH ROLLUP`, `WITH CUBE` and `GROUP BY a GROUPING SETS (...)` as
+/// `GROUP BY ROLLUP(a, b)`, `CUBE(a, b)` and `GROUPING SETS (...)`: DataFusion parses the
+/// modifiers but would group without them, a silently different answer.
+fn group_by_modifiers(select: &mut Select) -> Result<()> {
+    let GroupByExpr::Expressions(exprs, modifiers) = &mut select.group_by else {
+        if matches!(&select.group_by, GroupByExpr::All(modifiers) if !modifiers.is_empty()) {
+            return Err(DataFusionError::NotImplemented(
+                "GROUP BY ALL with WITH ROLLUP, WITH CUBE or GROUPING SETS is not supported; \
+                 name the columns"
+                    .into(),
+            ));
+        }
+        return Ok(());
+    };
+    let modifiers = std::mem::take(modifiers);
+    let each = |exprs: &[Expr]| exprs.iter().map(|e| vec![e.clone()]).collect::<Vec<_>>();
+    match modifiers.as_slice() {
+        [] => {}
+        [GroupByWithModifier::Rollup] => *exprs = vec![Expr::Rollup(each(exprs))],
+        [GroupByWithModifier::Cube] => *exprs = vec![Expr::Cube(each(exprs))],
+        // Hive lists the grouped columns before the sets; the sets alone say the grouping.
+        [GroupByWithModifier::GroupingSets(sets)] => *exprs = vec![sets.clone()],
+        _ => {
+            return Err(DataFusionError::NotImplemented(format!(
+                "GROUP BY ... {} is not supported; write GROUP BY ROLLUP(...), CUBE(...) or \
+                 GROUPING SETS (...)",
+                modifiers
+                    .iter()
+                    .map(|m| m.to_string())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            )))
+        }
+    }
+    Ok(())
+}
+
+/// Hive's `SORT BY`, `DISTRIBUTE BY` and `CLUSTER BY` (orders and partitions among
+/// reducers): on one engine, `SORT BY x` and `CLUSTER BY x` are `ORDER BY x` (a total order
+/// keeps each reducer's), and `DISTRIBUTE BY` alone orders nothing. DataFusion refuses them.
+fn sort_by_as_order_by(query: &mut Query) {
+    let SetExpr::Select(select) = query.body.as_mut() else {
+        return;
+    };
+    let sort_by = std::mem::take(&mut select.sort_by);
+    let cluster_by = std::mem::take(&mut select.cluster_by);
+    select.distribute_by.clear();
+    let order: Vec<OrderByExpr> = if !sort_by.is_empty() {
+        sort_by
+    } else {
+        cluster_by
+            .into_iter()
+            .map(|expr| OrderByExpr {
+                expr,
+                options: OrderByOptions {
+                    asc: None,
+                    nulls_first: None,
+                },
+                with_fill: None,
+            })
+            .collect()
+    };
+    if !order.is_empty() && query.order_by.is_none() {
+        query.order_by = Some(OrderBy {
+            kind: OrderByKind::Expressions(order),
+            interpolate: None,
+        });
     }
 }
 

@@ -288,3 +288,68 @@ fn hive_unescape_follows_hives_rules() {
     assert_eq!(hive_unescape(r"\d\q"), "dq");
     assert_eq!(hive_unescape(r"end\"), r"end\");
 }
+
+#[tokio::test]
+async fn group_by_modifiers_and_sort_by_mean_what_they_mean_in_hive() {
+    let engine = engine().await;
+    let session = open(&engine);
+    // WITH ROLLUP adds the grand total (DataFusion alone would drop the modifier).
+    assert_eq!(
+        rows(
+            &engine,
+            &session,
+            "SELECT n_regionkey, count(*) FROM tpch.nation WHERE n_regionkey < 2 \
+             GROUP BY n_regionkey WITH ROLLUP ORDER BY n_regionkey NULLS LAST"
+        )
+        .await,
+        ["0,5", "1,5", ",10"]
+    );
+    assert_eq!(
+        rows(
+            &engine,
+            &session,
+            "SELECT n_regionkey, n_nationkey % 2, count(*) FROM tpch.nation WHERE n_regionkey < 1 \
+             GROUP BY n_regionkey, n_nationkey % 2 WITH CUBE ORDER BY 1 NULLS LAST, 2 NULLS LAST"
+        )
+        .await,
+        ["0,0,3", "0,1,2", "0,,5", ",0,3", ",1,2", ",,5"]
+    );
+    assert_eq!(
+        rows(
+            &engine,
+            &session,
+            "SELECT n_regionkey, count(*) FROM tpch.nation WHERE n_regionkey < 2 \
+             GROUP BY n_regionkey GROUPING SETS ((n_regionkey), ()) ORDER BY 1 NULLS LAST"
+        )
+        .await,
+        ["0,5", "1,5", ",10"]
+    );
+    // SORT BY and CLUSTER BY order; DISTRIBUTE BY alone is accepted.
+    assert_eq!(
+        rows(
+            &engine,
+            &session,
+            "SELECT n_name FROM tpch.nation DISTRIBUTE BY n_regionkey SORT BY n_name DESC LIMIT 2"
+        )
+        .await,
+        ["VIETNAM", "UNITED STATES"]
+    );
+    assert_eq!(
+        rows(
+            &engine,
+            &session,
+            "SELECT n_name FROM tpch.nation CLUSTER BY n_name LIMIT 2"
+        )
+        .await,
+        ["ALGERIA", "ARGENTINA"]
+    );
+    assert_eq!(
+        rows(
+            &engine,
+            &session,
+            "SELECT count(*) FROM (SELECT n_name FROM tpch.nation DISTRIBUTE BY n_regionkey)"
+        )
+        .await,
+        ["25"]
+    );
+}
