@@ -30,6 +30,8 @@ FUNCTIONS = {
     "SELECT split('a,b,c', ',')[0] AS f, 'foobar' RLIKE 'o+b' AS r": ["a", "true"],
     "SELECT trunc('2024-05-17', 'MM') AS t, to_date('02/01/2024', 'dd/MM/yyyy') AS d": ["2024-05-01", "2024-01-02"],
     "SELECT months_between('1997-02-28 10:30:00', '1996-10-30') AS m": ["3.94959677"],
+    "SELECT 1 / 2 AS h, 1 / 0 IS NULL AS z": ["0.5", "true"],
+    "SELECT CAST('abc' AS INT) IS NULL AS c": ["true"],
     # Written as for Hive: '\\|' in SQL is the regex \|.
     "SELECT split('a|b', '\\\\|')[1] AS s, regexp_extract('ab12', '(\\\\d+)', 1) AS d": ["b", "12"],
 }
@@ -77,10 +79,12 @@ def test_show_partitions_and_tblproperties_through_the_gateway(kumiho, tmp_path)
 @pytest.fixture
 def spark_and_datafusion(start_kumiho, gateway_dirs):
     """A gateway whose sessions run on DataFusion, or on Spark with
-    `kyuubi.engine.type=SPARK_SQL`; both read times in UTC. Spark engines stop with the
-    test."""
+    `kyuubi.engine.type=SPARK_SQL`; both read times in UTC. Spark runs without ANSI mode
+    (Spark 4's default), as Hive answers: NULL for 1 / 0 or CAST('abc' AS INT), not an
+    error. Spark engines stop with the test."""
     work_dir, cluster_dir = gateway_dirs
-    (cluster_dir / "default.yaml").write_text(spark_cluster_yaml(conf={"spark.sql.session.timeZone": "UTC"}))
+    hive_like = {"spark.sql.session.timeZone": "UTC", "spark.sql.ansi.enabled": "false"}
+    (cluster_dir / "default.yaml").write_text(spark_cluster_yaml(conf=hive_like))
     gateway = start_kumiho()
     yield gateway
     stop_spark_engines(work_dir)

@@ -5,6 +5,8 @@
 //!   DataFusion's count from 1; a negative or too-large index is NULL, as in Hive. Map keys
 //!   (`m['k']`) and struct fields are DataFusion's own. An [`ExprPlanner`] placed before
 //!   DataFusion's ([`HiveSubscripts`]).
+//! - `a / b` divides integers into a `DOUBLE` (`1 / 2` is 0.5) and gives NULL for a zero
+//!   divisor, as Hive and Spark do ([`HiveDivision`]).
 //! - `SUBSTR`/`SUBSTRING` is Hive's ([`HiveSubstring`]): a negative start counts from the
 //!   end.
 //! - `a RLIKE 'regex'` and `a REGEXP 'regex'` (with `NOT`), which DataFusion parses but
@@ -29,11 +31,13 @@ use datafusion::arrow::datatypes::DataType;
 use datafusion::common::{DFSchema, DataFusionError, Result, ScalarValue};
 use datafusion::functions_nested::expr_fn::array_element;
 use datafusion::logical_expr::expr::{Expr as LogicalExpr, GetFieldAccess};
-use datafusion::logical_expr::planner::{ExprPlanner, PlannerResult, RawFieldAccessExpr};
-use datafusion::logical_expr::{lit, when, ExprSchemable};
+use datafusion::logical_expr::planner::{
+    ExprPlanner, PlannerResult, RawBinaryExpr, RawFieldAccessExpr,
+};
+use datafusion::logical_expr::{cast, lit, when, ExprSchemable};
 use datafusion::sql::parser::Statement;
 use datafusion::sql::sqlparser::ast::{
-    visit_expressions_mut, CastKind, Expr, Function, FunctionArg, FunctionArgExpr,
+    visit_expressions_mut, BinaryOperator, CastKind, Expr, Function, FunctionArg, FunctionArgExpr,
     FunctionArgumentList, FunctionArguments, GroupByExpr, GroupByWithModifier, Ident, ObjectName,
     ObjectNamePart, OrderBy, OrderByExpr, OrderByKind, OrderByOptions, Query, Select, SelectItem,
     SetExpr, Statement as SqlStatement, TableAlias, TableFactor, UnaryOperator, Value,
@@ -44,7 +48,50 @@ use datafusion::sql::sqlparser::parser::Parser;
 
 /// The planners to place before DataFusion's.
 pub fn expr_planners() -> Vec<Arc<dyn ExprPlanner>> {
-    vec![Arc::new(HiveSubscripts), Arc::new(HiveSubstring)]
+    vec![
+        Arc::new(HiveSubscripts),
+        Arc::new(HiveSubstring),
+        Arc::new(HiveDivision),
+    ]
+}
+
+/// `a / b` as Hive's (and Spark's): integers divide into a `DOUBLE` (`1 / 2` is 0.5, where
+/// DataFusion's integer division gives 0, so that `count(x) / count(*)` ratios come out 0),
+/// and a zero divisor gives NULL, where DataFusion fails the query (or gives infinity).
+#[derive(Debug)]
+pub struct HiveDivision;
+
+impl ExprPlanner for HiveDivision {
+    fn plan_binary_op(
+        &self,
+        expr: RawBinaryExpr,
+        schema: &DFSchema,
+    ) -> Result<PlannerResult<RawBinaryExpr>> {
+        if expr.op != BinaryOperator::Divide {
+            return Ok(PlannerResult::Original(expr));
+        }
+        // A type that cannot be known here (an error DataFusion reports better later) leaves
+        // the division to DataFusion.
+        let (Ok(left), Ok(right)) = (expr.left.get_type(schema), expr.right.get_type(schema))
+        else {
+            return Ok(PlannerResult::Original(expr));
+        };
+        let integer = |t: &DataType| t.is_integer() || t.is_null();
+        let numeric = |t: &DataType| t.is_numeric() || t.is_null();
+        if !(numeric(&left) && numeric(&right)) {
+            return Ok(PlannerResult::Original(expr));
+        }
+        let (dividend, divisor) = if integer(&left) && integer(&right) {
+            (
+                cast(expr.left, DataType::Float64),
+                cast(expr.right, DataType::Float64),
+            )
+        } else {
+            (expr.left, expr.right)
+        };
+        let divisor = datafusion::functions::expr_fn::nullif(divisor, lit(0i64));
+        Ok(PlannerResult::Planned(dividend / divisor))
+    }
 }
 
 /// `SUBSTR(s, p[, n])` and `SUBSTRING(s FROM p [FOR n])`, which the parser reads as one

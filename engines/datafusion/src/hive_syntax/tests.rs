@@ -353,3 +353,38 @@ async fn group_by_modifiers_and_sort_by_mean_what_they_mean_in_hive() {
         ["25"]
     );
 }
+
+#[tokio::test]
+async fn division_gives_doubles_and_null_for_zero_as_in_hive() {
+    let engine = engine().await;
+    let session = open(&engine);
+    assert_eq!(value("SELECT 1 / 2").await, "0.5");
+    // The ratio of two counts, which integer division would make 0.
+    assert_eq!(
+        value("SELECT count(CASE WHEN n_regionkey = 0 THEN 1 END) / count(*) FROM tpch.nation")
+            .await,
+        "0.2"
+    );
+    assert_eq!(
+        value("SELECT 1 / 0 IS NULL AND 1.5 / 0 IS NULL").await,
+        "true"
+    );
+    // Decimals stay decimal.
+    let lines = lines(
+        &engine,
+        &session,
+        "SELECT arrow_typeof(CAST(1 AS DECIMAL(10,2)) / 3)",
+    )
+    .await;
+    assert!(lines[3].contains("Decimal128"), "{lines:?}");
+    assert_eq!(
+        rows(
+            &engine,
+            &session,
+            "SELECT n_regionkey, sum(n_nationkey) / count(*) FROM tpch.nation GROUP BY n_regionkey \
+             HAVING sum(n_nationkey) / count(*) > 12 ORDER BY 1"
+        )
+        .await,
+        ["2,13.6", "3,15.4"]
+    );
+}
