@@ -9,6 +9,8 @@
 //!   divisor, as Hive and Spark do ([`HiveDivision`]).
 //! - `SUBSTR`/`SUBSTRING` is Hive's ([`HiveSubstring`]): a negative start counts from the
 //!   end.
+//! - `count(DISTINCT a, b)` counts the distinct combinations without a NULL, as Hive
+//!   ([`count_distinct_columns`]).
 //! - `a RLIKE 'regex'` and `a REGEXP 'regex'` (with `NOT`), which DataFusion parses but
 //!   cannot plan, become `regexp_like(a, 'regex')`: true when the regex matches anywhere
 //!   in `a`, as Java's `find()` in Hive ([`rewrite`]).
@@ -37,11 +39,11 @@ use datafusion::logical_expr::planner::{
 use datafusion::logical_expr::{cast, lit, when, ExprSchemable};
 use datafusion::sql::parser::Statement;
 use datafusion::sql::sqlparser::ast::{
-    visit_expressions_mut, BinaryOperator, CastKind, Expr, Function, FunctionArg, FunctionArgExpr,
-    FunctionArgumentList, FunctionArguments, GroupByExpr, GroupByWithModifier, Ident, ObjectName,
-    ObjectNamePart, OrderBy, OrderByExpr, OrderByKind, OrderByOptions, Query, Select, SelectItem,
-    SetExpr, Statement as SqlStatement, TableAlias, TableFactor, UnaryOperator, Value,
-    ValueWithSpan, VisitMut, VisitorMut,
+    visit_expressions_mut, BinaryOperator, CastKind, DuplicateTreatment, Expr, Function,
+    FunctionArg, FunctionArgExpr, FunctionArgumentList, FunctionArguments, GroupByExpr,
+    GroupByWithModifier, Ident, ObjectName, ObjectNamePart, OrderBy, OrderByExpr, OrderByKind,
+    OrderByOptions, Query, Select, SelectItem, SetExpr, Statement as SqlStatement, TableAlias,
+    TableFactor, UnaryOperator, Value, ValueWithSpan, VisitMut, VisitorMut,
 };
 use datafusion::sql::sqlparser::dialect::GenericDialect;
 use datafusion::sql::sqlparser::parser::Parser;
@@ -493,6 +495,10 @@ fn generator_argument(expr: &Expr) -> Option<Expr> {
 }
 
 fn rewrite_expr(expr: &mut Expr) {
+    if let Some(counted) = count_distinct_columns(expr) {
+        *expr = counted;
+        return;
+    }
     if let Expr::Value(ValueWithSpan {
         value: Value::SingleQuotedString(text),
         ..
@@ -534,6 +540,50 @@ fn rewrite_expr(expr: &mut Expr) {
             call
         };
     }
+}
+
+/// Hive's `count(DISTINCT a, b)`, which DataFusion refuses: the distinct combinations of
+/// values none of which is NULL, counted as
+/// `count(DISTINCT CASE WHEN a IS NOT NULL AND b IS NOT NULL THEN struct(a, b) END)`.
+fn count_distinct_columns(expr: &Expr) -> Option<Expr> {
+    let Expr::Function(function) = expr else {
+        return None;
+    };
+    if function_name(expr)? != "count" {
+        return None;
+    }
+    let FunctionArguments::List(list) = &function.args else {
+        return None;
+    };
+    if list.duplicate_treatment != Some(DuplicateTreatment::Distinct) || list.args.len() < 2 {
+        return None;
+    }
+    let columns = list
+        .args
+        .iter()
+        .map(|arg| match arg {
+            FunctionArg::Unnamed(FunctionArgExpr::Expr(column)) => Some(column.to_string()),
+            _ => None,
+        })
+        .collect::<Option<Vec<_>>>()?;
+    let present = columns
+        .iter()
+        .map(|c| format!("({c}) IS NOT NULL"))
+        .collect::<Vec<_>>()
+        .join(" AND ");
+    let combination = format!(
+        "CASE WHEN {present} THEN struct({}) END",
+        columns.join(", ")
+    );
+    let combination = Parser::new(&GenericDialect {})
+        .try_with_sql(&combination)
+        .and_then(|mut parser| parser.parse_expr())
+        .ok()?;
+    let mut counted = function.clone();
+    if let FunctionArguments::List(list) = &mut counted.args {
+        list.args = vec![FunctionArg::Unnamed(FunctionArgExpr::Expr(combination))];
+    }
+    Some(Expr::Function(counted))
 }
 
 /// A string literal's text as Hive reads it (`BaseSemanticAnalyzer.unescapeSQLString`):

@@ -388,3 +388,20 @@ async fn division_gives_doubles_and_null_for_zero_as_in_hive() {
         ["2,13.6", "3,15.4"]
     );
 }
+
+#[tokio::test]
+async fn count_distinct_of_several_columns_counts_their_combinations() {
+    // (1, x) twice, (1, y); rows with a NULL are not counted, as in Hive.
+    assert_eq!(
+        value(
+            "SELECT count(DISTINCT a, b) FROM \
+             (VALUES (1, 'x'), (1, 'x'), (1, 'y'), (NULL, 'z'), (2, NULL)) t(a, b)"
+        )
+        .await,
+        "2"
+    );
+    assert_eq!(
+        value("SELECT count(DISTINCT n_regionkey, n_nationkey % 2) FROM tpch.nation").await,
+        "10"
+    );
+}
