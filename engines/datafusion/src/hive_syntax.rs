@@ -167,9 +167,17 @@ fn integer(value: &ScalarValue) -> Option<i64> {
 pub fn rewrite(statement: &mut Statement) -> Result<()> {
     match statement {
         Statement::Statement(statement) => {
-            // Named from the SQL as written, before the rewrites below.
-            if let SqlStatement::Query(query) = statement.as_mut() {
-                name_columns(&mut query.body);
+            // Named from the SQL as written, before the rewrites below; the columns of a
+            // table or view created from a query too.
+            match statement.as_mut() {
+                SqlStatement::Query(query) => name_columns(&mut query.body),
+                SqlStatement::CreateTable(create) => {
+                    if let Some(query) = &mut create.query {
+                        name_columns(&mut query.body);
+                    }
+                }
+                SqlStatement::CreateView(create) => name_columns(&mut create.query.body),
+                _ => {}
             }
             let _ = visit_expressions_mut(statement.as_mut(), |expr| {
                 rewrite_expr(expr);

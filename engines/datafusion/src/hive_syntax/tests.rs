@@ -234,6 +234,17 @@ async fn unnamed_result_columns_are_named_by_their_sql_as_spark_names_them() {
             "| 1               | 10       |"
         ]
     );
+    // A table or view made from a query takes the same names.
+    lines(
+        &engine,
+        &session,
+        "CREATE VIEW named AS SELECT 1 + 1, upper('a')",
+    )
+    .await;
+    assert_eq!(
+        header("SELECT * FROM named").await,
+        "| 1 + 1 | upper('a') |"
+    );
     // A subquery's columns keep DataFusion's names, which the outer query may use.
     assert_eq!(
         header("SELECT \"count(*)\" AS n FROM (SELECT count(*) FROM tpch.region)").await,
