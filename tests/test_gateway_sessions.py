@@ -33,6 +33,7 @@ def test_get_info_names_the_engine_when_the_session_or_its_cluster_asks(kumiho):
     session.close()
 
     kumiho.write_cluster("by-engine", DEFAULT_CLUSTER + "info-provider: ENGINE\n")
+    kumiho.wait_for_log(r"cluster added.*by-engine|by-engine.*cluster added")
     by_cluster = open_session(kumiho, "judy", configuration={"kyuubi.session.cluster": "by-engine"})
     assert get_info(by_cluster, DBMS_NAME).infoValue.stringValue == "Kumiho DataFusion Engine"
     by_cluster.close()
