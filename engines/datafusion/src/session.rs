@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use dashmap::DashMap;
 use datafusion::catalog::CatalogProviderList;
 use datafusion::execution::runtime_env::{RuntimeEnv, RuntimeEnvBuilder};
-use datafusion::execution::SessionStateBuilder;
+use datafusion::execution::{SessionState, SessionStateBuilder};
 use datafusion::prelude::{SessionConfig, SessionContext};
 use kumiho_thrift::handle::HandleId;
 use kumiho_thrift::session_conf::SessionConf;
@@ -249,19 +249,23 @@ impl Session {
 /// All open sessions of the engine, and what they share.
 pub struct SessionManager {
     catalogs: Arc<dyn CatalogProviderList>,
-    runtime: Arc<RuntimeEnv>,
+    /// What every session starts from: the engine's defaults, DataFusion's functions and
+    /// Hive's. Built once: registering some 400 functions and their aliases for each
+    /// OpenSession cost more than the rest of opening a session.
+    template: SessionState,
     sessions: DashMap<HandleId, Arc<Session>>,
 }
 
 impl SessionManager {
     /// A manager whose sessions share `catalogs`.
     pub fn new(catalogs: Arc<dyn CatalogProviderList>) -> Self {
+        let runtime = RuntimeEnvBuilder::new()
+            .with_object_store_registry(Arc::new(SchemeObjectStoreRegistry::new()))
+            .build_arc()
+            .expect("a runtime with default pools and disk manager builds");
         Self {
+            template: session_template(Arc::clone(&catalogs), runtime),
             catalogs,
-            runtime: RuntimeEnvBuilder::new()
-                .with_object_store_registry(Arc::new(SchemeObjectStoreRegistry::new()))
-                .build_arc()
-                .expect("a runtime with default pools and disk manager builds"),
             sessions: DashMap::new(),
         }
     }
@@ -274,23 +278,7 @@ impl SessionManager {
     /// A DataFusion context over the engine's catalog with the engine's defaults, for a
     /// session or for the engine's own work at start.
     pub fn new_context(&self) -> SessionContext {
-        let config = SessionConfig::new()
-            .with_information_schema(true)
-            .with_default_catalog_and_schema(CATALOG, DEFAULT_DATABASE)
-            .with_create_default_catalog_and_schema(false);
-        let mut builder = SessionStateBuilder::new()
-            .with_config(config)
-            .with_runtime_env(Arc::clone(&self.runtime))
-            .with_catalog_list(Arc::clone(&self.catalogs))
-            .with_default_features();
-        // Hive's meanings first: the first planner that plans an expression wins.
-        let planners = builder.expr_planners().get_or_insert_with(Vec::new);
-        planners.splice(0..0, hive_syntax::expr_planners());
-        let state = builder.build();
-        let ctx = SessionContext::new_with_state(state);
-        functions::register(&ctx);
-        hive_functions::register(&ctx);
-        ctx
+        SessionContext::new_with_state(self.template.clone())
     }
 
     /// Opens a session with the client's normalised configuration: `datafusion.*` keys
@@ -348,4 +336,28 @@ impl SessionManager {
     pub fn is_empty(&self) -> bool {
         self.sessions.is_empty()
     }
+}
+
+/// The state sessions start from: the engine's defaults over `catalogs`, with DataFusion's
+/// functions and Hive's, and Hive's expression planners ahead of DataFusion's.
+fn session_template(
+    catalogs: Arc<dyn CatalogProviderList>,
+    runtime: Arc<RuntimeEnv>,
+) -> SessionState {
+    let config = SessionConfig::new()
+        .with_information_schema(true)
+        .with_default_catalog_and_schema(CATALOG, DEFAULT_DATABASE)
+        .with_create_default_catalog_and_schema(false);
+    let mut builder = SessionStateBuilder::new()
+        .with_config(config)
+        .with_runtime_env(runtime)
+        .with_catalog_list(catalogs)
+        .with_default_features();
+    // Hive's meanings first: the first planner that plans an expression wins.
+    let planners = builder.expr_planners().get_or_insert_with(Vec::new);
+    planners.splice(0..0, hive_syntax::expr_planners());
+    let ctx = SessionContext::new_with_state(builder.build());
+    functions::register(&ctx);
+    hive_functions::register(&ctx);
+    ctx.state()
 }
