@@ -5,7 +5,7 @@
 //! kept for the session's life. The manager also knows which session owns each operation
 //! handle, so that operation RPCs reach the right engine connection.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -81,6 +81,9 @@ pub struct GatewaySession {
     /// Set when the client closes the session: a launch that has not opened the engine
     /// session yet does not open it.
     closed: AtomicBool,
+    /// Its operations (but the launch's), so that closing it forgets them without looking
+    /// at every operation of every session. A std mutex, never held across an await.
+    operation_ids: std::sync::Mutex<HashSet<HandleId>>,
 }
 
 impl GatewaySession {
@@ -97,6 +100,12 @@ impl GatewaySession {
     /// Notes the `maxRows` of a row fetch by the client.
     pub fn note_fetch_size(&self, max_rows: i64) {
         self.fetch_size.store(max_rows, Ordering::Relaxed);
+    }
+
+    fn operation_ids(&self) -> std::sync::MutexGuard<'_, HashSet<HandleId>> {
+        self.operation_ids
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// Notes a use of the session by its client.
@@ -274,6 +283,7 @@ impl SessionManager {
             last_access: std::sync::Mutex::new(tokio::time::Instant::now()),
             fetch_size: AtomicI64::new(0),
             closed: AtomicBool::new(false),
+            operation_ids: Default::default(),
         });
         self.sessions.insert(id, session.clone());
         self.operations.insert(
@@ -334,13 +344,21 @@ impl SessionManager {
     ) {
         self.operations
             .insert(handle, OperationEntry::new(session.clone(), kind));
+        session.operation_ids().insert(handle);
+        // Recorded by a call that ended after its session was closed: the close may have
+        // taken the session's operations before this one was among them.
+        if session.is_closed() {
+            self.operations.remove(&handle);
+        }
         self.metrics.operation_created();
     }
 
     /// Forgets an operation handle.
     pub fn forget_operation(&self, handle: &kumiho_thrift::cli::TOperationHandle) {
         if let Some(id) = HandleId::from_operation(handle) {
-            self.operations.remove(&id);
+            if let Some((_, entry)) = self.operations.remove(&id) {
+                entry.session.operation_ids().remove(&id);
+            }
         }
     }
 
@@ -352,7 +370,11 @@ impl SessionManager {
             return false;
         };
         session.closed.store(true, Ordering::Release);
-        self.operations.retain(|_, entry| entry.session.id != *id);
+        self.operations.remove(&session.launch.handle);
+        let operations = std::mem::take(&mut *session.operation_ids());
+        for operation in operations {
+            self.operations.remove(&operation);
+        }
         tracing::info!(session = %id, user = %session.route.user, "session closed");
         // A task of its own, so that it ends even if this call is dropped half-way (a client
         // that hangs up right after sending CloseSession): a CONNECTION engine still stops.
@@ -417,6 +439,7 @@ impl SessionManager {
             if self.operations.remove(&id).is_none() {
                 continue;
             }
+            entry.session.operation_ids().remove(&id);
             closed += 1;
             tracing::info!(
                 session = %entry.session.id, operation = %id,
