@@ -595,33 +595,78 @@ fn count_distinct_columns(expr: &Expr) -> Option<Expr> {
 }
 
 /// A string literal's text as Hive reads it (`BaseSemanticAnalyzer.unescapeSQLString`):
-/// `\\` is a backslash, `\n` `\t` `\r` `\b` `\0` `\Z` control characters, `\%` and `\_` stay
-/// as they are (LIKE's escapes), and a backslash before any other character is dropped. So
-/// `split(s, '\\|')` splits at `|` and `'(\\d+)'` is the regex `(\d+)`, as written for Hive.
+/// `\\` is a backslash, `\n` `\t` `\r` `\b` `\0` `\Z` control characters, `\uXXXX` a UTF-16
+/// code unit, `\ooo` an octal character up to `\177` (`'\001'`, Hive's default field
+/// delimiter), `\%` and `\_` stay as they are (LIKE's escapes), and a backslash before any
+/// other character is dropped. So `split(s, '\\|')` splits at `|` and `'(\\d+)'` is the
+/// regex `(\d+)`, as written for Hive.
 fn hive_unescape(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
     let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars();
-    while let Some(c) = chars.next() {
+    let mut at = 0;
+    while at < chars.len() {
+        let c = chars[at];
+        at += 1;
         if c != '\\' {
             out.push(c);
             continue;
         }
-        match chars.next() {
-            None => out.push('\\'),
-            Some('n') => out.push('\n'),
-            Some('t') => out.push('\t'),
-            Some('r') => out.push('\r'),
-            Some('b') => out.push('\u{8}'),
-            Some('0') => out.push('\0'),
-            Some('Z') => out.push('\u{1a}'),
-            Some(c @ ('%' | '_')) => {
+        if let Some(unit) = unicode_escape(&chars[at..]) {
+            out.push(unit);
+            at += 5;
+            continue;
+        }
+        if let Some(octal) = octal_escape(&chars[at..]) {
+            out.push(octal);
+            at += 3;
+            continue;
+        }
+        let Some(&next) = chars.get(at) else {
+            out.push('\\');
+            break;
+        };
+        at += 1;
+        match next {
+            'n' => out.push('\n'),
+            't' => out.push('\t'),
+            'r' => out.push('\r'),
+            'b' => out.push('\u{8}'),
+            '0' => out.push('\0'),
+            'Z' => out.push('\u{1a}'),
+            '%' | '_' => {
                 out.push('\\');
-                out.push(c);
+                out.push(next);
             }
-            Some(c) => out.push(c),
+            other => out.push(other),
         }
     }
     out
+}
+
+/// `uXXXX` after a backslash: the character of that UTF-16 code unit (a lone surrogate,
+/// which Rust's strings cannot hold, is left to the other rules).
+fn unicode_escape(after: &[char]) -> Option<char> {
+    let [u, digits @ ..] = after.get(..5)? else {
+        return None;
+    };
+    if *u != 'u' || !digits.iter().all(char::is_ascii_hexdigit) {
+        return None;
+    }
+    let code = digits
+        .iter()
+        .fold(0, |code, digit| code * 16 + digit.to_digit(16).unwrap_or(0));
+    char::from_u32(code)
+}
+
+/// `ooo` after a backslash, the first digit 0 or 1 and the others 0 to 7, as Hive takes
+/// them: that ASCII character.
+fn octal_escape(after: &[char]) -> Option<char> {
+    let [first, second, third] = after.get(..3)? else {
+        return None;
+    };
+    let digit = |c: &char, max: u32| c.to_digit(8).filter(|&d| d <= max);
+    let code = digit(first, 1)? * 64 + digit(second, 7)? * 8 + digit(third, 7)?;
+    char::from_u32(code)
 }
 
 fn sqlparser_null() -> datafusion::sql::sqlparser::ast::Value {

@@ -288,6 +288,11 @@ async fn string_literals_take_hives_backslash_escapes() {
         value(r"SELECT 'a_b' LIKE 'a\\_b' AND NOT 'axb' LIKE 'a\\_b'").await,
         "true"
     );
+    // Hive's default field delimiter (Ctrl-A) written in octal, and a UTF-16 escape.
+    assert_eq!(
+        value(r"SELECT ascii('\001') * 100 + length('k\001v') * 10 + length('\u00e9')").await,
+        "131"
+    );
 }
 
 #[test]
@@ -298,6 +303,14 @@ fn hive_unescape_follows_hives_rules() {
     assert_eq!(hive_unescape(r"\%\_"), r"\%\_");
     assert_eq!(hive_unescape(r"\d\q"), "dq");
     assert_eq!(hive_unescape(r"end\"), r"end\");
+    // Octal and UTF-16 escapes: Hive's default field delimiter, and a written-out é.
+    assert_eq!(hive_unescape(r"a\001b"), "a\u{1}b");
+    assert_eq!(hive_unescape(r"\177\0"), "\u{7f}\0");
+    assert_eq!(hive_unescape(r"caf\u00e9"), "caf\u{e9}");
+    // Not escapes of those kinds: \2 is out of Hive's octal range, \u needs four hex digits.
+    assert_eq!(hive_unescape(r"\200"), "200");
+    assert_eq!(hive_unescape(r"\u00g1"), "u00g1");
+    assert_eq!(hive_unescape(r"\01"), "\u{0}1");
 }
 
 #[tokio::test]
