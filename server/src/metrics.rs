@@ -30,6 +30,7 @@ use hyper::{Method as HttpMethod, Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
 use kumiho_engine_launcher::{EngineRegistration, EngineType, LaunchError};
 use kumiho_thrift::cli::*;
+use kumiho_thrift::server::{method_not_allowed, text_response};
 use kumiho_thrift::service::{CallContext, CliService, Reply, Transport};
 use prometheus_client::encoding::prometheus_text;
 use prometheus_client::encoding::EncodeLabelSet;
@@ -730,35 +731,18 @@ fn respond<B>(
     sessions: &SessionManager,
 ) -> Response<Full<Bytes>> {
     if req.uri().path() != METRICS_PATH {
-        return text(
+        return text_response(
             StatusCode::NOT_FOUND,
             format!("no such endpoint; metrics are served at {METRICS_PATH}\n"),
         );
     }
     if req.method() != HttpMethod::GET && req.method() != HttpMethod::HEAD {
-        let mut response = text(
-            StatusCode::METHOD_NOT_ALLOWED,
-            "metrics are read with GET\n".to_owned(),
-        );
-        response
-            .headers_mut()
-            .insert(header::ALLOW, HeaderValue::from_static("GET, HEAD"));
-        return response;
+        return method_not_allowed("GET, HEAD", "metrics are read with GET\n".to_owned());
     }
     let mut response = Response::new(Full::new(Bytes::from(metrics.scrape(sessions))));
     response.headers_mut().insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static(prometheus_text::CONTENT_TYPE),
-    );
-    response
-}
-
-fn text(status: StatusCode, body: String) -> Response<Full<Bytes>> {
-    let mut response = Response::new(Full::new(Bytes::from(body)));
-    *response.status_mut() = status;
-    response.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("text/plain; charset=utf-8"),
     );
     response
 }

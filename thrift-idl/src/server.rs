@@ -23,7 +23,7 @@ mod cookie;
 mod http;
 
 pub use binary::{serve_binary, serve_local};
-pub use http::serve_http;
+pub use http::{method_not_allowed, serve_http, text as text_response};
 
 /// What a server accepts, shared by its connections.
 #[derive(Clone)]

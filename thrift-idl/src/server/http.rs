@@ -99,14 +99,7 @@ impl<S: CliService> Endpoint<S> {
             );
         }
         if req.method() != Method::POST {
-            let mut response = text(
-                StatusCode::METHOD_NOT_ALLOWED,
-                "Thrift over HTTP takes POST requests".into(),
-            );
-            response
-                .headers_mut()
-                .insert(header::ALLOW, HeaderValue::from_static("POST"));
-            return response;
+            return method_not_allowed("POST", "Thrift over HTTP takes POST requests".into());
         }
         let (user, set_cookie) = match self.authenticate(&req) {
             Ok(authenticated) => authenticated,
@@ -225,13 +218,23 @@ fn basic_credentials(value: &HeaderValue) -> Result<(String, String), String> {
     Ok((user.to_owned(), password.to_owned()))
 }
 
-fn text(status: StatusCode, message: String) -> Response<Full<Bytes>> {
+/// A plain-text answer: what an HTTP client (or a person with curl) is told went wrong.
+pub fn text(status: StatusCode, message: String) -> Response<Full<Bytes>> {
     let mut response = Response::new(Full::new(Bytes::from(message)));
     *response.status_mut() = status;
     response.headers_mut().insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("text/plain; charset=utf-8"),
     );
+    response
+}
+
+/// 405, with the methods the endpoint takes in `Allow`.
+pub fn method_not_allowed(allowed: &'static str, message: String) -> Response<Full<Bytes>> {
+    let mut response = text(StatusCode::METHOD_NOT_ALLOWED, message);
+    response
+        .headers_mut()
+        .insert(header::ALLOW, HeaderValue::from_static(allowed));
     response
 }
 
