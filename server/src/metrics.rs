@@ -13,7 +13,6 @@
 //! from `/proc` at scrape.
 
 use std::collections::{HashMap, HashSet};
-use std::convert::Infallible;
 use std::hash::Hash;
 use std::net::SocketAddr;
 use std::sync::atomic::AtomicU64;
@@ -24,13 +23,10 @@ use bytes::Bytes;
 use dashmap::DashSet;
 use http_body_util::Full;
 use hyper::header::{self, HeaderValue};
-use hyper::server::conn::http1;
-use hyper::service::service_fn;
 use hyper::{Method as HttpMethod, Request, Response, StatusCode};
-use hyper_util::rt::TokioIo;
 use kumiho_engine_launcher::{EngineRegistration, EngineType, LaunchError};
 use kumiho_thrift::cli::*;
-use kumiho_thrift::server::{method_not_allowed, text_response};
+use kumiho_thrift::server::{method_not_allowed, serve_http1, text_response};
 use kumiho_thrift::service::{CallContext, CliService, Reply, Transport};
 use prometheus_client::encoding::prometheus_text;
 use prometheus_client::encoding::EncodeLabelSet;
@@ -42,7 +38,6 @@ use prometheus_client::metrics::info::Info;
 use prometheus_client::registry::{Registry, Unit};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
-use tokio_util::task::TaskTracker;
 
 use crate::operation::launch_engine::LaunchState;
 use crate::session::SessionManager;
@@ -684,44 +679,11 @@ pub async fn serve(
     sessions: Arc<SessionManager>,
     shutdown: CancellationToken,
 ) {
-    let tracker = TaskTracker::new();
-    loop {
-        let (stream, peer) = tokio::select! {
-            _ = shutdown.cancelled() => break,
-            accepted = listener.accept() => match accepted {
-                Ok(accepted) => accepted,
-                Err(e) => {
-                    // Out of file descriptors, say: back off instead of spinning.
-                    tracing::warn!(error = %e, "metrics endpoint: accept failed");
-                    tokio::time::sleep(Duration::from_millis(100)).await;
-                    continue;
-                }
-            },
-        };
-        let metrics = metrics.clone();
-        let sessions = sessions.clone();
-        let shutdown = shutdown.clone();
-        tracker.spawn(async move {
-            let handler = service_fn(move |req| {
-                let response = respond(&req, &metrics, &sessions);
-                async move { Ok::<_, Infallible>(response) }
-            });
-            let conn = http1::Builder::new().serve_connection(TokioIo::new(stream), handler);
-            let mut conn = std::pin::pin!(conn);
-            let result = tokio::select! {
-                result = conn.as_mut() => result,
-                _ = shutdown.cancelled() => {
-                    conn.as_mut().graceful_shutdown();
-                    conn.await
-                }
-            };
-            if let Err(e) = result {
-                tracing::debug!(%peer, error = %e, "metrics connection ended");
-            }
-        });
-    }
-    tracker.close();
-    tracker.wait().await;
+    serve_http1(listener, shutdown, "metrics", move |req, _peer| {
+        let response = respond(&req, &metrics, &sessions);
+        async move { response }
+    })
+    .await;
 }
 
 /// The answer to one request of the metrics endpoint.

@@ -2,6 +2,7 @@
 //! HTTP Basic or by the auth cookie set on an earlier reply.
 
 use std::convert::Infallible;
+use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
@@ -43,16 +44,37 @@ pub async fn serve_http<S: CliService>(
         service,
         options,
     });
+    serve_http1(listener, shutdown, "thrift", move |req, peer| {
+        let endpoint = endpoint.clone();
+        async move { endpoint.handle(req, peer).await }
+    })
+    .await;
+    Ok(())
+}
+
+/// Serves HTTP/1.1 on `listener`, answering each request with `respond(request, peer)`, until
+/// `shutdown` is cancelled; then lets requests in flight finish and waits for the
+/// connections to close. Thrift over HTTP runs on it, and so does the gateway's metrics
+/// endpoint (`endpoint` names which in the connection's span).
+pub async fn serve_http1<R, F>(
+    listener: TcpListener,
+    shutdown: CancellationToken,
+    endpoint: &'static str,
+    respond: R,
+) where
+    R: Fn(Request<Incoming>, SocketAddr) -> F + Clone + Send + Sync + 'static,
+    F: Future<Output = Response<Full<Bytes>>> + Send + 'static,
+{
     let tracker = TaskTracker::new();
     while let Some((stream, peer)) = accept(&listener, &shutdown).await {
-        let endpoint = endpoint.clone();
+        let respond = respond.clone();
         let shutdown = shutdown.clone();
-        let span = tracing::info_span!("http_connection", %peer);
+        let span = tracing::info_span!("http_connection", endpoint, %peer);
         tracker.spawn(
             async move {
                 let handler = service_fn(move |req| {
-                    let endpoint = endpoint.clone();
-                    async move { Ok::<_, Infallible>(endpoint.handle(req, peer).await) }
+                    let response = respond(req, peer);
+                    async move { Ok::<_, Infallible>(response.await) }
                 });
                 let conn = http1::Builder::new().serve_connection(TokioIo::new(stream), handler);
                 let mut conn = std::pin::pin!(conn);
@@ -74,7 +96,6 @@ pub async fn serve_http<S: CliService>(
     }
     tracker.close();
     tracker.wait().await;
-    Ok(())
 }
 
 /// The state every request of an HTTP server shares.
