@@ -359,9 +359,10 @@ def test_an_http_session_outlives_a_call_its_client_gave_up_on(kumiho):
 
 def test_an_engine_that_accepts_but_never_answers_fails_new_sessions_in_bounded_time(kumiho):
     """A hung engine (SIGSTOP here; a wedged JVM alike) still has its connections accepted by
-    the kernel: a new session's launch gives up after the login timeout (15 s, Kyuubi's) with
-    a message saying so, and closing a session on it returns, instead of waiting for ever;
-    the engine serves again once it resumes."""
+    the kernel: a new session's launch gives up after the login timeout (15 s by default,
+    Kyuubi's; 2 s here, set by the session with Kyuubi's key) with a message saying so, and
+    closing a session on it returns, instead of waiting for ever; the engine serves again once
+    it resumes."""
     import signal
 
     from harness.tcli import ttypes
@@ -372,13 +373,13 @@ def test_an_engine_that_accepts_but_never_answers_fails_new_sessions_in_bounded_
     os.kill(engine, signal.SIGSTOP)
     try:
         started = time.monotonic()
-        second = open_session(kumiho, "hank")
+        second = open_session(kumiho, "hank", configuration={"kyuubi.session.engine.login.timeout": "2s"})
         while (status := second.launch_status()).operationState not in (
                 ttypes.TOperationState.FINISHED_STATE, ttypes.TOperationState.ERROR_STATE):
             assert time.monotonic() - started < 40, "the launch still waits for the hung engine"
             time.sleep(0.2)
         assert status.operationState == ttypes.TOperationState.ERROR_STATE
-        assert "no answer within 15s" in status.errorMessage, status.errorMessage
+        assert "no answer within 2s" in status.errorMessage, status.errorMessage
         assert "hung or overloaded" in status.errorMessage, status.errorMessage
         second.close()
         # Closing a session on the hung engine does not wait for it either.

@@ -161,6 +161,10 @@ pub struct EngineSettings {
     /// A launch not registered within this long is killed and reported.
     #[serde(with = "duration::serde_text")]
     pub initialize_timeout: Duration,
+    /// How long connecting and authenticating to an engine may take (also a cancel's whole
+    /// call): an engine that accepts connections but answers nothing fails the session.
+    #[serde(with = "duration::serde_text")]
+    pub login_timeout: Duration,
     /// Address engines listen on; the gateway connects there.
     pub bind_host: String,
     /// Settings of `kumiho-engine` (DataFusion).
@@ -176,6 +180,8 @@ impl Default for EngineSettings {
             share_level: ShareLevel::User,
             idle_timeout: Duration::from_secs(30 * 60),
             initialize_timeout: Duration::from_secs(3 * 60),
+            // Kyuubi's kyuubi.session.engine.login.timeout.
+            login_timeout: Duration::from_secs(15),
             bind_host: "127.0.0.1".to_owned(),
             datafusion: DataFusionSettings::default(),
             spark: SparkSettings::default(),

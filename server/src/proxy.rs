@@ -739,7 +739,7 @@ async fn cancel_aside(
     };
     // A hung engine fails the cancel (with the session's next call to come) instead of
     // holding the client's cancel for ever.
-    let login_timeout = crate::session::ENGINE_LOGIN_TIMEOUT;
+    let login_timeout = session.route.login_timeout;
     match tokio::time::timeout(login_timeout, cancelling).await {
         Ok(reply) => reply.map_err(|e| engine_error(&address, e)),
         Err(_) => Err(GatewayError::EngineGone {

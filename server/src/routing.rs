@@ -35,6 +35,7 @@ pub mod keys {
     pub const POOL_POLICY: &str = "kyuubi.engine.pool.selectPolicy";
     pub const IDLE_TIMEOUT: &str = "kyuubi.session.engine.idle.timeout";
     pub const INITIALIZE_TIMEOUT: &str = "kyuubi.session.engine.initialize.timeout";
+    pub const LOGIN_TIMEOUT: &str = "kyuubi.session.engine.login.timeout";
     pub const LAUNCH_ASYNC: &str = "kyuubi.session.engine.launch.async";
     pub const INFO_PROVIDER: &str = "kyuubi.server.info.provider";
     /// Proxy-user keys, in order of precedence.
@@ -61,6 +62,8 @@ pub struct Route {
     pub info_provider: InfoProvider,
     pub idle_timeout: Duration,
     pub initialize_timeout: Duration,
+    /// How long connecting and authenticating to the engine may take.
+    pub login_timeout: Duration,
     /// The session's settings after the cluster's `session-conf` rules: what launch settings
     /// and the engine session are made of.
     pub conf: SessionConf,
@@ -132,6 +135,11 @@ impl Router {
             keys::INITIALIZE_TIMEOUT,
             config.engine.initialize_timeout,
         )?;
+        let login_timeout = duration_or(
+            get(keys::LOGIN_TIMEOUT),
+            keys::LOGIN_TIMEOUT,
+            config.engine.login_timeout,
+        )?;
         let launch_async = parse_bool(get(keys::LAUNCH_ASYNC), keys::LAUNCH_ASYNC, true)?;
         let info_provider = parse_or(
             get(keys::INFO_PROVIDER),
@@ -187,6 +195,7 @@ impl Router {
             info_provider,
             idle_timeout,
             initialize_timeout,
+            login_timeout,
             conf: ruled.conf,
             ignored_keys: ruled.ignored,
         })

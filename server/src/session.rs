@@ -35,12 +35,6 @@ use crate::operation::launch_engine::{LaunchEngine, LaunchedEngine};
 use crate::proxy::prefetch::Prefetched;
 use crate::routing::{Route, Router};
 
-/// How long connecting and authenticating to an engine may take (Kyuubi's
-/// `kyuubi.session.engine.login.timeout`): an engine that accepts connections but answers
-/// nothing (hung, stopped) fails the session instead of holding its launch, and a turn of
-/// `engine-session-opens`, for ever. OpenSession itself gets the cluster's initialize-timeout.
-pub(crate) const ENGINE_LOGIN_TIMEOUT: Duration = Duration::from_secs(15);
-
 /// How long closing a session's engine side may take before its connection is dropped.
 const ENGINE_CLOSE_TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -668,8 +662,13 @@ async fn open_engine_session(
         password: secret.expose().to_owned(),
     };
     let connecting = crate::engine_connect::connect(registration, auth);
-    let Ok(connected) = tokio::time::timeout(ENGINE_LOGIN_TIMEOUT, connecting).await else {
-        return Err(OpenError::Failed(unanswered(ENGINE_LOGIN_TIMEOUT)));
+    // The route's login timeout (Kyuubi's `kyuubi.session.engine.login.timeout`): an engine
+    // that accepts connections but answers nothing (hung, stopped) fails the session instead
+    // of holding its launch, and a turn of `engine-session-opens`, for ever. OpenSession
+    // itself gets the initialize timeout.
+    let login_timeout = session.route.login_timeout;
+    let Ok(connected) = tokio::time::timeout(login_timeout, connecting).await else {
+        return Err(OpenError::Failed(unanswered(login_timeout)));
     };
     let mut client = match connected {
         Ok(client) => client,
