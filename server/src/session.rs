@@ -68,7 +68,7 @@ pub struct GatewaySession {
     /// ignore the launch handle).
     launch_log_unshown: AtomicBool,
     /// When a client last used the session, for the idle-session reaper.
-    last_access: std::sync::Mutex<tokio::time::Instant>,
+    last_access: LastUse,
     /// `maxRows` of the client's last row fetch (0: none yet), the size of first batches
     /// fetched ahead of it.
     fetch_size: AtomicI64,
@@ -104,7 +104,7 @@ impl GatewaySession {
 
     /// Notes a use of the session by its client.
     pub fn touch(&self) {
-        *self.last_access.lock().unwrap_or_else(|p| p.into_inner()) = tokio::time::Instant::now();
+        self.last_access.touch();
     }
 
     /// The session's engine as errors name it: `ID at HOST:PORT`.
@@ -129,10 +129,26 @@ impl GatewaySession {
 
     /// How long since the client last used the session.
     pub fn idle_for(&self) -> Duration {
-        self.last_access
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .elapsed()
+        self.last_access.idle_for()
+    }
+}
+
+/// When a client last used a session or an operation, for the idle reapers. A std mutex,
+/// held for an assignment only.
+#[derive(Debug)]
+struct LastUse(std::sync::Mutex<tokio::time::Instant>);
+
+impl LastUse {
+    fn now() -> Self {
+        Self(std::sync::Mutex::new(tokio::time::Instant::now()))
+    }
+
+    fn touch(&self) {
+        *self.0.lock().unwrap_or_else(|p| p.into_inner()) = tokio::time::Instant::now();
+    }
+
+    fn idle_for(&self) -> Duration {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).elapsed()
     }
 }
 
@@ -158,8 +174,9 @@ pub enum OperationKind {
 pub struct OperationEntry {
     pub session: Arc<GatewaySession>,
     pub kind: OperationKind,
-    /// When its client last used it, for the idle-operation reaper.
-    last_access: Arc<std::sync::Mutex<tokio::time::Instant>>,
+    /// When its client last used it, for the idle-operation reaper (shared by the entry's
+    /// copies handed to calls).
+    last_access: Arc<LastUse>,
 }
 
 impl OperationEntry {
@@ -167,21 +184,8 @@ impl OperationEntry {
         Self {
             session,
             kind,
-            last_access: Arc::new(std::sync::Mutex::new(tokio::time::Instant::now())),
+            last_access: Arc::new(LastUse::now()),
         }
-    }
-
-    /// Notes a use of the operation by its client.
-    fn touch(&self) {
-        *self.last_access.lock().unwrap_or_else(|p| p.into_inner()) = tokio::time::Instant::now();
-    }
-
-    /// How long since the client last used the operation.
-    fn idle_for(&self) -> Duration {
-        self.last_access
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .elapsed()
     }
 }
 
@@ -274,7 +278,7 @@ impl SessionManager {
             client_protocol: req.client_protocol,
             engine: tokio::sync::Mutex::new(None),
             launch_log_unshown: AtomicBool::new(true),
-            last_access: std::sync::Mutex::new(tokio::time::Instant::now()),
+            last_access: LastUse::now(),
             fetch_size: AtomicI64::new(0),
             closed: AtomicBool::new(false),
             operation_ids: Default::default(),
@@ -324,7 +328,7 @@ impl SessionManager {
             // Recorded by a call that ended after its session was closed.
             .filter(|entry| !entry.session.is_closed())
             .ok_or(GatewayError::InvalidHandle { what: "operation" })?;
-        entry.touch();
+        entry.last_access.touch();
         entry.session.touch();
         Ok(entry)
     }
@@ -423,7 +427,7 @@ impl SessionManager {
             .iter()
             .filter(|entry| {
                 !matches!(entry.kind, OperationKind::Launch)
-                    && entry.idle_for() >= timeout
+                    && entry.last_access.idle_for() >= timeout
                     && !entry.session.is_busy()
             })
             .map(|entry| (*entry.key(), entry.value().clone()))
@@ -576,7 +580,7 @@ async fn launch_and_connect(
         log.push(format!("opening a session on engine {address}"));
         // Never closed, so acquiring cannot fail; waiting is in order of arrival.
         let turn = opens.acquire().await.map_err(|e| e.to_string())?;
-        if session.closed.load(Ordering::Acquire) {
+        if session.is_closed() {
             // Closed while it waited (a client that connects and hangs up, a storm's end): an
             // engine session now would only be closed again. The launch still finishes, so
             // that a CONNECTION engine is stopped with the session.
