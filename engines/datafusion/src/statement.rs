@@ -235,10 +235,7 @@ pub async fn run_command(session: &Session, command: &HiveCommand) -> Result<Exe
             Ok(Executed::NoResult)
         }
         HiveCommand::Describe { table, detailed } => {
-            let provider = session
-                .context()
-                .table_provider(table_reference(table)?)
-                .await?;
+            let provider = table_provider(session, table).await?;
             let schema = provider.schema();
             let mut rows: Vec<[String; 3]> = schema
                 .fields()
@@ -285,10 +282,7 @@ pub async fn run_command(session: &Session, command: &HiveCommand) -> Result<Exe
             ])
         }
         HiveCommand::DescribeColumn { table, column } => {
-            let provider = session
-                .context()
-                .table_provider(table_reference(table)?)
-                .await?;
+            let provider = table_provider(session, table).await?;
             let schema = provider.schema();
             let field = schema
                 .fields()
@@ -324,19 +318,13 @@ pub async fn run_command(session: &Session, command: &HiveCommand) -> Result<Exe
             function_usage(session.context(), name, *extended),
         ),
         HiveCommand::ShowCreateTable(parts) => {
-            let provider = session
-                .context()
-                .table_provider(table_reference(parts)?)
-                .await?;
+            let provider = table_provider(session, parts).await?;
             // Qualified, so that the statement means the same table in any session.
             let name = qualified(session, parts);
             string_rows("createtab_stmt", create_statement(&name, provider.as_ref()))
         }
         HiveCommand::ShowColumns { table, pattern } => {
-            let table = session
-                .context()
-                .table_provider(table_reference(table)?)
-                .await?;
+            let table = table_provider(session, table).await?;
             let names = table
                 .schema()
                 .fields()
@@ -471,9 +459,9 @@ fn qualified(session: &Session, parts: &[String]) -> Vec<String> {
     }
 }
 
-/// A table named by one to three parts, as DESCRIBE and SHOW COLUMNS take it.
-fn table_reference(parts: &[String]) -> Result<TableReference> {
-    Ok(match parts {
+/// The table named by one to three parts, as DESCRIBE and SHOW COLUMNS take it.
+async fn table_provider(session: &Session, parts: &[String]) -> Result<Arc<dyn TableProvider>> {
+    let reference = match parts {
         [table] => TableReference::bare(table.as_str()),
         [schema, table] => TableReference::partial(schema.as_str(), table.as_str()),
         [catalog, schema, table] => {
@@ -485,7 +473,8 @@ fn table_reference(parts: &[String]) -> Result<TableReference> {
                 parts.join(".")
             )))
         }
-    })
+    };
+    session.context().table_provider(reference).await
 }
 
 /// The names of the session's scalar, aggregate, window and table functions.

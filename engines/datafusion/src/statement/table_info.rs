@@ -8,7 +8,7 @@ use datafusion::arrow::datatypes::DataType;
 use datafusion::datasource::listing::ListingTable;
 use datafusion::error::{DataFusionError, Result};
 
-use super::{qualified, quote_identifier, string_columns, string_rows, table_reference, Executed};
+use super::{qualified, quote_identifier, string_columns, string_rows, table_provider, Executed};
 use crate::catalog::CATALOG;
 use crate::session::Session;
 
@@ -25,10 +25,7 @@ pub(super) async fn show_tblproperties(
     table: &[String],
     key: Option<&str>,
 ) -> Result<Executed> {
-    session
-        .context()
-        .table_provider(table_reference(table)?)
-        .await?;
+    table_provider(session, table).await?;
     let (names, values) = match key {
         None => (Vec::new(), Vec::new()),
         Some(key) => {
@@ -52,10 +49,7 @@ pub(super) async fn show_partitions(
     table: &[String],
     spec: &[(String, String)],
 ) -> Result<Executed> {
-    let provider = session
-        .context()
-        .table_provider(table_reference(table)?)
-        .await?;
+    let provider = table_provider(session, table).await?;
     let name = qualified(session, table);
     let columns: Vec<String> = provider
         .downcast_ref::<ListingTable>()
