@@ -366,13 +366,17 @@ impl ScalarUDFImpl for GetJsonObject {
                 out.append_null();
                 continue;
             }
+            let parsed;
             let steps = match &constant {
-                Some(steps) => steps.clone(),
-                None => parse_path(path.value(i)),
+                Some(steps) => steps.as_deref(),
+                None => {
+                    parsed = parse_path(path.value(i));
+                    parsed.as_deref()
+                }
             };
             let value = steps.and_then(|steps| {
                 let document: Value = serde_json::from_str(json.value(i)).ok()?;
-                select(&document, &steps)
+                select(&document, steps)
             });
             match value {
                 Some(Value::Null) | None => out.append_null(),
