@@ -83,8 +83,10 @@ pub fn register(ctx: &SessionContext) {
     for udaf in collections::aggregates() {
         ctx.register_udaf(udaf);
     }
+    // One snapshot serves every alias: each names a function registered above or built in,
+    // and adding an alias to one leaves the others as they are.
+    let state = ctx.state();
     for (name, alias) in ALIASES {
-        let state = ctx.state();
         if let Some(udf) = state.scalar_functions().get(*name) {
             let udf = udf.as_ref().clone().with_aliases([*alias]);
             ctx.register_udf(udf);
