@@ -248,10 +248,9 @@ impl Session {
 
 /// All open sessions of the engine, and what they share.
 pub struct SessionManager {
-    catalogs: Arc<dyn CatalogProviderList>,
-    /// What every session starts from: the engine's defaults, DataFusion's functions and
-    /// Hive's. Built once: registering some 400 functions and their aliases for each
-    /// OpenSession cost more than the rest of opening a session.
+    /// What every session starts from: the engine's catalogs and defaults, DataFusion's
+    /// functions and Hive's. Built once: registering some 400 functions and their aliases
+    /// for each OpenSession cost more than the rest of opening a session.
     template: SessionState,
     sessions: DashMap<HandleId, Arc<Session>>,
 }
@@ -264,15 +263,14 @@ impl SessionManager {
             .build_arc()
             .expect("a runtime with default pools and disk manager builds");
         Self {
-            template: session_template(Arc::clone(&catalogs), runtime),
-            catalogs,
+            template: session_template(catalogs, runtime),
             sessions: DashMap::new(),
         }
     }
 
     /// The engine's catalog list.
     pub fn catalogs(&self) -> &Arc<dyn CatalogProviderList> {
-        &self.catalogs
+        self.template.catalog_list()
     }
 
     /// A DataFusion context over the engine's catalog with the engine's defaults, for a
