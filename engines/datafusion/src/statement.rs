@@ -183,13 +183,13 @@ pub async fn run_command(session: &Session, command: &HiveCommand) -> Result<Exe
             string_rows("database_name", names)
         }
         HiveCommand::ShowTables { database, pattern } => {
-            let schema = database_schema(session, database)?;
+            let schema = database_schema(session, database.as_deref())?;
             let mut names = matching(schema.table_names(), pattern);
             names.sort();
             string_rows("tab_name", names)
         }
         HiveCommand::ShowViews { database, pattern } => {
-            let schema = database_schema(session, database)?;
+            let schema = database_schema(session, database.as_deref())?;
             let mut views = Vec::new();
             for name in matching(schema.table_names(), pattern) {
                 if schema.table_type(&name).await? == Some(TableType::View) {
@@ -302,7 +302,7 @@ pub async fn run_command(session: &Session, command: &HiveCommand) -> Result<Exe
             ])
         }
         HiveCommand::DescribeDatabase(name) => {
-            database_schema(session, &Some(name.clone()))?;
+            database_schema(session, Some(name))?;
             let empty = || vec![String::new()];
             string_columns(vec![
                 ("db_name", vec![name.clone()]),
@@ -349,13 +349,8 @@ pub async fn run_command(session: &Session, command: &HiveCommand) -> Result<Exe
 }
 
 /// The database SHOW TABLES and SHOW VIEWS list: the one named, or the current one.
-fn database_schema(
-    session: &Session,
-    database: &Option<String>,
-) -> Result<Arc<dyn SchemaProvider>> {
-    let database = database
-        .clone()
-        .unwrap_or_else(|| session.current_database());
+fn database_schema(session: &Session, database: Option<&str>) -> Result<Arc<dyn SchemaProvider>> {
+    let database = database.map_or_else(|| session.current_database(), str::to_owned);
     session
         .context()
         .catalog(CATALOG)
