@@ -4,6 +4,7 @@
 //! a Hive user nothing; BI tools send them while browsing a table.
 
 use datafusion::arrow::array::{Array, AsArray};
+use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::DataType;
 use datafusion::datasource::listing::ListingTable;
 use datafusion::error::{DataFusionError, Result};
@@ -102,22 +103,24 @@ pub(super) async fn show_partitions(
     let batches = session.context().sql(&sql).await?.collect().await?;
     let mut partitions = Vec::new();
     for batch in &batches {
+        // Utf8 or Utf8View, as DataFusion casts to VARCHAR; read as Utf8 either way.
+        let values = batch
+            .columns()
+            .iter()
+            .map(|values| cast(values, &DataType::Utf8))
+            .collect::<std::result::Result<Vec<_>, _>>()?;
         for row in 0..batch.num_rows() {
             let parts: Vec<String> = columns
                 .iter()
-                .zip(batch.columns())
+                .zip(&values)
                 .map(|(column, values)| {
-                    let value = match values.data_type() {
-                        DataType::Utf8View => {
-                            let values = values.as_string_view();
-                            (!values.is_null(row)).then(|| values.value(row).to_owned())
-                        }
-                        _ => {
-                            let values = values.as_string::<i32>();
-                            (!values.is_null(row)).then(|| values.value(row).to_owned())
-                        }
+                    let values = values.as_string::<i32>();
+                    let value = if values.is_null(row) {
+                        DEFAULT_PARTITION
+                    } else {
+                        values.value(row)
                     };
-                    format!("{column}={}", value.as_deref().unwrap_or(DEFAULT_PARTITION))
+                    format!("{column}={value}")
                 })
                 .collect();
             partitions.push(parts.join("/"));
