@@ -231,7 +231,7 @@ fn name_columns(body: &mut SetExpr) {
                     }) => text.clone(),
                     other => other.to_string(),
                 };
-                let expr = std::mem::replace(expr, Expr::value(sqlparser_null()));
+                let expr = std::mem::replace(expr, Expr::value(Value::Null));
                 *item = SelectItem::ExprWithAlias {
                     expr,
                     alias: Ident::with_quote('"', name),
@@ -272,7 +272,7 @@ impl VisitorMut for LateralViews {
         for item in &mut select.projection {
             if let SelectItem::UnnamedExpr(expr) = item {
                 if explode_argument(expr).is_some() {
-                    let expr = std::mem::replace(expr, Expr::value(sqlparser_null()));
+                    let expr = std::mem::replace(expr, Expr::value(Value::Null));
                     *item = SelectItem::ExprWithAlias {
                         expr,
                         alias: Ident::new("col"),
@@ -535,8 +535,8 @@ fn rewrite_expr(expr: &mut Expr) {
         let call = function_call(
             "regexp_like",
             vec![
-                std::mem::replace(value.as_mut(), Expr::value(sqlparser_null())),
-                std::mem::replace(pattern.as_mut(), Expr::value(sqlparser_null())),
+                std::mem::replace(value.as_mut(), Expr::value(Value::Null)),
+                std::mem::replace(pattern.as_mut(), Expr::value(Value::Null)),
             ],
         );
         *expr = if *negated {
@@ -667,10 +667,6 @@ fn octal_escape(after: &[char]) -> Option<char> {
     let digit = |c: &char, max: u32| c.to_digit(8).filter(|&d| d <= max);
     let code = digit(first, 1)? * 64 + digit(second, 7)? * 8 + digit(third, 7)?;
     char::from_u32(code)
-}
-
-fn sqlparser_null() -> datafusion::sql::sqlparser::ast::Value {
-    datafusion::sql::sqlparser::ast::Value::Null
 }
 
 /// `name(args)` in the AST.
