@@ -29,6 +29,7 @@ LAUNCH_TIMEOUT_S = 120
 BINARY_LISTENING = re.compile(r"^binary listening on (\S+):(\d+)$")
 HTTP_LISTENING = re.compile(r"^http listening on (\S+):(\d+)$")
 METRICS_LISTENING = re.compile(r"^metrics listening on (\S+):(\d+)$")
+REST_LISTENING = re.compile(r"^rest listening on (\S+):(\d+)$")
 LAUNCH_GUID = "kyuubi.session.engine.launch.handle.guid"
 LAUNCH_SECRET = "kyuubi.session.engine.launch.handle.secret"
 # Default cluster of the tests: the shipped one, with a short idle timeout so that engines
@@ -63,6 +64,8 @@ class Gateway:
     http_port: int = 0
     # The Prometheus endpoint's port; 0 when started with `--metrics-enabled false`.
     metrics_port: int = 0
+    # The REST API's port; 0 when started with `--rest-enabled false`.
+    rest_port: int = 0
     stdout_lines: list = field(default_factory=list)
 
     def log(self) -> str:
@@ -98,12 +101,15 @@ class Gateway:
 def start_gateway(binary: Path, work_dir: Path, cluster_dir: Path, *flags: str) -> Gateway:
     # A free port for metrics too: Kyuubi's 10019 would let only one gateway start at a time.
     metrics = "--metrics-enabled" not in flags or flags[flags.index("--metrics-enabled") + 1] != "false"
+    # REST too: Kyuubi's 10099 likewise.
+    rest = "--rest-enabled" not in flags or flags[flags.index("--rest-enabled") + 1] != "false"
     args = [
         str(binary),
         "--bind-host", HOST,
         "--binary-port", "0",
         "--http-port", "0",
         "--metrics-port", "0",
+        "--rest-port", "0",
         "--work-dir", str(work_dir),
         "--cluster-configs", str(cluster_dir),
         "--cluster-rescan-interval", "1s",
@@ -123,7 +129,8 @@ def start_gateway(binary: Path, work_dir: Path, cluster_dir: Path, *flags: str) 
 
     threading.Thread(target=pump, daemon=True).start()
     deadline = time.monotonic() + READY_TIMEOUT_S
-    while not (gateway.port and gateway.http_port and (gateway.metrics_port or not metrics)):
+    while not (gateway.port and gateway.http_port and (gateway.metrics_port or not metrics)
+               and (gateway.rest_port or not rest)):
         try:
             line = lines.get(timeout=max(0.0, deadline - time.monotonic()))
         except queue.Empty:
@@ -137,6 +144,8 @@ def start_gateway(binary: Path, work_dir: Path, cluster_dir: Path, *flags: str) 
             gateway.http_port = int(match.group(2))
         elif match := METRICS_LISTENING.match(line):
             gateway.metrics_port = int(match.group(2))
+        elif match := REST_LISTENING.match(line):
+            gateway.rest_port = int(match.group(2))
         else:
             gateway.stdout_lines.append(line)
     return gateway

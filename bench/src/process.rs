@@ -139,6 +139,9 @@ pub async fn start_gateway(
             // Metrics on, as operators run it, on a free port of its own.
             "--metrics-port",
             "0",
+            // The REST API likewise, off Kyuubi's 10099.
+            "--rest-port",
+            "0",
         ])
         .arg("--work-dir")
         .arg(work_dir)

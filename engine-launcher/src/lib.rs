@@ -16,14 +16,17 @@
 //! - [`launch_log`]: the [`LaunchLog`] a client follows while its engine starts.
 //! - [`self_registration`]: the registry flags a launched engine receives and the
 //!   registration it holds for its lifetime ([`EngineSelfRegistration`]).
+//! - [`batch`]: batch jobs (Kyuubi's REST batches): the `spark-submit` command of a Spark or
+//!   PySpark batch and its process.
 //! - [`process`]: stopping engines and checking that they live.
 //! - [`idle`]: the idle timeout every launched engine stops itself after.
 //! - [`error`]: [`LaunchError`], worded for the user waiting on the launch.
 //! - `testing` (with `cfg(test)` or the `testing` feature): a real ZooKeeper server for tests.
 //!
 //! The crate knows nothing of Thrift or sessions beyond what an engine reference needs.
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 
+pub mod batch;
 pub mod engine_limit;
 pub mod engine_main;
 pub mod engine_ref;

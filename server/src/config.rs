@@ -29,6 +29,12 @@ pub struct ServerConfig {
     /// Port of the Prometheus endpoint (`GET /metrics`), on the bind host; 0 picks a free
     /// port. Kyuubi's default.
     pub metrics_port: u16,
+    /// Whether the REST API is served (batches; Kyuubi's `kyuubi.frontend.protocols` with
+    /// `REST`).
+    pub rest_enabled: bool,
+    /// Port of the REST API (`/api/v1`), on the bind host; 0 picks a free port. Kyuubi's
+    /// default.
+    pub rest_port: u16,
     /// Directory with one YAML file per cluster; relative paths start at the working directory.
     pub cluster_configs: PathBuf,
     /// Where engine registries, launch locks and engine logs live (embedded registry).
@@ -132,6 +138,8 @@ impl Default for ServerConfig {
             http_path: "cliservice".to_owned(),
             metrics_enabled: true,
             metrics_port: 10019,
+            rest_enabled: true,
+            rest_port: 10099,
             cluster_configs: PathBuf::from("cluster-configs"),
             work_dir: PathBuf::from("work"),
             default_cluster: "default".to_owned(),
@@ -177,6 +185,11 @@ pub struct Cli {
     pub metrics_enabled: Option<bool>,
     #[arg(long)]
     pub metrics_port: Option<u16>,
+    /// `false` serves no REST API.
+    #[arg(long)]
+    pub rest_enabled: Option<bool>,
+    #[arg(long)]
+    pub rest_port: Option<u16>,
     #[arg(long)]
     pub cluster_configs: Option<PathBuf>,
     #[arg(long)]
@@ -242,6 +255,8 @@ impl Cli {
             http_path,
             metrics_enabled,
             metrics_port,
+            rest_enabled,
+            rest_port,
             cluster_configs,
             work_dir,
             default_cluster,
@@ -307,6 +322,18 @@ impl ServerConfig {
             return Err(format!(
                 "metrics-port {} is also the binary-port or http-port; give it a port of its own, or set metrics-enabled to false",
                 self.metrics_port
+            ));
+        }
+        if self.rest_enabled
+            && self.rest_port != 0
+            && [self.binary_port, self.http_port]
+                .into_iter()
+                .chain(self.metrics_enabled.then_some(self.metrics_port))
+                .any(|port| port == self.rest_port)
+        {
+            return Err(format!(
+                "rest-port {} is also the binary-port, http-port or metrics-port; give it a port of its own, or set rest-enabled to false",
+                self.rest_port
             ));
         }
         if self.http_path.trim_matches('/').is_empty() {
@@ -513,5 +540,26 @@ mod tests {
         assert_eq!((config.metrics_enabled, config.metrics_port), (false, 0));
         let config = ServerConfig::from_yaml("metrics-port: 20019\n").unwrap();
         assert_eq!(config.metrics_port, 20019);
+    }
+
+    #[test]
+    fn rest_is_on_kyuubis_port_and_can_be_moved_or_turned_off() {
+        let config = ServerConfig::default();
+        assert_eq!((config.rest_enabled, config.rest_port), (true, 10099));
+        let cli =
+            Cli::try_parse_from(["kumiho", "--rest-port", "0", "--rest-enabled", "false"]).unwrap();
+        let config = cli.into_config().unwrap();
+        assert_eq!((config.rest_enabled, config.rest_port), (false, 0));
+        let clash = ServerConfig {
+            rest_port: 10019,
+            ..Default::default()
+        };
+        assert!(clash.validate().unwrap_err().contains("rest-port"));
+        let off = ServerConfig {
+            rest_port: 10019,
+            rest_enabled: false,
+            ..Default::default()
+        };
+        assert_eq!(off.validate(), Ok(()));
     }
 }

@@ -18,6 +18,11 @@ pub enum GatewayError {
     })]
     InvalidHandle { what: &'static str },
 
+    /// The client named something this gateway does not hold (a batch id), in words of its
+    /// own.
+    #[error("{0}")]
+    NotFound(String),
+
     /// The client's request cannot be served as sent (a bad session setting, an unknown
     /// cluster); the message says which setting to fix.
     #[error("{0}")]
@@ -84,6 +89,7 @@ impl GatewayError {
             // 08xxx: connection exceptions; JDBC tools treat the session as broken.
             GatewayError::EngineGone { .. } => status::error("08S01", message),
             GatewayError::BadRequest(_)
+            | GatewayError::NotFound(_)
             | GatewayError::Launch { .. }
             | GatewayError::EngineRefused(_)
             | GatewayError::Config(_)
@@ -97,6 +103,7 @@ impl GatewayError {
         matches!(
             self,
             GatewayError::InvalidHandle { .. }
+                | GatewayError::NotFound(_)
                 | GatewayError::BadRequest(_)
                 | GatewayError::Refused(_)
         )

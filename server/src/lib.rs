@@ -30,10 +30,14 @@
 //! - [`proxy`]: the HiveServer2 service: forwarding as phases, one error handler.
 //! - [`errors`]: the one error type and its mapping to `TStatus`.
 //! - [`metrics`]: Prometheus metrics and their `/metrics` endpoint.
+//! - [`rest`]: the REST API (`/api/v1`, Kyuubi's): ping and batches.
+//! - [`batch`]: batch jobs submitted over REST: `spark-submit` processes, their logs and
+//!   records.
 //! - [`server`]: services started in order and stopped in reverse.
 //! - [`secret`], [`duration`]: the internal engine secret; durations as operators write them.
 #![forbid(unsafe_code)]
 
+pub mod batch;
 pub mod cluster;
 pub mod config;
 pub mod discovery;
@@ -44,6 +48,7 @@ pub mod metrics;
 pub mod operation;
 pub mod proxy;
 pub mod registries;
+pub mod rest;
 pub mod routing;
 pub mod secret;
 pub mod server;

@@ -41,6 +41,9 @@ fn main() -> std::process::ExitCode {
         if let Some(addr) = gateway.metrics_addr {
             println!("metrics listening on {addr}");
         }
+        if let Some(addr) = gateway.rest_addr {
+            println!("rest listening on {addr}");
+        }
         wait_for_signal().await;
         gateway.stop().await;
         std::process::ExitCode::SUCCESS

@@ -203,7 +203,7 @@ impl Router {
 }
 
 /// A session setting's value, trimmed; `None` when absent or blank.
-fn setting<'a>(settings: &'a BTreeMap<String, String>, key: &str) -> Option<&'a str> {
+pub(crate) fn setting<'a>(settings: &'a BTreeMap<String, String>, key: &str) -> Option<&'a str> {
     settings
         .get(key)
         .map(|value| value.trim())
@@ -212,7 +212,7 @@ fn setting<'a>(settings: &'a BTreeMap<String, String>, key: &str) -> Option<&'a 
 
 /// The session's settings under its cluster's `session-conf` rules; a restricted key refuses
 /// the session, naming the key and the cluster.
-fn apply_session_conf_rules(
+pub(crate) fn apply_session_conf_rules(
     cluster: &Cluster,
     conf: &SessionConf,
 ) -> Result<RuledSessionConf, GatewayError> {
@@ -234,7 +234,7 @@ fn apply_session_conf_rules(
 
 /// The user a session runs as: the login user, or the proxy user when the login user is one
 /// of the cluster's super users.
-fn effective_user(
+pub(crate) fn effective_user(
     cluster: &Cluster,
     login_user: &str,
     proxy_user: Option<&str>,

@@ -2,11 +2,12 @@
 //!
 //! Order: cluster configs (and their watcher), the HA ZooKeeper session (when configured: it
 //! also holds the cookie secret), engine launcher, session manager, the frontends (binary,
-//! HTTP) and the metrics endpoint, then the registration for ZooKeeper discovery, once there
+//! HTTP, REST with its batches) and the metrics endpoint, then the registration for ZooKeeper discovery, once there
 //! is something to discover. A failed start stops what already started. On shutdown the
 //! registration goes first (no client is sent here any more), then the frontends stop
 //! accepting, then sessions close (their CONNECTION engines stop; shared engines keep running
-//! for the next gateway), then the watcher and the metrics endpoint stop: Prometheus sees
+//! for the next gateway; batches run on, and the next gateway on this work directory follows
+//! them), then the watcher and the metrics endpoint stop: Prometheus sees
 //! the sessions drain.
 
 use std::net::SocketAddr;
@@ -15,18 +16,20 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use kumiho_engine_launcher::{DataFusionBuilder, HostGroupProvider, Launcher, SparkBuilder};
-use kumiho_thrift::auth::AnyPassword;
+use kumiho_thrift::auth::{AnyPassword, Authenticator};
 use kumiho_thrift::server::{serve_binary, serve_http, ServerOptions};
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
+use crate::batch::BatchManager;
 use crate::cluster::{watcher, ClusterRegistry};
 use crate::config::ServerConfig;
 use crate::discovery::{advertised_host, Advertised, Ensemble, GatewayRegistration};
 use crate::metrics::{Metered, Metrics};
 use crate::proxy::Gateway;
 use crate::registries::Registries;
+use crate::rest::RestApi;
 use crate::routing::{server_user, Router};
 use crate::session::SessionManager;
 
@@ -38,6 +41,10 @@ pub struct RunningGateway {
     pub http_addr: SocketAddr,
     /// Where the metrics endpoint listens, unless `metrics-enabled` is false.
     pub metrics_addr: Option<SocketAddr>,
+    /// Where the REST API listens, unless `rest-enabled` is false.
+    pub rest_addr: Option<SocketAddr>,
+    /// The batches submitted over REST, when it is enabled.
+    pub batches: Option<Arc<BatchManager>>,
     pub sessions: Arc<SessionManager>,
     pub clusters: Arc<ClusterRegistry>,
     frontends: CancellationToken,
@@ -101,7 +108,7 @@ pub async fn start(mut config: ServerConfig) -> Result<RunningGateway, String> {
     };
 
     let started = start_frontends(&config, clusters.clone()).await;
-    let (sessions, binary, http, metrics_listener) = match started {
+    let (sessions, binary, http, metrics_listener, rest_listener) = match started {
         Ok(started) => started,
         Err(e) => {
             stop_watcher(background, watcher).await;
@@ -116,19 +123,47 @@ pub async fn start(mut config: ServerConfig) -> Result<RunningGateway, String> {
         Some(listener) => Some(listener.local_addr().map_err(|e| e.to_string())?),
         None => None,
     };
+    let rest_addr = match &rest_listener {
+        Some(listener) => Some(listener.local_addr().map_err(|e| e.to_string())?),
+        None => None,
+    };
+    let batches = match rest_addr {
+        None => None,
+        Some(addr) => {
+            let instance = format!(
+                "{}:{}",
+                advertised_host(config.advertised_host.as_deref(), &config.bind_host),
+                addr.port()
+            );
+            match BatchManager::open(
+                &config.work_dir,
+                clusters.clone(),
+                config.default_cluster.clone(),
+                instance,
+            ) {
+                Ok(batches) => Some(batches),
+                Err(e) => {
+                    stop_watcher(background, watcher).await;
+                    return Err(e);
+                }
+            }
+        }
+    };
+    // One authenticator for every frontend: Thrift (SASL PLAIN, HTTP Basic) and REST.
+    let authenticator: Arc<dyn Authenticator> = Arc::new(AnyPassword);
     let gateway = Arc::new(Metered::new(
         Gateway::new(sessions.clone()),
         sessions.metrics.clone(),
     ));
     let options = Arc::new(ServerOptions {
-        authenticator: Arc::new(AnyPassword),
+        authenticator: authenticator.clone(),
         allow_sasl: true,
         allow_nosasl: true,
         max_message_size: config.max_message_size,
         http_path: config.http_path.trim_matches('/').to_owned(),
         cookie_secret,
     });
-    let tasks = vec![
+    let mut tasks = vec![
         (
             "binary frontend",
             spawn_frontend(
@@ -144,6 +179,20 @@ pub async fn start(mut config: ServerConfig) -> Result<RunningGateway, String> {
             ),
         ),
     ];
+    if let (Some(listener), Some(batches)) = (rest_listener, &batches) {
+        let api = Arc::new(RestApi {
+            batches: batches.clone(),
+            authenticator,
+        });
+        let shutdown = frontends.clone();
+        tasks.push((
+            "rest frontend",
+            spawn_frontend("rest", async move {
+                crate::rest::serve(listener, api, shutdown).await;
+                Ok(())
+            }),
+        ));
+    }
     let reaper = spawn_idle_reaper(
         sessions.clone(),
         config.session_idle_timeout,
@@ -191,11 +240,14 @@ pub async fn start(mut config: ServerConfig) -> Result<RunningGateway, String> {
         }
     };
     let metrics = metrics_addr.map(crate::metrics::describe);
-    tracing::info!(%binary_addr, %http_addr, http_path = %config.http_path, metrics = metrics.as_deref().unwrap_or("off"), work_dir = %config.work_dir.display(), "kumiho gateway started");
+    let rest = rest_addr.map(crate::rest::describe);
+    tracing::info!(%binary_addr, %http_addr, http_path = %config.http_path, metrics = metrics.as_deref().unwrap_or("off"), rest = rest.as_deref().unwrap_or("off"), work_dir = %config.work_dir.display(), "kumiho gateway started");
     Ok(RunningGateway {
         binary_addr,
         http_addr,
         metrics_addr,
+        rest_addr,
+        batches,
         sessions,
         clusters,
         frontends,
@@ -258,11 +310,12 @@ async fn cookie_secret(
 }
 
 /// The session manager and the listeners of the frontends and (when enabled) the metrics
-/// endpoint.
+/// endpoint and the REST API.
 type Started = (
     Arc<SessionManager>,
     TcpListener,
     TcpListener,
+    Option<TcpListener>,
     Option<TcpListener>,
 );
 
@@ -302,7 +355,11 @@ async fn start_frontends(
         true => Some(bind(&config.bind_host, config.metrics_port, "metrics-port").await?),
         false => None,
     };
-    Ok((sessions, binary, http, metrics))
+    let rest = match config.rest_enabled {
+        true => Some(bind(&config.bind_host, config.rest_port, "rest-port").await?),
+        false => None,
+    };
+    Ok((sessions, binary, http, metrics, rest))
 }
 
 /// The metrics endpoint as a service: serves until `shutdown`.

@@ -23,7 +23,9 @@ mod cookie;
 mod http;
 
 pub use binary::{serve_binary, serve_local};
-pub use http::{method_not_allowed, serve_http, serve_http1, text as text_response};
+pub use http::{
+    basic_credentials, method_not_allowed, serve_http, serve_http1, text as text_response,
+};
 
 /// What a server accepts, shared by its connections.
 #[derive(Clone)]

@@ -110,57 +110,75 @@ impl SparkBuilder {
         spark_submit: &Path,
         name: &str,
     ) -> Result<Vec<String>, LaunchError> {
-        let mut conf = settings.effective_conf();
-        // The session's `spark.master` wins over everything; the cluster's `master` over the
-        // cluster's own `spark.master` conf.
-        let master = match (settings.session_conf.get(MASTER_KEY), &settings.master) {
-            (Some(session), _) => session.clone(),
-            (None, Some(cluster)) => cluster.clone(),
-            (None, None) => conf
-                .get(MASTER_KEY)
-                .cloned()
-                .unwrap_or_else(|| DEFAULT_MASTER.to_owned()),
-        };
-        conf.remove(MASTER_KEY);
-        let deploy_mode = match (
-            settings.session_conf.get(DEPLOY_MODE_KEY),
-            &settings.deploy_mode,
-        ) {
-            (Some(session), _) => Some(session.clone()),
-            (None, Some(cluster)) => Some(cluster.clone()),
-            (None, None) => conf.get(DEPLOY_MODE_KEY).cloned(),
-        };
-        conf.remove(DEPLOY_MODE_KEY);
-        if let Some(mode) = deploy_mode.as_deref() {
-            if !mode.eq_ignore_ascii_case("client") {
-                return Err(LaunchError::BadSettings {
-                    engine_type: EngineType::SparkSql,
-                    reason: format!(
-                        "deploy mode `{mode}` is not supported: the Spark Thrift Server must run \
-                         beside Kumiho's supervisor, so use `deploy-mode: client` (executors still \
-                         run on the master's resources)"
-                    ),
-                });
-            }
-        }
-        let mut command = vec![
-            spark_submit.display().to_string(),
-            "--master".to_owned(),
-            master,
-            "--deploy-mode".to_owned(),
-            "client".to_owned(),
-            "--name".to_owned(),
-            name.to_owned(),
-        ];
-        for (key, value) in conf {
-            command.push("--conf".to_owned());
-            command.push(format!("{key}={value}"));
-        }
+        let mut command = spark_submit_prefix(
+            settings,
+            spark_submit,
+            name,
+            "the Spark Thrift Server must run beside Kumiho's supervisor, so use \
+             `deploy-mode: client` (executors still run on the master's resources)",
+        )
+        .map_err(|reason| LaunchError::BadSettings {
+            engine_type: EngineType::SparkSql,
+            reason,
+        })?;
         command.push("--class".to_owned());
         command.push(THRIFT_SERVER_CLASS.to_owned());
         command.push("spark-internal".to_owned());
         Ok(command)
     }
+}
+
+/// `spark-submit --master M --deploy-mode client --name NAME --conf k=v ...` (program first)
+/// for `settings`: the Spark Thrift Server's launch and a batch's share it. The session's (or
+/// batch's) `spark.master` wins over everything, the cluster's `master` over the cluster's own
+/// `spark.master` conf; only the client deploy mode is taken (`why_client` says why, in the
+/// error). `Err` is the reason, for the caller's error.
+pub(crate) fn spark_submit_prefix(
+    settings: &SparkSettings,
+    spark_submit: &Path,
+    name: &str,
+    why_client: &str,
+) -> Result<Vec<String>, String> {
+    let mut conf = settings.effective_conf();
+    let master = match (settings.session_conf.get(MASTER_KEY), &settings.master) {
+        (Some(session), _) => session.clone(),
+        (None, Some(cluster)) => cluster.clone(),
+        (None, None) => conf
+            .get(MASTER_KEY)
+            .cloned()
+            .unwrap_or_else(|| DEFAULT_MASTER.to_owned()),
+    };
+    conf.remove(MASTER_KEY);
+    let deploy_mode = match (
+        settings.session_conf.get(DEPLOY_MODE_KEY),
+        &settings.deploy_mode,
+    ) {
+        (Some(session), _) => Some(session.clone()),
+        (None, Some(cluster)) => Some(cluster.clone()),
+        (None, None) => conf.get(DEPLOY_MODE_KEY).cloned(),
+    };
+    conf.remove(DEPLOY_MODE_KEY);
+    if let Some(mode) = deploy_mode.as_deref() {
+        if !mode.eq_ignore_ascii_case("client") {
+            return Err(format!(
+                "deploy mode `{mode}` is not supported: {why_client}"
+            ));
+        }
+    }
+    let mut command = vec![
+        spark_submit.display().to_string(),
+        "--master".to_owned(),
+        master,
+        "--deploy-mode".to_owned(),
+        "client".to_owned(),
+        "--name".to_owned(),
+        name.to_owned(),
+    ];
+    for (key, value) in conf {
+        command.push("--conf".to_owned());
+        command.push(format!("{key}={value}"));
+    }
+    Ok(command)
 }
 
 /// The Spark installation of a launch: the cluster's `spark.home`, else `SPARK_HOME` of the
@@ -170,29 +188,37 @@ fn resolve_spark_home(
     env: &BTreeMap<String, String>,
     cluster: &str,
 ) -> Result<(PathBuf, PathBuf), LaunchError> {
-    let bad = |reason: String| LaunchError::BadSettings {
+    spark_installation(settings, env, cluster).map_err(|reason| LaunchError::BadSettings {
         engine_type: EngineType::SparkSql,
         reason,
-    };
+    })
+}
+
+/// [`resolve_spark_home`] with the reason as the error, for batches too.
+pub(crate) fn spark_installation(
+    settings: &SparkSettings,
+    env: &BTreeMap<String, String>,
+    cluster: &str,
+) -> Result<(PathBuf, PathBuf), String> {
     let home = settings
         .home
         .clone()
         .or_else(|| env.get("SPARK_HOME").map(PathBuf::from))
         .or_else(|| std::env::var_os("SPARK_HOME").map(PathBuf::from))
         .ok_or_else(|| {
-            bad(format!(
+            format!(
                 "no Spark installation is configured: set `engine.spark.home` in cluster config \
                  `{cluster}` (or SPARK_HOME in its `env`, or in the gateway's environment)"
-            ))
+            )
         })?;
     let spark_submit = home.join("bin").join("spark-submit");
     if !spark_submit.is_file() {
-        return Err(bad(format!(
+        return Err(format!(
             "{} does not exist: the Spark home `{}` of cluster config `{cluster}` \
              (`engine.spark.home` or SPARK_HOME) must be a Spark installation",
             spark_submit.display(),
             home.display()
-        )));
+        ));
     }
     Ok((home, spark_submit))
 }

@@ -219,8 +219,9 @@ impl<S: CliService> Endpoint<S> {
     }
 }
 
-/// Decodes `Basic base64(user:password)`.
-fn basic_credentials(value: &HeaderValue) -> Result<(String, String), String> {
+/// Decodes `Basic base64(user:password)`; `Err` is a message for the client. The gateway's
+/// REST API authenticates with it too.
+pub fn basic_credentials(value: &HeaderValue) -> Result<(String, String), String> {
     let malformed =
         || "malformed Authorization header: expected Basic base64(user:password)".to_owned();
     let value = value.to_str().map_err(|_| malformed())?;

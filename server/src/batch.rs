@@ -1,0 +1,1155 @@
+//! Batch jobs submitted over REST (Kyuubi's `/api/v1/batches`): their lifecycle, logs and records.
+//!
+//! A batch is one `spark-submit` of a jar or a Python file on a cluster's Spark. It goes
+//! PENDING (accepted) → RUNNING (its process started) → FINISHED (exit 0), ERROR (non-zero
+//! exit, or no start; `appDiagnostic` holds the last meaningful lines of its output) or
+//! CANCELED (DELETE: its process group is stopped). The batch's settings pick the cluster
+//! (`kyuubi.session.cluster`), the effective user (`hive.server2.proxy.user`) and Spark
+//! overrides (`spark.*`) under the same rules as a session's ([`crate::routing`]); the
+//! command itself is built by the launcher ([`kumiho_engine_launcher::batch`]).
+//!
+//! Every record is kept in memory and written to `WORK/batches/{id}.json` on each change, so a
+//! restarted gateway still lists its batches. `spark-submit` runs in `WORK/batches/{id}/`
+//! with its output in `WORK/batches/{id}.log`; it outlives a gateway that stops, and a
+//! restarted gateway follows it again by pid (checked against the process's start time), or
+//! marks it ERROR when it is gone, since its outcome is then unknown.
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use kumiho_engine_launcher::batch::{self as launch, BatchLaunchError, BatchType, SparkBatchSpec};
+use kumiho_engine_launcher::{is_alive, stop_engine, EngineCommand};
+use kumiho_thrift::session_conf;
+use nix::sys::signal::{killpg, Signal};
+use nix::unistd::Pid;
+use serde::{Deserialize, Serialize};
+use tokio::sync::watch;
+use tokio_util::sync::CancellationToken;
+use uuid::Uuid;
+
+use crate::cluster::{ClusterRegistry, ClusterUnavailable};
+use crate::errors::GatewayError;
+use crate::routing::{apply_session_conf_rules, effective_user, keys, setting};
+
+/// How often a running batch's log is read for its application id.
+const FOLLOW_POLL: Duration = Duration::from_millis(500);
+
+/// How long a cancelled `spark-submit` gets after SIGTERM before SIGKILL.
+const CANCEL_GRACE: Duration = Duration::from_secs(5);
+
+/// Lines of output quoted in a failed batch's `appDiagnostic`.
+const DIAGNOSTIC_LINES: usize = 10;
+
+/// Bytes read from a log's end for the diagnostic.
+const DIAGNOSTIC_WINDOW: u64 = 64 * 1024;
+
+/// Most bytes of new log read per poll when looking for the application id.
+const SCAN_CHUNK: u64 = 1024 * 1024;
+
+/// The most log lines one `localLog` call returns.
+pub const MAX_LOG_ROWS: usize = 10_000;
+
+/// Kyuubi's batch states.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum BatchState {
+    Pending,
+    Running,
+    Finished,
+    Error,
+    Canceled,
+}
+
+impl BatchState {
+    /// Every state, as `batchState` takes them.
+    pub const ALL: [BatchState; 5] = [
+        BatchState::Pending,
+        BatchState::Running,
+        BatchState::Finished,
+        BatchState::Error,
+        BatchState::Canceled,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BatchState::Pending => "PENDING",
+            BatchState::Running => "RUNNING",
+            BatchState::Finished => "FINISHED",
+            BatchState::Error => "ERROR",
+            BatchState::Canceled => "CANCELED",
+        }
+    }
+
+    /// Whether the batch has ended.
+    pub fn is_terminal(self) -> bool {
+        matches!(
+            self,
+            BatchState::Finished | BatchState::Error | BatchState::Canceled
+        )
+    }
+
+    /// A state by name, any case.
+    pub fn parse(text: &str) -> Result<BatchState, String> {
+        BatchState::ALL
+            .into_iter()
+            .find(|state| state.as_str().eq_ignore_ascii_case(text.trim()))
+            .ok_or_else(|| {
+                format!(
+                    "batchState `{text}` is unknown; the valid batch states are {}",
+                    BatchState::ALL.map(BatchState::as_str).join(", ")
+                )
+            })
+    }
+}
+
+/// Kyuubi's `BatchRequest`, as a client posts it.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BatchRequest {
+    /// `SPARK` or `PYSPARK`, any case.
+    pub batch_type: Option<String>,
+    /// The jar or Python file.
+    pub resource: Option<String>,
+    /// The main class (SPARK).
+    pub class_name: Option<String>,
+    /// The application name.
+    pub name: Option<String>,
+    /// Settings: `kyuubi.session.cluster`, `hive.server2.proxy.user`, `spark.*`.
+    #[serde(default)]
+    pub conf: Option<BTreeMap<String, String>>,
+    /// The application's arguments.
+    #[serde(default)]
+    pub args: Option<Vec<String>>,
+}
+
+impl BatchRequest {
+    /// Parses a JSON body; the error names the problem and where.
+    pub fn from_json(body: &[u8]) -> Result<BatchRequest, String> {
+        serde_json::from_slice(body)
+            .map_err(|e| format!("the body is not a valid BatchRequest (JSON): {e}"))
+    }
+
+    /// The batch type, resource and class, checked: what a batch needs before anything else.
+    fn validate(&self) -> Result<(BatchType, String), GatewayError> {
+        let batch_type = match self.batch_type.as_deref().map(str::trim) {
+            None | Some("") => {
+                return Err(GatewayError::BadRequest(
+                    "`batchType` is required: SPARK or PYSPARK".to_owned(),
+                ))
+            }
+            Some(text) => text.parse::<BatchType>().map_err(|_| {
+                GatewayError::BadRequest(format!(
+                    "batchType `{text}` is not supported; use SPARK or PYSPARK"
+                ))
+            })?,
+        };
+        let resource = match self.resource.as_deref().map(str::trim) {
+            None | Some("") => {
+                return Err(GatewayError::BadRequest(
+                    "`resource` is required: the jar or Python file to run".to_owned(),
+                ))
+            }
+            Some(resource) => resource.to_owned(),
+        };
+        if batch_type == BatchType::Spark
+            && self
+                .class_name
+                .as_deref()
+                .is_none_or(|class| class.trim().is_empty())
+        {
+            return Err(GatewayError::BadRequest(
+                "`className` is required for a SPARK batch: the main class of its jar".to_owned(),
+            ));
+        }
+        Ok((batch_type, resource))
+    }
+}
+
+/// One batch as kept in memory and in `WORK/batches/{id}.json`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BatchRecord {
+    #[serde(with = "uuid_text")]
+    pub id: Uuid,
+    /// The user the batch runs as (the proxy user when one was allowed).
+    pub user: String,
+    /// The user who authenticated.
+    pub real_user: String,
+    #[serde(with = "batch_type_name")]
+    pub batch_type: BatchType,
+    /// The name the client gave, if any.
+    pub name: Option<String>,
+    pub cluster: String,
+    pub state: BatchState,
+    /// Milliseconds since the epoch; 0 while unknown.
+    pub create_time: u64,
+    pub app_start_time: u64,
+    pub end_time: u64,
+    pub app_id: Option<String>,
+    pub app_url: Option<String>,
+    /// Kyuubi's application states: PENDING, RUNNING, FINISHED, FAILED, KILLED, UNKNOWN.
+    pub app_state: Option<String>,
+    pub app_diagnostic: Option<String>,
+    /// The REST frontend that runs the batch (`host:port`).
+    pub kyuubi_instance: String,
+    /// The `spark-submit` process (leader of its process group) while it may be running.
+    pub pid: Option<u32>,
+    /// Its start time (clock ticks after boot, from `/proc`), so that a restarted gateway
+    /// does not mistake another process with a reused pid for it.
+    pub pid_start: Option<u64>,
+}
+
+/// Batch ids in records as their hyphenated text.
+mod uuid_text {
+    use serde::{Deserialize, Deserializer, Serializer};
+    use uuid::Uuid;
+
+    pub fn serialize<S: Serializer>(value: &Uuid, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&value.to_string())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Uuid, D::Error> {
+        Uuid::parse_str(&String::deserialize(deserializer)?).map_err(serde::de::Error::custom)
+    }
+}
+
+/// [`BatchType`] in records by its wire name (`SPARK`, `PYSPARK`).
+mod batch_type_name {
+    use kumiho_engine_launcher::batch::BatchType;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(value: &BatchType, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(value.as_str())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<BatchType, D::Error> {
+        String::deserialize(deserializer)?
+            .parse()
+            .map_err(serde::de::Error::custom)
+    }
+}
+
+/// Kyuubi's `Batch`, the JSON every batch call answers with.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BatchView {
+    pub id: String,
+    pub user: String,
+    pub batch_type: String,
+    pub name: Option<String>,
+    pub app_start_time: u64,
+    pub app_id: Option<String>,
+    pub app_url: Option<String>,
+    pub app_state: Option<String>,
+    pub app_diagnostic: Option<String>,
+    pub kyuubi_instance: String,
+    pub state: BatchState,
+    pub create_time: u64,
+    pub end_time: u64,
+    pub batch_info: BTreeMap<String, String>,
+}
+
+impl From<&BatchRecord> for BatchView {
+    fn from(record: &BatchRecord) -> BatchView {
+        BatchView {
+            id: record.id.to_string(),
+            user: record.user.clone(),
+            batch_type: record.batch_type.as_str().to_owned(),
+            name: record.name.clone(),
+            app_start_time: record.app_start_time,
+            app_id: record.app_id.clone(),
+            app_url: record.app_url.clone(),
+            app_state: record.app_state.clone(),
+            app_diagnostic: record.app_diagnostic.clone(),
+            kyuubi_instance: record.kyuubi_instance.clone(),
+            state: record.state,
+            create_time: record.create_time,
+            end_time: record.end_time,
+            batch_info: BTreeMap::new(),
+        }
+    }
+}
+
+/// Kyuubi's `GetBatchesResponse`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct BatchList {
+    pub from: usize,
+    /// How many batches this page holds (as Kyuubi counts it).
+    pub total: usize,
+    pub batches: Vec<BatchView>,
+}
+
+/// Kyuubi's `OperationLog`: log lines of a batch.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LogRows {
+    pub log_row_set: Vec<String>,
+    pub row_count: usize,
+}
+
+/// Kyuubi's `CloseBatchResponse`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CloseBatch {
+    pub success: bool,
+    pub msg: String,
+}
+
+/// The filters and page of `GET /batches`, as Kyuubi's query parameters name them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct BatchFilter {
+    pub batch_type: Option<BatchType>,
+    pub state: Option<BatchState>,
+    pub user: Option<String>,
+    pub name: Option<String>,
+    /// Batches created at or after this (ms since the epoch); 0: any.
+    pub create_time: u64,
+    /// Batches that ended at or before this (ms since the epoch); 0: any.
+    pub end_time: u64,
+    pub from: usize,
+    pub size: usize,
+    /// Newest first.
+    pub desc: bool,
+}
+
+impl BatchFilter {
+    /// Whether `record` passes the filters (not the page).
+    pub fn matches(&self, record: &BatchRecord) -> bool {
+        self.batch_type.is_none_or(|t| t == record.batch_type)
+            && self.state.is_none_or(|s| s == record.state)
+            && self.user.as_deref().is_none_or(|u| u == record.user)
+            && self
+                .name
+                .as_deref()
+                .is_none_or(|n| record.name.as_deref() == Some(n))
+            && record.create_time >= self.create_time
+            && (self.end_time == 0 || (record.end_time > 0 && record.end_time <= self.end_time))
+    }
+
+    /// The page of `records` (sorted by creation) that pass.
+    pub fn page(&self, mut records: Vec<BatchRecord>) -> Vec<BatchRecord> {
+        records.retain(|record| self.matches(record));
+        records.sort_by_key(|record| (record.create_time, record.id));
+        if self.desc {
+            records.reverse();
+        }
+        records
+            .into_iter()
+            .skip(self.from)
+            .take(self.size)
+            .collect()
+    }
+}
+
+/// A batch and the handles of its lifecycle.
+struct Batch {
+    /// The record; a std Mutex, never held across an await.
+    record: Mutex<BatchRecord>,
+    /// Fired by DELETE: the lifecycle stops the process and marks the batch CANCELED.
+    cancel: CancellationToken,
+    /// The batch's state, for whoever waits for it to end.
+    state: watch::Sender<BatchState>,
+    /// Where the next `localLog` call with `from < 0` starts (Kyuubi reads on from there).
+    log_cursor: Mutex<usize>,
+}
+
+/// The gateway's batches.
+pub struct BatchManager {
+    /// `WORK/batches`.
+    dir: PathBuf,
+    clusters: Arc<ClusterRegistry>,
+    default_cluster: String,
+    /// This REST frontend's `host:port`, the batches' `kyuubiInstance`.
+    instance: String,
+    batches: Mutex<BTreeMap<Uuid, Arc<Batch>>>,
+}
+
+/// Milliseconds since the epoch.
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+impl BatchManager {
+    /// A manager keeping records under `work_dir/batches`; reads the records already there
+    /// (see [`BatchManager::recover`]).
+    pub fn open(
+        work_dir: &Path,
+        clusters: Arc<ClusterRegistry>,
+        default_cluster: String,
+        instance: String,
+    ) -> Result<Arc<BatchManager>, String> {
+        let dir = work_dir.join("batches");
+        std::fs::create_dir_all(&dir).map_err(|e| {
+            format!(
+                "cannot create the batch directory {}: {e}; check the work directory",
+                dir.display()
+            )
+        })?;
+        let manager = Arc::new(BatchManager {
+            dir,
+            clusters,
+            default_cluster,
+            instance,
+            batches: Mutex::new(BTreeMap::new()),
+        });
+        manager.clone().recover();
+        Ok(manager)
+    }
+
+    /// Loads the records of earlier runs. A batch that was PENDING or RUNNING is followed
+    /// again while its `spark-submit` lives, and marked ERROR when it is gone.
+    fn recover(self: Arc<Self>) {
+        let Ok(entries) = std::fs::read_dir(&self.dir) else {
+            return;
+        };
+        let mut recovered = 0;
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.extension().and_then(|e| e.to_str()) != Some("json") {
+                continue;
+            }
+            let record: BatchRecord = match std::fs::read(&path)
+                .map_err(|e| e.to_string())
+                .and_then(|bytes| serde_json::from_slice(&bytes).map_err(|e| e.to_string()))
+            {
+                Ok(record) => record,
+                Err(e) => {
+                    tracing::warn!(file = %path.display(), error = %e, "skipping an unreadable batch record");
+                    continue;
+                }
+            };
+            recovered += 1;
+            let state = record.state;
+            let batch = self.insert(record);
+            if state.is_terminal() {
+                continue;
+            }
+            let (pid, start) = {
+                let record = batch.record.lock().unwrap_or_else(|p| p.into_inner());
+                (record.pid, record.pid_start)
+            };
+            match pid.filter(|pid| same_process(*pid, start)) {
+                Some(pid) => {
+                    tracing::info!(batch = %batch.id(), pid, "following a batch started before this gateway");
+                    let manager = self.clone();
+                    tokio::spawn(async move { manager.follow_orphan(batch, pid).await });
+                }
+                None => {
+                    let diagnostic = format!(
+                        "the gateway restarted while this batch was {}, and its spark-submit \
+                         process is gone, so its outcome is unknown; see its localLog, or submit it again",
+                        state.as_str()
+                    );
+                    self.end(&batch, BatchState::Error, "UNKNOWN", Some(diagnostic));
+                }
+            }
+        }
+        if recovered > 0 {
+            tracing::info!(batches = recovered, dir = %self.dir.display(), "batch records loaded");
+        }
+    }
+
+    fn insert(&self, record: BatchRecord) -> Arc<Batch> {
+        let id = record.id;
+        let batch = Arc::new(Batch {
+            state: watch::Sender::new(record.state),
+            record: Mutex::new(record),
+            cancel: CancellationToken::new(),
+            log_cursor: Mutex::new(0),
+        });
+        self.lock().insert(id, batch.clone());
+        batch
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<Uuid, Arc<Batch>>> {
+        self.batches.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn record_path(&self, id: Uuid) -> PathBuf {
+        self.dir.join(format!("{id}.json"))
+    }
+
+    /// `WORK/batches/{id}.log`: spark-submit's output.
+    pub fn log_path(&self, id: Uuid) -> PathBuf {
+        self.dir.join(format!("{id}.log"))
+    }
+
+    /// Submits a batch for `login_user`; `proxy_user` from the query, else from the conf.
+    /// Answers at once (PENDING) with the process starting in the background.
+    pub fn submit(
+        self: &Arc<Self>,
+        login_user: &str,
+        request: BatchRequest,
+        proxy_user: Option<&str>,
+    ) -> Result<BatchView, GatewayError> {
+        let (batch_type, resource) = request.validate()?;
+        let conf = session_conf::normalize(&request.conf.clone().unwrap_or_default())
+            .map_err(|e| GatewayError::BadRequest(e.to_string()))?;
+        let cluster_name = setting(&conf.settings, keys::CLUSTER)
+            .unwrap_or(&self.default_cluster)
+            .to_owned();
+        let cluster = self.clusters.get(&cluster_name).map_err(|e| match e {
+            ClusterUnavailable::Unknown { .. } => GatewayError::BadRequest(e.to_string()),
+            ClusterUnavailable::Broken { .. } => GatewayError::Config(e.to_string()),
+        })?;
+        let ruled = apply_session_conf_rules(&cluster, &conf)?;
+        let proxy = proxy_user
+            .map(str::trim)
+            .filter(|p| !p.is_empty())
+            .or_else(|| {
+                keys::PROXY_USER
+                    .iter()
+                    .find_map(|key| setting(&ruled.conf.settings, key))
+            });
+        let user = effective_user(&cluster, login_user, proxy)?;
+        if !cluster.config.admits(&user) {
+            return Err(GatewayError::Refused(format!(
+                "user `{user}` may not use cluster `{}`; ask an operator to add them to its allowed-users",
+                cluster.name
+            )));
+        }
+        let id = Uuid::new_v4();
+        let name = request
+            .name
+            .as_deref()
+            .map(str::trim)
+            .filter(|n| !n.is_empty());
+        let spec = SparkBatchSpec {
+            batch_type,
+            name: name.map_or_else(|| format!("kumiho-batch-{id}"), str::to_owned),
+            class_name: request.class_name.clone(),
+            resource,
+            args: request.args.clone().unwrap_or_default(),
+            settings: cluster
+                .config
+                .engine
+                .spark
+                .to_launch_settings(&ruled.conf.settings),
+            env: cluster.config.env.clone(),
+            cluster: cluster.name.clone(),
+            work_dir: self.dir.join(id.to_string()),
+            log_path: self.log_path(id),
+        };
+        let command = launch::build_command(&spec).map_err(|e| match e {
+            BatchLaunchError::BadSettings { .. } | BatchLaunchError::BadRequest(_) => {
+                GatewayError::BadRequest(e.to_string())
+            }
+            other => GatewayError::Internal(other.to_string()),
+        })?;
+        let record = BatchRecord {
+            id,
+            user,
+            real_user: login_user.to_owned(),
+            batch_type,
+            name: name.map(str::to_owned),
+            cluster: cluster.name.clone(),
+            state: BatchState::Pending,
+            create_time: now_ms(),
+            app_start_time: 0,
+            end_time: 0,
+            app_id: None,
+            app_url: None,
+            app_state: None,
+            app_diagnostic: None,
+            kyuubi_instance: self.instance.clone(),
+            pid: None,
+            pid_start: None,
+        };
+        let view = BatchView::from(&record);
+        self.persist(&record);
+        let batch = self.insert(record);
+        tracing::info!(batch = %id, user = %view.user, cluster = %cluster.name, batch_type = %batch_type, "batch submitted");
+        let manager = self.clone();
+        tokio::spawn(async move { manager.run(batch, spec, command).await });
+        Ok(view)
+    }
+
+    /// Starts the batch's `spark-submit` and follows it to its end.
+    async fn run(self: Arc<Self>, batch: Arc<Batch>, spec: SparkBatchSpec, command: EngineCommand) {
+        if batch.cancel.is_cancelled() {
+            self.end(&batch, BatchState::Canceled, "KILLED", Some(canceled()));
+            return;
+        }
+        let header = format!("kumiho: starting {}\n", launch::redacted(&command));
+        if let Err(e) = append(&spec.log_path, header.as_bytes()) {
+            tracing::warn!(batch = %batch.id(), error = %e, "cannot write the batch log");
+        }
+        let mut child = match launch::spawn(&spec, &command) {
+            Ok(child) => child,
+            Err(e) => {
+                tracing::warn!(batch = %batch.id(), error = %e, "batch did not start");
+                let _ = append(&spec.log_path, format!("kumiho: {e}\n").as_bytes());
+                self.end(&batch, BatchState::Error, "FAILED", Some(e.to_string()));
+                return;
+            }
+        };
+        // A spawned child has an id until it is waited for.
+        let pid = child.id().unwrap_or_default();
+        self.update(&batch, |record| {
+            record.state = BatchState::Running;
+            record.app_state = Some("RUNNING".to_owned());
+            record.app_start_time = now_ms();
+            record.pid = Some(pid);
+            record.pid_start = process_start(pid);
+        });
+        tracing::info!(batch = %batch.id(), pid, "batch started: {}", launch::redacted(&command));
+        let mut scan = AppScan::new(self.log_path(batch.id()));
+        let mut ticks = tokio::time::interval(FOLLOW_POLL);
+        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                status = child.wait() => {
+                    self.scan(&batch, &mut scan);
+                    match status {
+                        Ok(status) if status.success() => {
+                            self.end(&batch, BatchState::Finished, "FINISHED", None);
+                        }
+                        Ok(status) => {
+                            let diagnostic = diagnostic(&self.log_path(batch.id()), &status.to_string());
+                            self.end(&batch, BatchState::Error, "FAILED", Some(diagnostic));
+                        }
+                        Err(e) => {
+                            self.end(&batch, BatchState::Error, "UNKNOWN", Some(format!("cannot wait for spark-submit: {e}")));
+                        }
+                    }
+                    // Whatever it left behind in its group (a Python driver) goes with it.
+                    let _ = killpg(Pid::from_raw(pid as i32), Signal::SIGKILL);
+                    return;
+                }
+                _ = batch.cancel.cancelled() => {
+                    stop_child(pid, &mut child).await;
+                    self.scan(&batch, &mut scan);
+                    self.end(&batch, BatchState::Canceled, "KILLED", Some(canceled()));
+                    return;
+                }
+                _ = ticks.tick() => self.scan(&batch, &mut scan),
+            }
+        }
+    }
+
+    /// Follows a `spark-submit` started by an earlier gateway: not our child, so only its
+    /// existence can be watched; its exit status is unknown.
+    async fn follow_orphan(self: Arc<Self>, batch: Arc<Batch>, pid: u32) {
+        let start = batch
+            .record
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .pid_start;
+        let mut scan = AppScan::new(self.log_path(batch.id()));
+        let mut ticks = tokio::time::interval(FOLLOW_POLL);
+        loop {
+            tokio::select! {
+                _ = batch.cancel.cancelled() => {
+                    stop_engine(pid, CANCEL_GRACE).await;
+                    self.end(&batch, BatchState::Canceled, "KILLED", Some(canceled()));
+                    return;
+                }
+                _ = ticks.tick() => {
+                    self.scan(&batch, &mut scan);
+                    if !same_process(pid, start) {
+                        self.end(&batch, BatchState::Error, "UNKNOWN", Some(
+                            "the gateway restarted while this batch ran, so its exit status is unknown; see its localLog".to_owned()));
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Reads new log lines for the application id and URL.
+    fn scan(&self, batch: &Batch, scan: &mut AppScan) {
+        let known = {
+            let record = batch.record.lock().unwrap_or_else(|p| p.into_inner());
+            record.app_id.is_some() && record.app_url.is_some()
+        };
+        if known {
+            return;
+        }
+        let (app_id, app_url) = scan.read();
+        if app_id.is_none() && app_url.is_none() {
+            return;
+        }
+        self.update(batch, |record| {
+            if record.app_id.is_none() {
+                record.app_id = app_id;
+            }
+            if record.app_url.is_none() {
+                record.app_url = app_url;
+            }
+        });
+    }
+
+    /// Ends a batch in `state` (once: a batch already ended keeps its end).
+    fn end(&self, batch: &Batch, state: BatchState, app_state: &str, diagnostic: Option<String>) {
+        let mut ended = false;
+        self.update(batch, |record| {
+            if record.state.is_terminal() {
+                return;
+            }
+            ended = true;
+            record.state = state;
+            record.app_state = Some(app_state.to_owned());
+            record.app_diagnostic = diagnostic;
+            record.end_time = now_ms();
+        });
+        if ended {
+            tracing::info!(batch = %batch.id(), state = state.as_str(), "batch ended");
+        }
+    }
+
+    /// Changes a record, writes it out and tells waiters its state.
+    fn update(&self, batch: &Batch, change: impl FnOnce(&mut BatchRecord)) {
+        let record = {
+            let mut record = batch.record.lock().unwrap_or_else(|p| p.into_inner());
+            let before = record.clone();
+            change(&mut record);
+            if *record == before {
+                return;
+            }
+            record.clone()
+        };
+        self.persist(&record);
+        batch.state.send_replace(record.state);
+    }
+
+    /// Writes a record (a temporary file renamed over the old one, so a crash leaves one
+    /// whole version). A failure is logged: the batch goes on.
+    fn persist(&self, record: &BatchRecord) {
+        let path = self.record_path(record.id);
+        let temp = self.dir.join(format!(".{}.json.tmp", record.id));
+        let written = serde_json::to_vec_pretty(record)
+            .map_err(std::io::Error::other)
+            .and_then(|bytes| std::fs::write(&temp, bytes))
+            .and_then(|()| std::fs::rename(&temp, &path));
+        if let Err(e) = written {
+            tracing::warn!(file = %path.display(), error = %e, "cannot write a batch record");
+        }
+    }
+
+    /// The batch `id` if `login_user` may see it (as `proxy_user` when allowed).
+    fn visible(
+        &self,
+        id: &str,
+        login_user: &str,
+        proxy_user: Option<&str>,
+    ) -> Result<Arc<Batch>, GatewayError> {
+        let unknown = || GatewayError::NotFound(format!("batch `{id}` is unknown to this gateway"));
+        let uuid = Uuid::parse_str(id).map_err(|_| {
+            GatewayError::NotFound(format!("invalid batch id `{id}`: batch ids are UUIDs"))
+        })?;
+        let batch = self.lock().get(&uuid).cloned().ok_or_else(unknown)?;
+        let record = batch
+            .record
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        if !self.may_see(&record, login_user, proxy_user) {
+            return Err(GatewayError::Refused(format!(
+                "batch `{id}` belongs to user `{}`; `{login_user}` may not see or cancel it",
+                record.user
+            )));
+        }
+        Ok(batch)
+    }
+
+    /// Whether `login_user` may see `record`: it runs as them, they submitted it, or they are
+    /// a super user of its cluster acting as its user.
+    fn may_see(&self, record: &BatchRecord, login_user: &str, proxy_user: Option<&str>) -> bool {
+        if record.user == login_user || record.real_user == login_user {
+            return true;
+        }
+        proxy_user.is_some_and(|proxy| {
+            proxy == record.user
+                && self
+                    .clusters
+                    .get(&record.cluster)
+                    .is_ok_and(|cluster| cluster.config.is_super_user(login_user))
+        })
+    }
+
+    /// The batch `id`.
+    pub fn get(
+        &self,
+        id: &str,
+        login_user: &str,
+        proxy_user: Option<&str>,
+    ) -> Result<BatchView, GatewayError> {
+        let batch = self.visible(id, login_user, proxy_user)?;
+        let record = batch.record.lock().unwrap_or_else(|p| p.into_inner());
+        Ok(BatchView::from(&*record))
+    }
+
+    /// The batches `login_user` may see that pass `filter`.
+    pub fn list(
+        &self,
+        filter: &BatchFilter,
+        login_user: &str,
+        proxy_user: Option<&str>,
+    ) -> BatchList {
+        let records: Vec<BatchRecord> = self
+            .lock()
+            .values()
+            .map(|batch| {
+                batch
+                    .record
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .clone()
+            })
+            .filter(|record| self.may_see(record, login_user, proxy_user))
+            .collect();
+        let batches: Vec<BatchView> = filter.page(records).iter().map(BatchView::from).collect();
+        BatchList {
+            from: filter.from,
+            total: batches.len(),
+            batches,
+        }
+    }
+
+    /// Lines `from..from + size` of the batch's output; `from < 0` reads on from where the
+    /// last such call stopped.
+    pub fn local_log(
+        &self,
+        id: &str,
+        login_user: &str,
+        proxy_user: Option<&str>,
+        from: i64,
+        size: usize,
+    ) -> Result<LogRows, GatewayError> {
+        let batch = self.visible(id, login_user, proxy_user)?;
+        let size = size.min(MAX_LOG_ROWS);
+        let mut cursor = batch.log_cursor.lock().unwrap_or_else(|p| p.into_inner());
+        let start = usize::try_from(from).unwrap_or(*cursor);
+        let rows = read_lines(&self.log_path(batch.id()), start, size).map_err(|e| {
+            GatewayError::Internal(format!("cannot read the log of batch `{id}`: {e}"))
+        })?;
+        if from < 0 {
+            *cursor = start + rows.len();
+        }
+        Ok(LogRows {
+            row_count: rows.len(),
+            log_row_set: rows,
+        })
+    }
+
+    /// Cancels the batch: stops its process group and waits (bounded) until it is CANCELED.
+    pub async fn cancel(
+        &self,
+        id: &str,
+        login_user: &str,
+        proxy_user: Option<&str>,
+    ) -> Result<CloseBatch, GatewayError> {
+        let batch = self.visible(id, login_user, proxy_user)?;
+        let state = *batch.state.borrow();
+        if state.is_terminal() {
+            return Ok(CloseBatch {
+                success: false,
+                msg: format!("batch {id} has already ended: {}", state.as_str()),
+            });
+        }
+        tracing::info!(batch = %id, user = login_user, "cancelling batch");
+        batch.cancel.cancel();
+        let mut states = batch.state.subscribe();
+        let ended = tokio::time::timeout(
+            CANCEL_GRACE + Duration::from_secs(10),
+            states.wait_for(|state| state.is_terminal()),
+        )
+        .await
+        .is_ok_and(|waited| waited.is_ok());
+        let state = *batch.state.borrow();
+        Ok(match (ended, state) {
+            (_, BatchState::Canceled) => CloseBatch {
+                success: true,
+                msg: format!("batch {id} is canceled: its spark-submit process group was stopped"),
+            },
+            (true, other) => CloseBatch {
+                success: false,
+                msg: format!(
+                    "batch {id} ended before it could be canceled: {}",
+                    other.as_str()
+                ),
+            },
+            (false, _) => CloseBatch {
+                success: false,
+                msg: format!("batch {id} is still stopping; ask for its state again shortly"),
+            },
+        })
+    }
+
+    /// How many batches this gateway holds.
+    pub fn len(&self) -> usize {
+        self.lock().len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl Batch {
+    fn id(&self) -> Uuid {
+        self.record.lock().unwrap_or_else(|p| p.into_inner()).id
+    }
+}
+
+fn canceled() -> String {
+    "canceled by a DELETE request; its spark-submit process group was stopped".to_owned()
+}
+
+/// SIGTERM to the process group, SIGKILL after the grace, and the child reaped.
+async fn stop_child(pid: u32, child: &mut tokio::process::Child) {
+    let group = Pid::from_raw(pid as i32);
+    let _ = killpg(group, Signal::SIGTERM);
+    if tokio::time::timeout(CANCEL_GRACE, child.wait())
+        .await
+        .is_err()
+    {
+        let _ = killpg(group, Signal::SIGKILL);
+        let _ = child.wait().await;
+    }
+    // The rest of the group (the JVM's or Python's children) goes too.
+    let _ = killpg(group, Signal::SIGKILL);
+}
+
+/// A process's start time (field 22 of `/proc/PID/stat`), to tell it from a later process
+/// with the same pid.
+fn process_start(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name (field 2) may hold spaces; fields after it follow its `)`.
+    let after = stat.rsplit_once(')')?.1;
+    after.split_whitespace().nth(19)?.parse().ok()
+}
+
+/// Whether `pid` is alive and is the process that started at `start` (when known).
+fn same_process(pid: u32, start: Option<u64>) -> bool {
+    is_alive(pid) && (start.is_none() || process_start(pid) == start)
+}
+
+fn append(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)?
+        .write_all(bytes)
+}
+
+/// Lines `start..start + size` of a file; none when it does not exist yet.
+fn read_lines(path: &Path, start: usize, size: usize) -> std::io::Result<Vec<String>> {
+    let file = match File::open(path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(e),
+    };
+    let mut rows = Vec::new();
+    let mut line = Vec::new();
+    let mut reader = BufReader::new(file);
+    let mut index = 0;
+    while rows.len() < size {
+        line.clear();
+        if reader.read_until(b'\n', &mut line)? == 0 {
+            break;
+        }
+        // A last line still being written is left for the next call.
+        if line.last() != Some(&b'\n') {
+            break;
+        }
+        if index >= start {
+            let text = String::from_utf8_lossy(&line);
+            rows.push(text.trim_end_matches(['\n', '\r']).to_owned());
+        }
+        index += 1;
+    }
+    Ok(rows)
+}
+
+/// Follows a log for the application id (`local-…`, `application_…`, `app-…`, `spark-…`)
+/// and URL (YARN's tracking URL, Spark UI's address).
+struct AppScan {
+    path: PathBuf,
+    offset: u64,
+    partial: Vec<u8>,
+}
+
+impl AppScan {
+    fn new(path: PathBuf) -> AppScan {
+        AppScan {
+            path,
+            offset: 0,
+            partial: Vec::new(),
+        }
+    }
+
+    /// The first application id and URL in the new complete lines.
+    fn read(&mut self) -> (Option<String>, Option<String>) {
+        let Ok(mut file) = File::open(&self.path) else {
+            return (None, None);
+        };
+        if file.seek(SeekFrom::Start(self.offset)).is_err() {
+            return (None, None);
+        }
+        let mut chunk = Vec::new();
+        let Ok(read) = file.take(SCAN_CHUNK).read_to_end(&mut chunk) else {
+            return (None, None);
+        };
+        self.offset += read as u64;
+        self.partial.extend_from_slice(&chunk);
+        let Some(end) = self.partial.iter().rposition(|b| *b == b'\n') else {
+            return (None, None);
+        };
+        let complete: Vec<u8> = self.partial.drain(..=end).collect();
+        let text = String::from_utf8_lossy(&complete);
+        let mut found = (None, None);
+        for line in text.lines() {
+            if found.0.is_none() {
+                found.0 = find_app_id(line);
+            }
+            if found.1.is_none() {
+                found.1 = find_app_url(line);
+            }
+        }
+        found
+    }
+}
+
+/// The first Spark application id in `line`.
+pub fn find_app_id(line: &str) -> Option<String> {
+    // (prefix, then what must follow: groups of digits separated by `_`/`-`, or hex).
+    for (at, _) in line.match_indices("application_") {
+        let rest = &line[at + "application_".len()..];
+        let (a, rest) = digits(rest);
+        if a.len() >= 10 {
+            if let Some(rest) = rest.strip_prefix('_') {
+                let (b, _) = digits(rest);
+                if !b.is_empty() {
+                    return Some(format!("application_{a}_{b}"));
+                }
+            }
+        }
+    }
+    for (at, _) in line.match_indices("local-") {
+        let (a, _) = digits(&line[at + "local-".len()..]);
+        if a.len() >= 10 && boundary_before(line, at) {
+            return Some(format!("local-{a}"));
+        }
+    }
+    for (at, _) in line.match_indices("app-") {
+        let rest = &line[at + "app-".len()..];
+        let (a, rest) = digits(rest);
+        if a.len() == 14 && boundary_before(line, at) {
+            if let Some(rest) = rest.strip_prefix('-') {
+                let (b, _) = digits(rest);
+                if b.len() >= 4 {
+                    return Some(format!("app-{a}-{b}"));
+                }
+            }
+        }
+    }
+    for (at, _) in line.match_indices("spark-") {
+        let rest = &line[at + "spark-".len()..];
+        let hex: String = rest
+            .chars()
+            .take_while(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase())
+            .collect();
+        if hex.len() == 32 && boundary_before(line, at) {
+            return Some(format!("spark-{hex}"));
+        }
+    }
+    None
+}
+
+fn digits(text: &str) -> (&str, &str) {
+    let end = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    text.split_at(end)
+}
+
+fn boundary_before(line: &str, at: usize) -> bool {
+    line[..at]
+        .chars()
+        .next_back()
+        .is_none_or(|c| !c.is_ascii_alphanumeric() && c != '_' && c != '-')
+}
+
+/// The application's URL in `line`: YARN's `tracking URL: ...`, or the Spark UI's
+/// `Bound SparkUI to ..., and started at http://...`.
+pub fn find_app_url(line: &str) -> Option<String> {
+    let url = if let Some((_, rest)) = line.split_once("tracking URL: ") {
+        rest
+    } else if line.contains("SparkUI") {
+        line.split_once("started at ")?.1
+    } else {
+        return None;
+    };
+    let url = url.split_whitespace().next()?;
+    (url.starts_with("http://") || url.starts_with("https://")).then(|| url.to_owned())
+}
+
+/// Why a batch failed: its exit status and the last meaningful lines of its output
+/// (Spark's INFO/WARN chatter, stack frames and blank lines left out).
+fn diagnostic(log_path: &Path, status: &str) -> String {
+    let tail = read_tail(log_path, DIAGNOSTIC_WINDOW).unwrap_or_default();
+    let lines = meaningful_lines(&tail, DIAGNOSTIC_LINES);
+    if lines.is_empty() {
+        format!("spark-submit exited with {status}")
+    } else {
+        format!("spark-submit exited with {status}:\n{}", lines.join("\n"))
+    }
+}
+
+fn read_tail(path: &Path, window: u64) -> std::io::Result<String> {
+    let mut file = File::open(path)?;
+    let len = file.metadata()?.len();
+    file.seek(SeekFrom::Start(len.saturating_sub(window)))?;
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// The last `count` lines of `text` that say something about a failure.
+pub fn meaningful_lines(text: &str, count: usize) -> Vec<String> {
+    let noise = |line: &str| {
+        let trimmed = line.trim();
+        trimmed.is_empty()
+            || trimmed.starts_with("at ")
+            || trimmed.starts_with("... ")
+            || trimmed.starts_with("kumiho: starting ")
+            || trimmed.starts_with("Using Spark's default log4j")
+            || trimmed.starts_with("WARNING: Using incubator modules")
+            || is_quiet_log_line(trimmed)
+    };
+    let kept: Vec<&str> = text.lines().filter(|line| !noise(line)).collect();
+    let first = kept.len().saturating_sub(count);
+    kept[first..].iter().map(|line| line.to_string()).collect()
+}
+
+/// A log4j line at INFO, DEBUG, TRACE or WARN (`26/12/01 01:37:40 INFO SparkContext: ...`)
+/// that mentions no exception.
+fn is_quiet_log_line(line: &str) -> bool {
+    let mut words = line.split_whitespace();
+    let (Some(date), Some(time), Some(level)) = (words.next(), words.next(), words.next()) else {
+        return false;
+    };
+    let stamp = |text: &str, sep: char| {
+        text.split(sep).count() == 3
+            && text
+                .chars()
+                .all(|c| c.is_ascii_digit() || c == sep || c == ',' || c == '.')
+    };
+    stamp(date, '/')
+        && stamp(time, ':')
+        && matches!(level, "INFO" | "DEBUG" | "TRACE" | "WARN")
+        && !line.contains("Exception")
+}
+
+#[cfg(test)]
+mod tests;

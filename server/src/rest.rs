@@ -1,0 +1,392 @@
+//! The REST API (`/api/v1`, Kyuubi's port 10099): ping and batches, translated into [`BatchManager`] calls.
+//!
+//! | call | answer |
+//! |---|---|
+//! | `GET /api/v1/ping` | `pong` (no credentials needed: a liveness probe) |
+//! | `POST /api/v1/batches` (JSON `BatchRequest`) | `Batch` |
+//! | `GET /api/v1/batches?batchType=&batchState=&batchUser=&batchName=&createTime=&endTime=&from=&size=&desc=` | `{"from","total","batches"}` |
+//! | `GET /api/v1/batches/{id}` | `Batch` |
+//! | `GET /api/v1/batches/{id}/localLog?from=&size=` | `{"logRowSet","rowCount"}` |
+//! | `DELETE /api/v1/batches/{id}` | `{"success","msg"}` |
+//!
+//! Every other call needs HTTP Basic credentials, checked by the gateway's authenticator (the
+//! one the Thrift HTTP frontend uses); `proxyUser` (or `hive.server2.proxy.user`) in the query
+//! acts as another user under the cluster's super-user rules. Errors are plain text saying
+//! what to fix, with the status saying whose fault: 400 bad input, 401 credentials, 403 not
+//! yours, 404 unknown, 405 method, 413 a body over [`MAX_BODY`] (refused from its
+//! `Content-Length` before it is read, and cut off if it streams past it), 415 not JSON.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
+use hyper::body::Body;
+use hyper::header::{self, HeaderValue};
+use hyper::{Method, Request, Response, StatusCode};
+use kumiho_engine_launcher::batch::BatchType;
+use kumiho_thrift::auth::Authenticator;
+use kumiho_thrift::server::{basic_credentials, method_not_allowed, serve_http1, text_response};
+use serde::Serialize;
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+
+use crate::batch::{BatchFilter, BatchManager, BatchRequest, BatchState};
+use crate::errors::GatewayError;
+
+/// The API's base path (Kyuubi's).
+pub const BASE_PATH: &str = "/api/v1";
+
+/// Largest request body accepted: a `BatchRequest` is a few kilobytes.
+pub const MAX_BODY: usize = 1024 * 1024;
+
+/// Batches per page when `size` is not given (Kyuubi's default).
+const DEFAULT_PAGE: usize = 100;
+
+/// The REST API's shared state.
+pub struct RestApi {
+    pub batches: Arc<BatchManager>,
+    pub authenticator: Arc<dyn Authenticator>,
+}
+
+/// Serves the API on `listener` until `shutdown`.
+pub async fn serve(listener: TcpListener, api: Arc<RestApi>, shutdown: CancellationToken) {
+    serve_http1(listener, shutdown, "rest", move |req, peer| {
+        let api = api.clone();
+        async move { api.respond(req, peer).await }
+    })
+    .await;
+}
+
+/// Where the API listens, for logs.
+pub fn describe(addr: SocketAddr) -> String {
+    format!("http://{addr}{BASE_PATH}")
+}
+
+/// A route of the API.
+#[derive(Debug, PartialEq)]
+enum Route<'a> {
+    Ping,
+    Batches,
+    Batch(&'a str),
+    BatchLog(&'a str),
+}
+
+/// The route of `path`, or `None` (404).
+fn route(path: &str) -> Option<Route<'_>> {
+    let rest = path.strip_prefix(BASE_PATH)?.strip_prefix('/')?;
+    let rest = rest.strip_suffix('/').unwrap_or(rest);
+    let parts: Vec<&str> = rest.split('/').collect();
+    match parts.as_slice() {
+        ["ping"] => Some(Route::Ping),
+        ["batches"] => Some(Route::Batches),
+        ["batches", id] if !id.is_empty() => Some(Route::Batch(id)),
+        ["batches", id, "localLog"] if !id.is_empty() => Some(Route::BatchLog(id)),
+        _ => None,
+    }
+}
+
+impl RestApi {
+    async fn respond<B>(&self, req: Request<B>, peer: SocketAddr) -> Response<Full<Bytes>>
+    where
+        B: Body<Data = Bytes> + Send + 'static,
+        B::Error: std::fmt::Display + Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
+        let path = req.uri().path().to_owned();
+        let Some(route) = route(&path) else {
+            return text_response(
+                StatusCode::NOT_FOUND,
+                format!(
+                    "no such endpoint {path}; the REST API serves {BASE_PATH}/ping and {BASE_PATH}/batches\n"
+                ),
+            );
+        };
+        let allowed = match route {
+            Route::Ping | Route::BatchLog(_) => "GET",
+            Route::Batches => "GET, POST",
+            Route::Batch(_) => "GET, DELETE",
+        };
+        let method = req.method().clone();
+        if !allowed.split(", ").any(|m| m == method.as_str()) {
+            return method_not_allowed(allowed, format!("{path} takes {allowed}, not {method}\n"));
+        }
+        if route == Route::Ping {
+            return text_response(StatusCode::OK, "pong".to_owned());
+        }
+        let user = match self.authenticate(&req) {
+            Ok(user) => user,
+            Err(message) => {
+                let mut response = text_response(StatusCode::UNAUTHORIZED, format!("{message}\n"));
+                response.headers_mut().insert(
+                    header::WWW_AUTHENTICATE,
+                    HeaderValue::from_static("Basic realm=\"kumiho\""),
+                );
+                return response;
+            }
+        };
+        let query = Query::parse(req.uri().query().unwrap_or(""));
+        let proxy = query.proxy_user();
+        let result = match (route, method) {
+            (Route::Batches, Method::POST) => match read_json_body(req).await {
+                Ok(body) => match BatchRequest::from_json(&body) {
+                    Ok(request) => {
+                        tracing::debug!(%peer, %user, "batch submission");
+                        self.batches
+                            .submit(&user, request, proxy)
+                            .map(|batch| json(&batch))
+                    }
+                    Err(message) => Err(GatewayError::BadRequest(message)),
+                },
+                Err(response) => return *response,
+            },
+            (Route::Batches, _) => query
+                .filter()
+                .map(|filter| json(&self.batches.list(&filter, &user, proxy))),
+            (Route::Batch(id), Method::DELETE) => self
+                .batches
+                .cancel(id, &user, proxy)
+                .await
+                .map(|closed| json(&closed)),
+            (Route::Batch(id), _) => self.batches.get(id, &user, proxy).map(|b| json(&b)),
+            (Route::BatchLog(id), _) => query.log_page().and_then(|(from, size)| {
+                self.batches
+                    .local_log(id, &user, proxy, from, size)
+                    .map(|rows| json(&rows))
+            }),
+            (Route::Ping, _) => unreachable!("answered above"),
+        };
+        result.unwrap_or_else(|e| error_response(&e))
+    }
+
+    /// The user of Basic credentials, checked by the authenticator.
+    fn authenticate<B>(&self, req: &Request<B>) -> Result<String, String> {
+        let authorization = req.headers().get(header::AUTHORIZATION).ok_or(
+            "authentication required: send HTTP Basic credentials (curl -u user:password)",
+        )?;
+        let (user, password) = basic_credentials(authorization)?;
+        self.authenticator.authenticate(&user, &password)?;
+        Ok(user)
+    }
+}
+
+/// The body of a JSON request, at most [`MAX_BODY`] bytes: refused from its `Content-Length`
+/// before a byte is read, and cut off when it streams past the cap.
+async fn read_json_body<B>(req: Request<B>) -> Result<Bytes, Box<Response<Full<Bytes>>>>
+where
+    B: Body<Data = Bytes> + Send + 'static,
+    B::Error: std::fmt::Display + Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    let content_type = req
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    if content_type.starts_with("multipart/") {
+        return Err(Box::new(text_response(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "uploading the resource (multipart/form-data) is not supported; post the BatchRequest as application/json with a `resource` path or URL that spark-submit can read\n".to_owned(),
+        )));
+    }
+    if !content_type.is_empty() && !content_type.starts_with("application/json") {
+        return Err(Box::new(text_response(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            format!("Content-Type `{content_type}` is not supported; post the BatchRequest as application/json\n"),
+        )));
+    }
+    let declared = req
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok()?.trim().parse::<u64>().ok());
+    if declared.is_some_and(|len| len > MAX_BODY as u64) {
+        return Err(Box::new(too_large()));
+    }
+    match Limited::new(req.into_body(), MAX_BODY).collect().await {
+        Ok(body) => Ok(body.to_bytes()),
+        Err(e) if e.downcast_ref::<LengthLimitError>().is_some() => Err(Box::new(too_large())),
+        Err(e) => Err(Box::new(text_response(
+            StatusCode::BAD_REQUEST,
+            format!("cannot read the request body: {e}\n"),
+        ))),
+    }
+}
+
+fn too_large() -> Response<Full<Bytes>> {
+    text_response(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        format!("the request body is over the REST API's limit of {MAX_BODY} bytes; a BatchRequest names its resource by path or URL\n"),
+    )
+}
+
+/// A 200 answer with `value` as JSON.
+fn json<T: Serialize>(value: &T) -> Response<Full<Bytes>> {
+    match serde_json::to_vec(value) {
+        Ok(bytes) => {
+            let mut response = Response::new(Full::new(Bytes::from(bytes)));
+            response.headers_mut().insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/json"),
+            );
+            response
+        }
+        Err(e) => error_response(&GatewayError::Internal(format!("cannot encode JSON: {e}"))),
+    }
+}
+
+/// The one mapping of gateway errors onto HTTP statuses.
+fn error_response(error: &GatewayError) -> Response<Full<Bytes>> {
+    let status = match error {
+        GatewayError::BadRequest(_) => StatusCode::BAD_REQUEST,
+        GatewayError::Refused(_) => StatusCode::FORBIDDEN,
+        GatewayError::NotFound(_) | GatewayError::InvalidHandle { .. } => StatusCode::NOT_FOUND,
+        GatewayError::RegistryUnavailable { .. } | GatewayError::Config(_) => {
+            StatusCode::SERVICE_UNAVAILABLE
+        }
+        _ => StatusCode::INTERNAL_SERVER_ERROR,
+    };
+    if error.is_clients_fault() {
+        tracing::debug!(%error, "REST request refused");
+    } else {
+        tracing::warn!(%error, "REST request failed");
+    }
+    text_response(status, format!("{error}\n"))
+}
+
+/// Query parameters, percent-decoded; the last of a repeated name wins.
+#[derive(Debug, Default)]
+struct Query(Vec<(String, String)>);
+
+impl Query {
+    fn parse(query: &str) -> Query {
+        Query(
+            query
+                .split('&')
+                .filter(|pair| !pair.is_empty())
+                .map(|pair| {
+                    let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+                    (percent_decode(key), percent_decode(value))
+                })
+                .collect(),
+        )
+    }
+
+    /// A parameter's value; blank counts as absent.
+    fn get(&self, key: &str) -> Option<&str> {
+        self.0
+            .iter()
+            .rev()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.trim())
+            .filter(|v| !v.is_empty())
+    }
+
+    fn number<T: std::str::FromStr>(&self, key: &str, default: T) -> Result<T, GatewayError> {
+        match self.get(key) {
+            None => Ok(default),
+            Some(text) => text.parse().map_err(|_| {
+                GatewayError::BadRequest(format!(
+                    "query parameter `{key}` `{text}` is not a valid number"
+                ))
+            }),
+        }
+    }
+
+    /// The user to act as: `proxyUser`, else `hive.server2.proxy.user`.
+    fn proxy_user(&self) -> Option<&str> {
+        self.get("proxyUser")
+            .or_else(|| self.get("hive.server2.proxy.user"))
+    }
+
+    /// `GET /batches`' filters and page.
+    fn filter(&self) -> Result<BatchFilter, GatewayError> {
+        let batch_type = match self.get("batchType") {
+            None => None,
+            Some(text) => Some(text.parse::<BatchType>().map_err(|_| {
+                GatewayError::BadRequest(format!(
+                    "batchType `{text}` is not supported; use SPARK or PYSPARK"
+                ))
+            })?),
+        };
+        let state = match self.get("batchState") {
+            None => None,
+            Some(text) => Some(BatchState::parse(text).map_err(GatewayError::BadRequest)?),
+        };
+        let create_time: i64 = self.number("createTime", 0)?;
+        let end_time: i64 = self.number("endTime", 0)?;
+        if create_time < 0 || end_time < 0 || (end_time != 0 && create_time > end_time) {
+            return Err(GatewayError::BadRequest(format!(
+                "invalid time range: createTime {create_time} and endTime {end_time} must be milliseconds since the epoch, createTime <= endTime (0: no bound)"
+            )));
+        }
+        let from: i64 = self.number("from", 0)?;
+        let size: i64 = self.number("size", DEFAULT_PAGE as i64)?;
+        if from < 0 || size < 0 {
+            return Err(GatewayError::BadRequest(format!(
+                "`from` {from} and `size` {size} must not be negative"
+            )));
+        }
+        let desc = match self.get("desc").map(str::to_ascii_lowercase).as_deref() {
+            None | Some("false") => false,
+            Some("true") => true,
+            Some(other) => {
+                return Err(GatewayError::BadRequest(format!(
+                    "`desc` `{other}` must be true or false"
+                )))
+            }
+        };
+        Ok(BatchFilter {
+            batch_type,
+            state,
+            user: self.get("batchUser").map(str::to_owned),
+            name: self.get("batchName").map(str::to_owned),
+            create_time: create_time as u64,
+            end_time: end_time as u64,
+            from: from as usize,
+            size: size as usize,
+            desc,
+        })
+    }
+
+    /// `localLog`'s `from` (-1 by default: on from the last read) and `size` (100).
+    fn log_page(&self) -> Result<(i64, usize), GatewayError> {
+        let from: i64 = self.number("from", -1)?;
+        let size: i64 = self.number("size", DEFAULT_PAGE as i64)?;
+        if size < 0 {
+            return Err(GatewayError::BadRequest(format!(
+                "`size` {size} must not be negative"
+            )));
+        }
+        Ok((from, size as usize))
+    }
+}
+
+/// `%XX` and `+` decoded; malformed escapes are kept as written.
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'+' => out.push(b' '),
+            b'%' if i + 2 < bytes.len() => {
+                match std::str::from_utf8(&bytes[i + 1..i + 3])
+                    .ok()
+                    .and_then(|hex| u8::from_str_radix(hex, 16).ok())
+                {
+                    Some(byte) => {
+                        out.push(byte);
+                        i += 3;
+                        continue;
+                    }
+                    None => out.push(b'%'),
+                }
+            }
+            byte => out.push(byte),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,499 @@
+use std::os::unix::fs::PermissionsExt;
+use std::time::Duration;
+
+use base64::Engine;
+use kumiho_thrift::auth::AnyPassword;
+
+use super::*;
+use crate::batch::BatchRecord;
+use crate::cluster::ClusterRegistry;
+
+/// A stand-in `spark-submit` (a shell script): prints its arguments and an application id,
+/// fails for `fail.py`, sleeps for `sleep.py`.
+const SPARK_SUBMIT: &str = r#"#!/bin/sh
+echo "spark-submit $*"
+for arg in "$@"; do
+  case "$arg" in
+    *fail.py) echo "ValueError: kumiho-boom" >&2; exit 3 ;;
+    *sleep.py) sleep 60; exit 0 ;;
+  esac
+done
+echo "appId local-1764553060123"
+"#;
+
+struct Fixture {
+    api: RestApi,
+    _dir: tempfile::TempDir,
+}
+
+fn fixture() -> Fixture {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("spark");
+    std::fs::create_dir_all(home.join("bin")).unwrap();
+    let submit = home.join("bin/spark-submit");
+    std::fs::write(&submit, SPARK_SUBMIT).unwrap();
+    std::fs::set_permissions(&submit, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let clusters = dir.path().join("clusters");
+    std::fs::create_dir_all(&clusters).unwrap();
+    std::fs::write(
+        clusters.join("default.yaml"),
+        format!(
+            "engine:\n  spark:\n    home: {}\n    master: local[1]\nsuper-users: [admin]\n",
+            home.display()
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        clusters.join("nospark.yaml"),
+        "engine:\n  spark:\n    home: /nonexistent/spark\n",
+    )
+    .unwrap();
+    let (registry, _) = ClusterRegistry::load(&clusters).unwrap();
+    let batches = BatchManager::open(
+        &dir.path().join("work"),
+        Arc::new(registry),
+        "default".to_owned(),
+        "127.0.0.1:10099".to_owned(),
+    )
+    .unwrap();
+    Fixture {
+        api: RestApi {
+            batches,
+            authenticator: Arc::new(AnyPassword),
+        },
+        _dir: dir,
+    }
+}
+
+fn request(method: &str, uri: &str, user: Option<&str>, body: &str) -> Request<Full<Bytes>> {
+    let mut builder = Request::builder().method(method).uri(uri);
+    if let Some(user) = user {
+        let credentials = base64::engine::general_purpose::STANDARD.encode(format!("{user}:x"));
+        builder = builder.header("Authorization", format!("Basic {credentials}"));
+    }
+    if !body.is_empty() {
+        builder = builder.header("Content-Type", "application/json");
+    }
+    builder
+        .body(Full::new(Bytes::from(body.to_owned())))
+        .unwrap()
+}
+
+async fn call(api: &RestApi, req: Request<Full<Bytes>>) -> (StatusCode, String) {
+    let response = api.respond(req, "127.0.0.1:1".parse().unwrap()).await;
+    let status = response.status();
+    let body = response.into_body().collect().await.unwrap().to_bytes();
+    (status, String::from_utf8_lossy(&body).into_owned())
+}
+
+async fn json_of(api: &RestApi, req: Request<Full<Bytes>>) -> serde_json::Value {
+    let (status, body) = call(api, req).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    serde_json::from_str(&body).unwrap()
+}
+
+async fn wait_for_state(api: &RestApi, id: &str, user: &str, state: &str) -> serde_json::Value {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let batch = json_of(
+            api,
+            request("GET", &format!("/api/v1/batches/{id}"), Some(user), ""),
+        )
+        .await;
+        if batch["state"] == state {
+            return batch;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "batch never reached {state}: {batch}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+fn submission(resource: &str) -> String {
+    format!(
+        r#"{{"batchType":"pyspark","resource":"{resource}","name":"n-{resource}","conf":{{"spark.ui.enabled":"false"}},"args":["a1"]}}"#
+    )
+}
+
+#[test]
+fn paths_route_and_queries_decode() {
+    assert_eq!(route("/api/v1/ping"), Some(Route::Ping));
+    assert_eq!(route("/api/v1/batches/"), Some(Route::Batches));
+    assert_eq!(route("/api/v1/batches/x"), Some(Route::Batch("x")));
+    assert_eq!(
+        route("/api/v1/batches/x/localLog"),
+        Some(Route::BatchLog("x"))
+    );
+    assert_eq!(route("/api/v1/sessions"), None);
+    assert_eq!(route("/api/v2/ping"), None);
+    assert_eq!(percent_decode("a%20b+c%2Fd%zz%4"), "a b c/d%zz%4");
+    let query =
+        Query::parse("batchState=running&batchUser=al%69ce&size=2&from=1&desc=TRUE&proxyUser=");
+    let filter = query.filter().unwrap();
+    assert_eq!(filter.state, Some(BatchState::Running));
+    assert_eq!(filter.user.as_deref(), Some("alice"));
+    assert_eq!((filter.from, filter.size, filter.desc), (1, 2, true));
+    assert_eq!(query.proxy_user(), None);
+    assert!(Query::parse("batchState=DONE").filter().is_err());
+    assert!(Query::parse("createTime=5&endTime=4")
+        .filter()
+        .unwrap_err()
+        .to_string()
+        .contains("invalid time range"));
+    assert!(Query::parse("size=-1").filter().is_err());
+    assert!(Query::parse("from=x")
+        .filter()
+        .unwrap_err()
+        .to_string()
+        .contains("`from`"));
+    assert_eq!(Query::parse("").log_page().unwrap(), (-1, 100));
+}
+
+#[tokio::test]
+async fn a_batch_runs_to_finished_with_its_log_and_app_id() {
+    let f = fixture();
+    let (status, body) = call(&f.api, request("GET", "/api/v1/ping", None, "")).await;
+    assert_eq!((status, body.as_str()), (StatusCode::OK, "pong"));
+    let batch = json_of(
+        &f.api,
+        request(
+            "POST",
+            "/api/v1/batches",
+            Some("alice"),
+            &submission("/jobs/ok.py"),
+        ),
+    )
+    .await;
+    assert_eq!(batch["user"], "alice");
+    assert_eq!(batch["batchType"], "PYSPARK");
+    assert_eq!(batch["name"], "n-/jobs/ok.py");
+    assert_eq!(batch["kyuubiInstance"], "127.0.0.1:10099");
+    let id = batch["id"].as_str().unwrap().to_owned();
+    let done = wait_for_state(&f.api, &id, "alice", "FINISHED").await;
+    assert_eq!(done["appId"], "local-1764553060123");
+    assert_eq!(done["appState"], "FINISHED");
+    assert!(done["endTime"].as_u64().unwrap() >= done["createTime"].as_u64().unwrap());
+    let log = json_of(
+        &f.api,
+        request(
+            "GET",
+            &format!("/api/v1/batches/{id}/localLog?from=0&size=100"),
+            Some("alice"),
+            "",
+        ),
+    )
+    .await;
+    let lines: Vec<&str> = log["logRowSet"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap())
+        .collect();
+    assert_eq!(log["rowCount"], lines.len());
+    assert!(lines[0].starts_with("kumiho: starting "), "{lines:?}");
+    assert!(
+        lines.iter().any(|l| l.contains("--master local[1] --deploy-mode client --name n-/jobs/ok.py --conf spark.ui.enabled=false /jobs/ok.py a1")),
+        "{lines:?}"
+    );
+    // from < 0 reads on from the last such read.
+    let first = json_of(
+        &f.api,
+        request(
+            "GET",
+            &format!("/api/v1/batches/{id}/localLog?size=1"),
+            Some("alice"),
+            "",
+        ),
+    )
+    .await;
+    let second = json_of(
+        &f.api,
+        request(
+            "GET",
+            &format!("/api/v1/batches/{id}/localLog?size=1"),
+            Some("alice"),
+            "",
+        ),
+    )
+    .await;
+    assert_eq!(first["logRowSet"][0], lines[0]);
+    assert_eq!(second["logRowSet"][0], lines[1]);
+    // Listed for alice, not for bob; the admin sees it acting as alice.
+    let list = json_of(
+        &f.api,
+        request(
+            "GET",
+            "/api/v1/batches?batchState=finished",
+            Some("alice"),
+            "",
+        ),
+    )
+    .await;
+    assert_eq!(
+        (list["from"].as_u64(), list["total"].as_u64()),
+        (Some(0), Some(1))
+    );
+    assert_eq!(list["batches"][0]["id"], id.as_str());
+    let list = json_of(&f.api, request("GET", "/api/v1/batches", Some("bob"), "")).await;
+    assert_eq!(list["total"], 0);
+    let (status, body) = call(
+        &f.api,
+        request("GET", &format!("/api/v1/batches/{id}"), Some("bob"), ""),
+    )
+    .await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
+    let (status, _) = call(
+        &f.api,
+        request(
+            "GET",
+            &format!("/api/v1/batches/{id}?proxyUser=alice"),
+            Some("admin"),
+            "",
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    // Deleting an ended batch says so.
+    let closed = json_of(
+        &f.api,
+        request(
+            "DELETE",
+            &format!("/api/v1/batches/{id}"),
+            Some("alice"),
+            "",
+        ),
+    )
+    .await;
+    assert_eq!(closed["success"], false);
+    assert!(closed["msg"].as_str().unwrap().contains("FINISHED"));
+}
+
+#[tokio::test]
+async fn a_failing_batch_errors_with_its_diagnostic_and_a_deleted_one_is_canceled() {
+    let f = fixture();
+    let failed = json_of(
+        &f.api,
+        request(
+            "POST",
+            "/api/v1/batches",
+            Some("alice"),
+            &submission("/jobs/fail.py"),
+        ),
+    )
+    .await;
+    let failed = wait_for_state(&f.api, failed["id"].as_str().unwrap(), "alice", "ERROR").await;
+    let diagnostic = failed["appDiagnostic"].as_str().unwrap();
+    assert!(
+        diagnostic.contains("exit status: 3") && diagnostic.contains("ValueError: kumiho-boom"),
+        "{diagnostic}"
+    );
+    assert_eq!(failed["appState"], "FAILED");
+
+    let sleeping = json_of(
+        &f.api,
+        request(
+            "POST",
+            "/api/v1/batches",
+            Some("alice"),
+            &submission("/jobs/sleep.py"),
+        ),
+    )
+    .await;
+    let id = sleeping["id"].as_str().unwrap().to_owned();
+    let running = wait_for_state(&f.api, &id, "alice", "RUNNING").await;
+    assert!(running["appStartTime"].as_u64().unwrap() > 0);
+    let (status, _) = call(
+        &f.api,
+        request("DELETE", &format!("/api/v1/batches/{id}"), Some("bob"), ""),
+    )
+    .await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    let closed = json_of(
+        &f.api,
+        request(
+            "DELETE",
+            &format!("/api/v1/batches/{id}"),
+            Some("alice"),
+            "",
+        ),
+    )
+    .await;
+    assert_eq!(closed["success"], true, "{closed}");
+    let canceled = json_of(
+        &f.api,
+        request("GET", &format!("/api/v1/batches/{id}"), Some("alice"), ""),
+    )
+    .await;
+    assert_eq!(
+        (canceled["state"].as_str(), canceled["appState"].as_str()),
+        (Some("CANCELED"), Some("KILLED"))
+    );
+}
+
+#[tokio::test]
+async fn bad_requests_get_the_status_that_says_whose_fault() {
+    let f = fixture();
+    let api = &f.api;
+    let post =
+        |user: Option<&'static str>, body: &str| request("POST", "/api/v1/batches", user, body);
+    let (status, body) = call(api, post(None, &submission("/a.py"))).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "{body}");
+    let mut bearer = post(None, &submission("/a.py"));
+    bearer
+        .headers_mut()
+        .insert("Authorization", HeaderValue::from_static("Bearer abc"));
+    let response = api.respond(bearer, "127.0.0.1:1".parse().unwrap()).await;
+    assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
+    assert!(response
+        .headers()
+        .get("WWW-Authenticate")
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .starts_with("Basic"));
+
+    let (status, body) = call(api, post(Some("alice"), "{\"batchType\": \"PYSPARK\",")).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(body.contains("not a valid BatchRequest"), "{body}");
+    let (status, body) = call(api, post(Some("alice"), r#"{"batchType":"PYSPARK"}"#)).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(body.contains("`resource` is required"), "{body}");
+    let (status, body) = call(api, post(Some("alice"), r#"{"batchType":"PYSPARK","resource":"/a.py","conf":{"kyuubi.session.cluster":"nospark"}}"#)).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(
+        body.contains("cluster `nospark` cannot run Spark batches")
+            && body.contains("engine.spark.home"),
+        "{body}"
+    );
+    let (status, body) = call(api, post(Some("alice"), r#"{"batchType":"PYSPARK","resource":"/a.py","conf":{"kyuubi.session.cluster":"nope"}}"#)).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(body.contains("cluster `nope` is unknown"), "{body}");
+    let (status, body) = call(api, post(Some("alice"), r#"{"batchType":"PYSPARK","resource":"/a.py","conf":{"hive.server2.proxy.user":"bob"}}"#)).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    assert!(body.contains("may not impersonate"), "{body}");
+
+    let mut huge = post(Some("alice"), "{}");
+    huge.headers_mut()
+        .insert("Content-Length", HeaderValue::from_static("1073741824"));
+    assert_eq!(call(api, huge).await.0, StatusCode::PAYLOAD_TOO_LARGE);
+    let big = format!("{{\"name\":\"{}\"}}", "x".repeat(MAX_BODY));
+    assert_eq!(
+        call(api, post(Some("alice"), &big)).await.0,
+        StatusCode::PAYLOAD_TOO_LARGE
+    );
+    let mut multipart = post(Some("alice"), "--x");
+    multipart.headers_mut().insert(
+        "Content-Type",
+        HeaderValue::from_static("multipart/form-data; boundary=x"),
+    );
+    assert_eq!(
+        call(api, multipart).await.0,
+        StatusCode::UNSUPPORTED_MEDIA_TYPE
+    );
+
+    let unknown = uuid::Uuid::new_v4();
+    let (status, body) = call(
+        api,
+        request(
+            "GET",
+            &format!("/api/v1/batches/{unknown}"),
+            Some("alice"),
+            "",
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+    let (status, body) = call(
+        api,
+        request(
+            "GET",
+            "/api/v1/batches/not-a-uuid/localLog",
+            Some("alice"),
+            "",
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert!(body.contains("UUID"), "{body}");
+    assert_eq!(
+        call(api, request("GET", "/api/v1/nothing", Some("alice"), ""))
+            .await
+            .0,
+        StatusCode::NOT_FOUND
+    );
+    let response = api
+        .respond(
+            request("PUT", "/api/v1/batches", Some("alice"), ""),
+            "127.0.0.1:1".parse().unwrap(),
+        )
+        .await;
+    assert_eq!(response.status(), StatusCode::METHOD_NOT_ALLOWED);
+    assert_eq!(response.headers().get("Allow").unwrap(), "GET, POST");
+    assert_eq!(
+        call(
+            api,
+            request("GET", "/api/v1/batches?batchState=DONE", Some("alice"), "")
+        )
+        .await
+        .0,
+        StatusCode::BAD_REQUEST
+    );
+    assert!(
+        api.batches.is_empty(),
+        "no refused request left a batch behind"
+    );
+}
+
+#[tokio::test]
+async fn a_restarted_manager_lists_old_batches_and_ends_those_whose_process_is_gone() {
+    let f = fixture();
+    let batch = json_of(
+        &f.api,
+        request(
+            "POST",
+            "/api/v1/batches",
+            Some("alice"),
+            &submission("/jobs/ok.py"),
+        ),
+    )
+    .await;
+    let id = batch["id"].as_str().unwrap().to_owned();
+    wait_for_state(&f.api, &id, "alice", "FINISHED").await;
+    // A record left RUNNING by a gateway that died, with a process that no longer exists.
+    let work = f._dir.path().join("work");
+    let dir = work.join("batches");
+    let mut stale: BatchRecord =
+        serde_json::from_slice(&std::fs::read(dir.join(format!("{id}.json"))).unwrap()).unwrap();
+    stale.id = uuid::Uuid::new_v4();
+    stale.state = BatchState::Running;
+    stale.end_time = 0;
+    stale.pid = Some(u32::MAX / 2);
+    std::fs::write(
+        dir.join(format!("{}.json", stale.id)),
+        serde_json::to_vec(&stale).unwrap(),
+    )
+    .unwrap();
+    std::fs::write(dir.join("garbage.json"), "{").unwrap();
+
+    let (registry, _) = ClusterRegistry::load(&f._dir.path().join("clusters")).unwrap();
+    let restarted = BatchManager::open(
+        &work,
+        Arc::new(registry),
+        "default".to_owned(),
+        "h:1".to_owned(),
+    )
+    .unwrap();
+    let filter = BatchFilter {
+        size: 10,
+        ..Default::default()
+    };
+    let list = restarted.list(&filter, "alice", None);
+    assert_eq!(list.total, 2);
+    let old = restarted.get(&id, "alice", None).unwrap();
+    assert_eq!(old.state, BatchState::Finished);
+    let gone = restarted.get(&stale.id.to_string(), "alice", None).unwrap();
+    assert_eq!(gone.state, BatchState::Error);
+    assert!(gone.app_diagnostic.unwrap().contains("gateway restarted"));
+}
