@@ -365,6 +365,9 @@ pub struct BatchManager {
     /// This REST frontend's `host:port`, the batches' `kyuubiInstance`.
     instance: String,
     batches: Mutex<BTreeMap<Uuid, Arc<Batch>>>,
+    /// The last `createTime` given: each batch gets a later one, so that listing by creation
+    /// keeps the order of submission.
+    last_created: Mutex<u64>,
 }
 
 /// Milliseconds since the epoch.
@@ -396,6 +399,7 @@ impl BatchManager {
             default_cluster,
             instance,
             batches: Mutex::new(BTreeMap::new()),
+            last_created: Mutex::new(0),
         });
         manager.clone().recover();
         Ok(manager)
@@ -456,6 +460,10 @@ impl BatchManager {
 
     fn insert(&self, record: BatchRecord) -> Arc<Batch> {
         let id = record.id;
+        {
+            let mut last = self.last_created.lock().unwrap_or_else(|p| p.into_inner());
+            *last = (*last).max(record.create_time);
+        }
         let batch = Arc::new(Batch {
             state: watch::Sender::new(record.state),
             record: Mutex::new(record),
@@ -464,6 +472,13 @@ impl BatchManager {
         });
         self.lock().insert(id, batch.clone());
         batch
+    }
+
+    /// Now, or just after the last batch's creation when that is not earlier.
+    fn next_create_time(&self) -> u64 {
+        let mut last = self.last_created.lock().unwrap_or_else(|p| p.into_inner());
+        *last = now_ms().max(*last + 1);
+        *last
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<Uuid, Arc<Batch>>> {
@@ -549,7 +564,7 @@ impl BatchManager {
             name: name.map(str::to_owned),
             cluster: cluster.name.clone(),
             state: BatchState::Pending,
-            create_time: now_ms(),
+            create_time: self.next_create_time(),
             app_start_time: 0,
             end_time: 0,
             app_id: None,
