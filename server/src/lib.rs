@@ -16,6 +16,11 @@
 //!               │ replies forwarded as bytes
 //!               ▼
 //!             kumiho-engine (or Spark Thrift Server)
+//!
+//!  REST client ──► rest (/api/v1, Basic auth) ──► batch::BatchManager
+//!                    route → authenticate →          cluster + user (routing's rules)
+//!                    call → JSON or error            → spark-submit (launcher's command),
+//!                                                      its log, its record in WORK/batches
 //! ```
 //!
 //! - [`config`]: the gateway's own settings (YAML file and flags).
