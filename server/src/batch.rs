@@ -633,7 +633,7 @@ impl BatchManager {
                         }
                     }
                     // Whatever it left behind in its group (a Python driver) goes with it.
-                    let _ = killpg(Pid::from_raw(pid as i32), Signal::SIGKILL);
+                    signal_group(pid, Signal::SIGKILL);
                     return;
                 }
                 _ = batch.cancel.cancelled() => {
@@ -918,17 +918,24 @@ fn canceled() -> String {
 
 /// SIGTERM to the process group, SIGKILL after the grace, and the child reaped.
 async fn stop_child(pid: u32, child: &mut tokio::process::Child) {
-    let group = Pid::from_raw(pid as i32);
-    let _ = killpg(group, Signal::SIGTERM);
+    signal_group(pid, Signal::SIGTERM);
     if tokio::time::timeout(CANCEL_GRACE, child.wait())
         .await
         .is_err()
     {
-        let _ = killpg(group, Signal::SIGKILL);
+        signal_group(pid, Signal::SIGKILL);
         let _ = child.wait().await;
     }
     // The rest of the group (the JVM's or Python's children) goes too.
-    let _ = killpg(group, Signal::SIGKILL);
+    signal_group(pid, Signal::SIGKILL);
+}
+
+/// Signals the process group `pid` leads. Never pid 0 or a negative one, which would signal
+/// the gateway's own group or every process it may signal.
+fn signal_group(pid: u32, signal: Signal) {
+    if let Some(group) = i32::try_from(pid).ok().filter(|pid| *pid > 1) {
+        let _ = killpg(Pid::from_raw(group), signal);
+    }
 }
 
 /// A process's start time (field 22 of `/proc/PID/stat`), to tell it from a later process
