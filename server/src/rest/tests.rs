@@ -38,7 +38,7 @@ fn fixture() -> Fixture {
     std::fs::write(
         clusters.join("default.yaml"),
         format!(
-            "engine:\n  spark:\n    home: {}\n    master: local[1]\nsuper-users: [admin]\n",
+            "engine:\n  spark:\n    home: {}\n    master: local[1]\nsuper-users: [admin]\nsession-conf:\n  restrict: [spark.driver.*]\n",
             home.display()
         ),
     )
@@ -496,4 +496,53 @@ async fn a_restarted_manager_lists_old_batches_and_ends_those_whose_process_is_g
     let gone = restarted.get(&stale.id.to_string(), "alice", None).unwrap();
     assert_eq!(gone.state, BatchState::Error);
     assert!(gone.app_diagnostic.unwrap().contains("gateway restarted"));
+}
+
+#[tokio::test]
+async fn super_users_submit_as_others_and_restricted_keys_are_refused() {
+    let f = fixture();
+    let api = &f.api;
+    let batch = json_of(
+        api,
+        request(
+            "POST",
+            "/api/v1/batches?proxyUser=alice",
+            Some("admin"),
+            &submission("/jobs/ok.py"),
+        ),
+    )
+    .await;
+    assert_eq!(batch["user"], "alice");
+    let id = batch["id"].as_str().unwrap().to_owned();
+    // Both the user it runs as and the super user who submitted it see it; bob does not.
+    wait_for_state(api, &id, "alice", "FINISHED").await;
+    wait_for_state(api, &id, "admin", "FINISHED").await;
+    let listed = json_of(
+        api,
+        request("GET", "/api/v1/batches?batchUser=alice", Some("admin"), ""),
+    )
+    .await;
+    assert_eq!(listed["total"], 1);
+    assert_eq!(
+        call(
+            api,
+            request("GET", &format!("/api/v1/batches/{id}"), Some("bob"), "")
+        )
+        .await
+        .0,
+        StatusCode::FORBIDDEN
+    );
+    // The conf key works as the query parameter does.
+    let body = r#"{"batchType":"PYSPARK","resource":"/jobs/ok.py","conf":{"hive.server2.proxy.user":"carol"}}"#;
+    let batch = json_of(api, request("POST", "/api/v1/batches", Some("admin"), body)).await;
+    assert_eq!(batch["user"], "carol");
+    // The cluster's session-conf rules apply to a batch's conf as to a session's.
+    let body = r#"{"batchType":"PYSPARK","resource":"/jobs/ok.py","conf":{"spark.driver.extraJavaOptions":"-Dx=1"}}"#;
+    let (status, message) =
+        call(api, request("POST", "/api/v1/batches", Some("alice"), body)).await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "{message}");
+    assert!(
+        message.contains("spark.driver.extraJavaOptions") && message.contains("restricted"),
+        "{message}"
+    );
 }
