@@ -143,12 +143,28 @@ def kill_processes_mentioning(needle: str):
             pass
 
 
+def submit_upload(gateway, file_name: str, text: str, name: str, user: str = "alice") -> dict:
+    """A batch whose resource is uploaded with it (Kyuubi's multipart form)."""
+    boundary = "kumiho-" + uuid.uuid4().hex
+    request = json.dumps({"batchType": "PYSPARK", "name": name, "conf": {"spark.sql.shuffle.partitions": "1"}})
+    body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"batchRequest\"\r\n"
+            f"Content-Type: application/json\r\n\r\n{request}\r\n"
+            f"--{boundary}\r\nContent-Disposition: form-data; name=\"resourceFile\"; filename=\"{file_name}\"\r\n"
+            f"Content-Type: application/octet-stream\r\n\r\n{text}\r\n--{boundary}--\r\n").encode()
+    status, batch, _ = rest(gateway.rest_port, "POST", "/batches", user, body,
+                            headers={"Content-Type": f"multipart/form-data; boundary={boundary}"})
+    assert status == 200, batch
+    assert set(batch) == BATCH_FIELDS and batch["name"] == name, batch
+    return batch
+
+
 @pytest.fixture(scope="module")
 def batches(gateway):
-    """The three Spark batches, submitted together: {name: submitted batch}."""
+    """The three Spark batches, submitted together: {name: submitted batch}. The failing
+    one's script is uploaded with it."""
     return {
         "hello": submit(gateway, script(gateway, "hello.py", HELLO), "hello", args=["day=2026-12-01"]),
-        "fail": submit(gateway, script(gateway, "fail.py", FAIL), "fail"),
+        "fail": submit_upload(gateway, "fail.py", FAIL, "fail"),
         "sleep": submit(gateway, script(gateway, "sleep.py", SLEEP), "sleep"),
     }
 
@@ -178,9 +194,14 @@ def test_a_pyspark_batch_finishes_with_its_output_and_app_id(gateway, batches):
     assert status == 200 and closed["success"] is False and "FINISHED" in closed["msg"], closed
 
 
-def test_a_failing_batch_is_an_error_naming_the_error(gateway, batches):
+def test_an_uploaded_failing_batch_is_an_error_naming_the_error(gateway, batches):
     batch = wait_for(gateway, batches["fail"]["id"], lambda b: b["state"] in ("FINISHED", "ERROR", "CANCELED"),
                      "ended")
+    # The upload ran from the batch's own directory.
+    uploaded = gateway.work_dir / "batches" / batch["id"] / "fail.py"
+    assert uploaded.read_text() == FAIL
+    assert any(line.startswith("kumiho: starting ") and line.endswith(str(uploaded))
+               for line in log_lines(gateway, batch["id"]))
     assert batch["state"] == "ERROR", batch
     assert batch["appState"] == "FAILED"
     diagnostic = batch["appDiagnostic"]

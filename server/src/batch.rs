@@ -35,6 +35,9 @@ use crate::cluster::{ClusterRegistry, ClusterUnavailable};
 use crate::errors::GatewayError;
 use crate::routing::{apply_session_conf_rules, effective_user, keys, setting};
 
+/// Where uploads are staged, under `WORK/batches` (hidden: not a batch).
+const STAGING: &str = ".uploads";
+
 /// How often a running batch's log is read for its application id.
 const FOLLOW_POLL: Duration = Duration::from_millis(500);
 
@@ -298,6 +301,16 @@ pub struct CloseBatch {
     pub msg: String,
 }
 
+/// A resource uploaded with the request, staged in a directory of its own until the batch
+/// is accepted (then that directory becomes the batch's working directory).
+#[derive(Clone, Debug, PartialEq)]
+pub struct StagedResource {
+    /// The staging directory (under [`BatchManager::staging_dir`]).
+    pub dir: PathBuf,
+    /// The file's name in it.
+    pub file_name: String,
+}
+
 /// The filters and page of `GET /batches`, as Kyuubi's query parameters name them.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct BatchFilter {
@@ -387,6 +400,8 @@ impl BatchManager {
         instance: String,
     ) -> Result<Arc<BatchManager>, String> {
         let dir = work_dir.join("batches");
+        // Uploads of requests that never finished (the gateway stopped mid-upload).
+        let _ = std::fs::remove_dir_all(dir.join(STAGING));
         std::fs::create_dir_all(&dir).map_err(|e| {
             format!(
                 "cannot create the batch directory {}: {e}; check the work directory",
@@ -489,19 +504,44 @@ impl BatchManager {
         self.dir.join(format!("{id}.json"))
     }
 
+    /// Where a request's upload is staged (`WORK/batches/.uploads`).
+    pub fn staging_dir(&self) -> PathBuf {
+        self.dir.join(STAGING)
+    }
+
     /// `WORK/batches/{id}.log`: spark-submit's output.
     pub fn log_path(&self, id: Uuid) -> PathBuf {
         self.dir.join(format!("{id}.log"))
     }
 
     /// Submits a batch for `login_user`; `proxy_user` from the query, else from the conf.
-    /// Answers at once (PENDING) with the process starting in the background.
+    /// Answers at once (PENDING) with the process starting in the background. An uploaded
+    /// resource (`staged`) becomes the batch's resource, in its working directory; it is
+    /// removed when the batch is refused.
     pub fn submit(
         self: &Arc<Self>,
         login_user: &str,
         request: BatchRequest,
         proxy_user: Option<&str>,
+        staged: Option<StagedResource>,
     ) -> Result<BatchView, GatewayError> {
+        let submitted = self.submit_inner(login_user, request, proxy_user, staged.as_ref());
+        if let (Err(_), Some(staged)) = (&submitted, &staged) {
+            let _ = std::fs::remove_dir_all(&staged.dir);
+        }
+        submitted
+    }
+
+    fn submit_inner(
+        self: &Arc<Self>,
+        login_user: &str,
+        mut request: BatchRequest,
+        proxy_user: Option<&str>,
+        staged: Option<&StagedResource>,
+    ) -> Result<BatchView, GatewayError> {
+        if let Some(staged) = staged {
+            request.resource = Some(staged.dir.join(&staged.file_name).display().to_string());
+        }
         let (batch_type, resource) = request.validate()?;
         let conf = session_conf::normalize(&request.conf.clone().unwrap_or_default())
             .map_err(|e| GatewayError::BadRequest(e.to_string()))?;
@@ -534,6 +574,11 @@ impl BatchManager {
             .as_deref()
             .map(str::trim)
             .filter(|n| !n.is_empty());
+        let work_dir = self.dir.join(id.to_string());
+        let resource = match staged {
+            Some(staged) => work_dir.join(&staged.file_name).display().to_string(),
+            None => resource,
+        };
         let spec = SparkBatchSpec {
             batch_type,
             name: name.map_or_else(|| format!("kumiho-batch-{id}"), str::to_owned),
@@ -547,7 +592,7 @@ impl BatchManager {
                 .to_launch_settings(&ruled.conf.settings),
             env: cluster.config.env.clone(),
             cluster: cluster.name.clone(),
-            work_dir: self.dir.join(id.to_string()),
+            work_dir,
             log_path: self.log_path(id),
         };
         let command = launch::build_command(&spec).map_err(|e| match e {
@@ -556,6 +601,14 @@ impl BatchManager {
             }
             other => GatewayError::Internal(other.to_string()),
         })?;
+        if let Some(staged) = staged {
+            std::fs::rename(&staged.dir, &spec.work_dir).map_err(|e| {
+                GatewayError::Internal(format!(
+                    "cannot move the uploaded resource to {}: {e}",
+                    spec.work_dir.display()
+                ))
+            })?;
+        }
         let record = BatchRecord {
             id,
             user,

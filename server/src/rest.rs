@@ -15,6 +15,9 @@
 //! what to fix, with the status saying whose fault: 400 bad input, 401 credentials, 403 not
 //! yours, 404 unknown, 405 method, 413 a body over [`MAX_BODY`] (refused from its
 //! `Content-Length` before it is read, and cut off if it streams past it), 415 not JSON.
+//!
+//! `POST /batches` also takes Kyuubi's upload form (`multipart/form-data`: `batchRequest`,
+//! `resourceFile`), up to [`MAX_UPLOAD`], the file streamed to disk ([`multipart`]).
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -31,14 +34,20 @@ use serde::Serialize;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
-use crate::batch::{BatchFilter, BatchManager, BatchRequest, BatchState};
+use crate::batch::{BatchFilter, BatchManager, BatchRequest, BatchState, StagedResource};
 use crate::errors::GatewayError;
+use multipart::UploadError;
+
+mod multipart;
 
 /// The API's base path (Kyuubi's).
 pub const BASE_PATH: &str = "/api/v1";
 
 /// Largest request body accepted: a `BatchRequest` is a few kilobytes.
 pub const MAX_BODY: usize = 1024 * 1024;
+
+/// Largest multipart upload (the resource file and the request), streamed to disk.
+pub const MAX_UPLOAD: u64 = 512 * 1024 * 1024;
 
 /// Batches per page when `size` is not given (Kyuubi's default).
 const DEFAULT_PAGE: usize = 100;
@@ -127,18 +136,13 @@ impl RestApi {
         let query = Query::parse(req.uri().query().unwrap_or(""));
         let proxy = query.proxy_user();
         let result = match (route, method) {
-            (Route::Batches, Method::POST) => match read_json_body(req).await {
-                Ok(body) => match BatchRequest::from_json(&body) {
-                    Ok(request) => {
-                        tracing::debug!(%peer, %user, "batch submission");
-                        self.batches
-                            .submit(&user, request, proxy)
-                            .map(|batch| json(&batch))
-                    }
-                    Err(message) => Err(GatewayError::BadRequest(message)),
-                },
-                Err(response) => return *response,
-            },
+            (Route::Batches, Method::POST) => {
+                tracing::debug!(%peer, %user, "batch submission");
+                match self.post_batch(req, &user, proxy).await {
+                    Ok(result) => result,
+                    Err(response) => return *response,
+                }
+            }
             (Route::Batches, _) => query
                 .filter()
                 .map(|filter| json(&self.batches.list(&filter, &user, proxy))),
@@ -156,6 +160,85 @@ impl RestApi {
             (Route::Ping, _) => unreachable!("answered above"),
         };
         result.unwrap_or_else(|e| error_response(&e))
+    }
+
+    /// `POST /batches`: a JSON `BatchRequest`, or a form with the resource uploaded. `Err`
+    /// is an answer about the body itself (413, 415, 400).
+    async fn post_batch<B>(
+        &self,
+        req: Request<B>,
+        user: &str,
+        proxy: Option<&str>,
+    ) -> Result<Result<Response<Full<Bytes>>, GatewayError>, Box<Response<Full<Bytes>>>>
+    where
+        B: Body<Data = Bytes> + Send + 'static,
+        B::Error: std::fmt::Display + Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
+        let content_type = req
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .to_owned();
+        if !content_type.to_ascii_lowercase().starts_with("multipart/") {
+            let body = read_json_body(req).await?;
+            return Ok(match BatchRequest::from_json(&body) {
+                Ok(request) => self
+                    .batches
+                    .submit(user, request, proxy, None)
+                    .map(|batch| json(&batch)),
+                Err(message) => Err(GatewayError::BadRequest(message)),
+            });
+        }
+        let Some(boundary) = multipart::boundary(&content_type) else {
+            return Err(Box::new(text_response(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                format!("Content-Type `{content_type}` is not supported; upload with multipart/form-data (with its boundary) or post the BatchRequest as application/json\n"),
+            )));
+        };
+        if declared_length(&req).is_some_and(|len| len > MAX_UPLOAD) {
+            return Err(Box::new(upload_too_large()));
+        }
+        let staging = self
+            .batches
+            .staging_dir()
+            .join(uuid::Uuid::new_v4().to_string());
+        let upload = match multipart::read(req.into_body(), &boundary, &staging, MAX_UPLOAD).await {
+            Ok(upload) => upload,
+            Err(UploadError::TooLarge) => return Err(Box::new(upload_too_large())),
+            Err(UploadError::Bad(message)) => {
+                return Ok(Err(GatewayError::BadRequest(format!(
+                    "the multipart form cannot be read: {message}"
+                ))))
+            }
+            Err(UploadError::Io(e)) => {
+                return Ok(Err(GatewayError::Internal(format!(
+                    "cannot stage the uploaded resource under {}: {e}",
+                    staging.display()
+                ))))
+            }
+        };
+        let request = match BatchRequest::from_json(&upload.request) {
+            Ok(request) => request,
+            Err(message) => {
+                let _ = tokio::fs::remove_dir_all(&upload.staging).await;
+                return Ok(Err(GatewayError::BadRequest(format!(
+                    "part `batchRequest`: {message}"
+                ))));
+            }
+        };
+        let staged = StagedResource {
+            file_name: upload
+                .file
+                .file_name()
+                .map(|name| name.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            dir: upload.staging,
+        };
+        Ok(self
+            .batches
+            .submit(user, request, proxy, Some(staged))
+            .map(|batch| json(&batch)))
     }
 
     /// The user of Basic credentials, checked by the authenticator.
@@ -182,23 +265,13 @@ where
         .and_then(|v| v.to_str().ok())
         .unwrap_or("")
         .to_ascii_lowercase();
-    if content_type.starts_with("multipart/") {
-        return Err(Box::new(text_response(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "uploading the resource (multipart/form-data) is not supported; post the BatchRequest as application/json with a `resource` path or URL that spark-submit can read\n".to_owned(),
-        )));
-    }
     if !content_type.is_empty() && !content_type.starts_with("application/json") {
         return Err(Box::new(text_response(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            format!("Content-Type `{content_type}` is not supported; post the BatchRequest as application/json\n"),
+            format!("Content-Type `{content_type}` is not supported; post the BatchRequest as application/json, or upload the resource with multipart/form-data\n"),
         )));
     }
-    let declared = req
-        .headers()
-        .get(header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok()?.trim().parse::<u64>().ok());
-    if declared.is_some_and(|len| len > MAX_BODY as u64) {
+    if declared_length(&req).is_some_and(|len| len > MAX_BODY as u64) {
         return Err(Box::new(too_large()));
     }
     match Limited::new(req.into_body(), MAX_BODY).collect().await {
@@ -209,6 +282,20 @@ where
             format!("cannot read the request body: {e}\n"),
         ))),
     }
+}
+
+/// The body's declared `Content-Length`.
+fn declared_length<B>(req: &Request<B>) -> Option<u64> {
+    req.headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok()?.trim().parse::<u64>().ok())
+}
+
+fn upload_too_large() -> Response<Full<Bytes>> {
+    text_response(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        format!("the upload is over the REST API's limit of {MAX_UPLOAD} bytes; put the resource where spark-submit can read it (HDFS, S3, a shared path) and name it in `resource`\n"),
+    )
 }
 
 fn too_large() -> Response<Full<Bytes>> {

@@ -383,15 +383,10 @@ async fn bad_requests_get_the_status_that_says_whose_fault() {
         call(api, post(Some("alice"), &big)).await.0,
         StatusCode::PAYLOAD_TOO_LARGE
     );
-    let mut multipart = post(Some("alice"), "--x");
-    multipart.headers_mut().insert(
-        "Content-Type",
-        HeaderValue::from_static("multipart/form-data; boundary=x"),
-    );
-    assert_eq!(
-        call(api, multipart).await.0,
-        StatusCode::UNSUPPORTED_MEDIA_TYPE
-    );
+    let mut xml = post(Some("alice"), "<batch/>");
+    xml.headers_mut()
+        .insert("Content-Type", HeaderValue::from_static("application/xml"));
+    assert_eq!(call(api, xml).await.0, StatusCode::UNSUPPORTED_MEDIA_TYPE);
 
     let unknown = uuid::Uuid::new_v4();
     let (status, body) = call(
@@ -545,4 +540,180 @@ async fn super_users_submit_as_others_and_restricted_keys_are_refused() {
         message.contains("spark.driver.extraJavaOptions") && message.contains("restricted"),
         "{message}"
     );
+}
+
+fn form(boundary: &str, parts: &[(&str, Option<&str>, &str)]) -> String {
+    let mut body = String::from("preamble to ignore\r\n");
+    for (name, file_name, content) in parts {
+        body.push_str(&format!(
+            "--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\""
+        ));
+        if let Some(file_name) = file_name {
+            body.push_str(&format!(
+                "; filename=\"{file_name}\"\r\nContent-Type: text/x-python"
+            ));
+        } else {
+            body.push_str("\r\nContent-Type: application/json");
+        }
+        body.push_str(&format!("\r\n\r\n{content}\r\n"));
+    }
+    body.push_str(&format!("--{boundary}--\r\nepilogue"));
+    body
+}
+
+fn upload(user: &str, boundary: &str, body: String) -> Request<Full<Bytes>> {
+    let mut req = request("POST", "/api/v1/batches", Some(user), "");
+    req.headers_mut().insert(
+        "Content-Type",
+        HeaderValue::from_str(&format!("multipart/form-data; boundary=\"{boundary}\"")).unwrap(),
+    );
+    *req.body_mut() = Full::new(Bytes::from(body));
+    req
+}
+
+#[tokio::test]
+async fn an_uploaded_resource_runs_from_the_batchs_own_directory() {
+    let f = fixture();
+    let api = &f.api;
+    let boundary = "----kumiho-7MA4YWxkTrZu0gW";
+    // The content holds a line that nearly matches the boundary.
+    let script = "print('hi')\r\n----kumiho-7MA4YWxk\r\nprint('bye')";
+    let body = form(
+        boundary,
+        &[
+            (
+                "batchRequest",
+                None,
+                r#"{"batchType":"PYSPARK","name":"up","args":["x"]}"#,
+            ),
+            ("resourceFile", Some("../my job.py"), script),
+        ],
+    );
+    let batch = json_of(api, upload("alice", boundary, body)).await;
+    let id = batch["id"].as_str().unwrap().to_owned();
+    wait_for_state(api, &id, "alice", "FINISHED").await;
+    let work = f._dir.path().join("work/batches");
+    let uploaded = work.join(&id).join("my_job.py");
+    assert_eq!(std::fs::read_to_string(&uploaded).unwrap(), script);
+    let log = json_of(
+        api,
+        request(
+            "GET",
+            &format!("/api/v1/batches/{id}/localLog?from=0"),
+            Some("alice"),
+            "",
+        ),
+    )
+    .await;
+    let expected = format!("{} x", uploaded.display());
+    assert!(
+        log["logRowSet"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|l| l.as_str().unwrap().ends_with(&expected)),
+        "{log}"
+    );
+    // Nothing is left in staging.
+    assert_eq!(std::fs::read_dir(work.join(".uploads")).unwrap().count(), 0);
+
+    // Forms that cannot be a batch are refused, and their uploads removed.
+    let missing = form(boundary, &[("resourceFile", Some("a.py"), "x")]);
+    let (status, message) = call(api, upload("alice", boundary, missing)).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(message.contains("no `batchRequest` part"), "{message}");
+    let extra = form(
+        boundary,
+        &[
+            ("batchRequest", None, "{}"),
+            ("other.jar", Some("other.jar"), "x"),
+        ],
+    );
+    let (status, message) = call(api, upload("alice", boundary, extra)).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(
+        message.contains("part `other.jar` is not supported"),
+        "{message}"
+    );
+    let unfinished =
+        "--b\r\nContent-Disposition: form-data; name=\"batchRequest\"\r\n\r\n{}".to_owned();
+    let (status, message) = call(api, upload("alice", "b", unfinished)).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(message.contains("closing boundary"), "{message}");
+    let spark = form(
+        boundary,
+        &[
+            ("batchRequest", None, r#"{"batchType":"SPARK"}"#),
+            ("resourceFile", Some("a.jar"), "x"),
+        ],
+    );
+    let (status, message) = call(api, upload("alice", boundary, spark)).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(message.contains("className"), "{message}");
+    assert_eq!(std::fs::read_dir(work.join(".uploads")).unwrap().count(), 0);
+    let mut huge = upload("alice", boundary, String::new());
+    huge.headers_mut()
+        .insert("Content-Length", HeaderValue::from_static("1099511627776"));
+    assert_eq!(call(api, huge).await.0, StatusCode::PAYLOAD_TOO_LARGE);
+    let mut no_boundary = upload("alice", boundary, String::new());
+    no_boundary.headers_mut().insert(
+        "Content-Type",
+        HeaderValue::from_static("multipart/form-data"),
+    );
+    assert_eq!(
+        call(api, no_boundary).await.0,
+        StatusCode::UNSUPPORTED_MEDIA_TYPE
+    );
+}
+
+#[test]
+fn uploaded_file_names_stay_in_their_directory() {
+    assert_eq!(multipart::sanitize("../../etc/passwd"), "passwd");
+    assert_eq!(
+        multipart::sanitize("C:\\jobs\\daily job.py"),
+        "daily_job.py"
+    );
+    assert_eq!(multipart::sanitize(".."), "resource");
+    assert_eq!(multipart::sanitize(""), "resource");
+    assert_eq!(
+        multipart::boundary("multipart/form-data; boundary=\"a b\"").as_deref(),
+        Some("a b")
+    );
+    assert_eq!(multipart::boundary("multipart/mixed; boundary=x"), None);
+}
+
+#[tokio::test]
+async fn a_form_arriving_a_byte_at_a_time_parses_the_same() {
+    let dir = tempfile::tempdir().unwrap();
+    let boundary = "xYz";
+    let script = "a\r\n--xY\r\n--xYq is not it either\r\nb";
+    let body = form(
+        boundary,
+        &[
+            ("batchRequest", None, "{\"batchType\":\"PYSPARK\"}"),
+            ("resourceFile", Some("job.py"), script),
+        ],
+    );
+    let frames: Vec<Result<hyper::body::Frame<Bytes>, std::convert::Infallible>> = body
+        .bytes()
+        .map(|b| Ok(hyper::body::Frame::data(Bytes::copy_from_slice(&[b]))))
+        .collect();
+    let stream = http_body_util::StreamBody::new(futures::stream::iter(frames));
+    let staging = dir.path().join("s");
+    let upload = multipart::read(stream, boundary, &staging, u64::MAX)
+        .await
+        .unwrap();
+    assert_eq!(&upload.request[..], b"{\"batchType\":\"PYSPARK\"}");
+    assert_eq!(upload.file, staging.join("job.py"));
+    assert_eq!(std::fs::read_to_string(&upload.file).unwrap(), script);
+    // Over the cap, the staged upload is removed.
+    let frames: Vec<Result<hyper::body::Frame<Bytes>, std::convert::Infallible>> =
+        vec![Ok(hyper::body::Frame::data(Bytes::from(body)))];
+    let stream = http_body_util::StreamBody::new(futures::stream::iter(frames));
+    let capped = dir.path().join("capped");
+    assert!(matches!(
+        multipart::read(stream, boundary, &capped, 10).await,
+        Err(multipart::UploadError::TooLarge)
+    ));
+    assert!(!capped.exists());
 }
