@@ -38,6 +38,9 @@ use crate::routing::{apply_session_conf_rules, effective_user, keys, setting};
 /// Where uploads are staged, under `WORK/batches` (hidden: not a batch).
 const STAGING: &str = ".uploads";
 
+/// An upload untouched for this long belongs to no request any more.
+const STALE_UPLOAD: Duration = Duration::from_secs(3600);
+
 /// How often a running batch's log is read for its application id.
 const FOLLOW_POLL: Duration = Duration::from_millis(500);
 
@@ -400,8 +403,7 @@ impl BatchManager {
         instance: String,
     ) -> Result<Arc<BatchManager>, String> {
         let dir = work_dir.join("batches");
-        // Uploads of requests that never finished (the gateway stopped mid-upload).
-        let _ = std::fs::remove_dir_all(dir.join(STAGING));
+        remove_stale_uploads(&dir.join(STAGING));
         std::fs::create_dir_all(&dir).map_err(|e| {
             format!(
                 "cannot create the batch directory {}: {e}; check the work directory",
@@ -720,6 +722,13 @@ impl BatchManager {
                 _ = ticks.tick() => {
                     self.scan(&batch, &mut scan);
                     if !same_process(pid, start) {
+                        // A gateway still running it (on the same work directory) may have
+                        // written how it ended.
+                        if let Some(ended) = self.read_record(batch.id()).filter(|r| r.state.is_terminal()) {
+                            *batch.record.lock().unwrap_or_else(|p| p.into_inner()) = ended.clone();
+                            batch.state.send_replace(ended.state);
+                            return;
+                        }
                         self.end(&batch, BatchState::Error, "UNKNOWN", Some(
                             "the gateway restarted while this batch ran, so its exit status is unknown; see its localLog".to_owned()));
                         return;
@@ -727,6 +736,12 @@ impl BatchManager {
                 }
             }
         }
+    }
+
+    /// The record of `id` as written in the work directory.
+    fn read_record(&self, id: Uuid) -> Option<BatchRecord> {
+        let bytes = std::fs::read(self.record_path(id)).ok()?;
+        serde_json::from_slice(&bytes).ok()
     }
 
     /// Reads new log lines for the application id and URL.
@@ -969,6 +984,26 @@ fn canceled() -> String {
     "canceled by a DELETE request; its spark-submit process group was stopped".to_owned()
 }
 
+/// Removes uploads of requests that never finished (a gateway stopped mid-upload): those
+/// untouched for an hour, since another gateway on the same work directory may be receiving
+/// one now.
+fn remove_stale_uploads(staging: &Path) {
+    let Ok(entries) = std::fs::read_dir(staging) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let stale = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|modified| modified.elapsed().ok())
+            .is_some_and(|age| age > STALE_UPLOAD);
+        if stale {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
 /// SIGTERM to the process group, SIGKILL after the grace, and the child reaped.
 async fn stop_child(pid: u32, child: &mut tokio::process::Child) {
     signal_group(pid, Signal::SIGTERM);
@@ -993,7 +1028,7 @@ fn signal_group(pid: u32, signal: Signal) {
 
 /// A process's start time (field 22 of `/proc/PID/stat`), to tell it from a later process
 /// with the same pid.
-fn process_start(pid: u32) -> Option<u64> {
+pub(crate) fn process_start(pid: u32) -> Option<u64> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // The command name (field 2) may hold spaces; fields after it follow its `)`.
     let after = stat.rsplit_once(')')?.1;

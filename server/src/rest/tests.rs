@@ -7,6 +7,7 @@ use kumiho_thrift::auth::AnyPassword;
 use super::*;
 use crate::batch::BatchRecord;
 use crate::cluster::ClusterRegistry;
+use kumiho_engine_launcher::batch::BatchType;
 
 /// A stand-in `spark-submit` (a shell script): prints its arguments and an application id,
 /// fails for `fail.py`, sleeps for `sleep.py`.
@@ -716,4 +717,97 @@ async fn a_form_arriving_a_byte_at_a_time_parses_the_same() {
         Err(multipart::UploadError::TooLarge)
     ));
     assert!(!capped.exists());
+}
+
+#[tokio::test]
+async fn a_restarted_manager_follows_a_batch_whose_process_lives_and_can_cancel_it() {
+    use std::os::unix::process::CommandExt;
+    let f = fixture();
+    let work = f._dir.path().join("work");
+    let dir = work.join("batches");
+    let start_orphan = |seconds: &str| {
+        let child = std::process::Command::new("sleep")
+            .arg(seconds)
+            .process_group(0)
+            .spawn()
+            .unwrap();
+        let pid = child.id();
+        let record = BatchRecord {
+            id: uuid::Uuid::new_v4(),
+            user: "alice".to_owned(),
+            real_user: "alice".to_owned(),
+            batch_type: BatchType::PySpark,
+            name: Some(format!("orphan-{seconds}")),
+            cluster: "default".to_owned(),
+            state: BatchState::Running,
+            create_time: 1,
+            app_start_time: 1,
+            end_time: 0,
+            app_id: None,
+            app_url: None,
+            app_state: Some("RUNNING".to_owned()),
+            app_diagnostic: None,
+            kyuubi_instance: "old:1".to_owned(),
+            pid: Some(pid),
+            pid_start: crate::batch::process_start(pid),
+        };
+        std::fs::write(
+            dir.join(format!("{}.json", record.id)),
+            serde_json::to_vec(&record).unwrap(),
+        )
+        .unwrap();
+        (record.id.to_string(), child)
+    };
+    let (long, mut long_child) = start_orphan("60");
+    let (short, mut short_child) = start_orphan("0.3");
+    let (registry, _) = ClusterRegistry::load(&f._dir.path().join("clusters")).unwrap();
+    let restarted = RestApi {
+        batches: BatchManager::open(
+            &work,
+            Arc::new(registry),
+            "default".to_owned(),
+            "h:1".to_owned(),
+        )
+        .unwrap(),
+        authenticator: Arc::new(AnyPassword),
+    };
+    let running = json_of(
+        &restarted,
+        request("GET", &format!("/api/v1/batches/{long}"), Some("alice"), ""),
+    )
+    .await;
+    assert_eq!(running["state"], "RUNNING");
+    // The short one ends on its own (reaped here, as init would reap an orphan).
+    let _ = short_child.wait();
+    let ended = wait_for_state(&restarted, &short, "alice", "ERROR").await;
+    assert!(
+        ended["appDiagnostic"]
+            .as_str()
+            .unwrap()
+            .contains("exit status is unknown"),
+        "{ended}"
+    );
+    // The long one is cancelled through its process group.
+    let reaper = std::thread::spawn(move || long_child.wait());
+    let closed = json_of(
+        &restarted,
+        request(
+            "DELETE",
+            &format!("/api/v1/batches/{long}"),
+            Some("alice"),
+            "",
+        ),
+    )
+    .await;
+    assert_eq!(closed["success"], true, "{closed}");
+    assert!(
+        !reaper.join().unwrap().unwrap().success(),
+        "sleep was killed"
+    );
+    let canceled = json_of(
+        &restarted,
+        request("GET", &format!("/api/v1/batches/{long}"), Some("alice"), ""),
+    )
+    .await;
+    assert_eq!(canceled["state"], "CANCELED");
 }
