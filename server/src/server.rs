@@ -2,13 +2,13 @@
 //!
 //! Order: cluster configs (and their watcher), the HA ZooKeeper session (when configured: it
 //! also holds the cookie secret), engine launcher, session manager, the frontends (binary,
-//! HTTP, REST with its batches) and the metrics endpoint, then the registration for ZooKeeper discovery, once there
-//! is something to discover. A failed start stops what already started. On shutdown the
-//! registration goes first (no client is sent here any more), then the frontends stop
-//! accepting, then sessions close (their CONNECTION engines stop; shared engines keep running
-//! for the next gateway; batches run on, and the next gateway on this work directory follows
-//! them), then the watcher and the metrics endpoint stop: Prometheus sees
-//! the sessions drain.
+//! HTTP, REST with its batches) and the metrics endpoint, then the registration for
+//! ZooKeeper discovery, once there is something to discover. A failed start stops what
+//! already started. On shutdown the registration goes first (no client is sent here any
+//! more), then the frontends stop accepting, then sessions close (their CONNECTION engines
+//! stop; shared engines keep running for the next gateway; batches run on, and the next
+//! gateway on this work directory follows them), then the watcher and the metrics endpoint
+//! stop: Prometheus sees the sessions drain.
 
 use std::net::SocketAddr;
 use std::path::Path;
