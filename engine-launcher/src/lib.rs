@@ -19,6 +19,7 @@
 //! - [`batch`]: batch jobs (Kyuubi's REST batches): the `spark-submit` command of a Spark or
 //!   PySpark batch and its process.
 //! - [`process`]: stopping engines and checking that they live.
+//! - [`cpu_slice`]: the CPU slice an engine's threads ask Linux for (query work gives way).
 //! - [`idle`]: the idle timeout every launched engine stops itself after.
 //! - [`error`]: [`LaunchError`], worded for the user waiting on the launch.
 //! - `testing` (with `cfg(test)` or the `testing` feature): a real ZooKeeper server for tests.
@@ -27,6 +28,7 @@
 #![deny(unsafe_code)]
 
 pub mod batch;
+pub mod cpu_slice;
 pub mod engine_limit;
 pub mod engine_main;
 pub mod engine_ref;

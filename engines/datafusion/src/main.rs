@@ -13,7 +13,9 @@ use kumiho_engine::config::EngineConfig;
 use kumiho_engine::engine::Engine;
 use kumiho_engine::idle::idle_for;
 use kumiho_engine::service::EngineService;
-use kumiho_engine_launcher::{engine_main, EngineRegistrationArgs, EngineSelfRegistration};
+use kumiho_engine_launcher::{
+    cpu_slice, engine_main, EngineRegistrationArgs, EngineSelfRegistration,
+};
 use kumiho_thrift::auth::{AnyPassword, Authenticator, SharedSecret};
 use kumiho_thrift::server::{serve_binary, serve_http, serve_local, ServerOptions};
 use tokio::net::TcpListener;
@@ -56,6 +58,12 @@ struct Args {
     /// TPC-H demo data scale factor (default 0.1, or the config file's); 0 disables it.
     #[arg(long)]
     tpch_scale: Option<f64>,
+    /// CPU slice the engine's threads ask Linux (6.12 or later) for: longer than the
+    /// kernel's default (at most 3 ms), so that a gateway, client or shell waking up on a CPU
+    /// where a query runs takes it at once instead of queueing behind it; `0` leaves the
+    /// kernel's default.
+    #[arg(long, default_value = "5ms", value_parser = cpu_slice::parse_flag)]
+    cpu_slice: std::time::Duration,
 }
 
 /// mimalloc instead of glibc's malloc: after thousands of sessions have come and gone, glibc's
@@ -64,8 +72,7 @@ struct Args {
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-#[tokio::main]
-async fn main() -> ExitCode {
+fn main() -> ExitCode {
     // A launcher adds registry flags (`--registry-dir`, `--engine-space`, `--ref-id`,
     // `--idle-timeout`); they are taken out before clap sees the engine's own flags.
     let (registration, own_args) = match engine_main::split_process_args("kumiho-engine") {
@@ -76,7 +83,14 @@ async fn main() -> ExitCode {
     if let Err(code) = engine_main::init_logging("kumiho-engine", &args.log_level) {
         return code;
     }
-    match run(args, registration).await {
+    let runtime = match cpu_slice::runtime(args.cpu_slice) {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("kumiho-engine: cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(run(args, registration)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
             tracing::error!("{message}");
