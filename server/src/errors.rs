@@ -65,6 +65,12 @@ pub enum GatewayError {
     #[error("the engine registry of cluster `{cluster}` is unavailable: {reason}; ask an operator to check it, or use another cluster")]
     RegistryUnavailable { cluster: String, reason: String },
 
+    /// A failure the gateway's HiveServer2 service reported in its own words that is nobody's
+    /// input (a lost engine, a launch still running): how the REST API, which calls that
+    /// service, passes such a reply on.
+    #[error("{0}")]
+    Upstream(String),
+
     /// A bug in the gateway.
     #[error("internal gateway error: {0}; please report it")]
     Internal(String),
@@ -94,6 +100,7 @@ impl GatewayError {
             | GatewayError::EngineRefused(_)
             | GatewayError::Config(_)
             | GatewayError::RegistryUnavailable { .. }
+            | GatewayError::Upstream(_)
             | GatewayError::Internal(_) => status::error(status::SQLSTATE_GENERAL, message),
         }
     }

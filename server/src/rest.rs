@@ -1,4 +1,4 @@
-//! The REST API (`/api/v1`, Kyuubi's port 10099): ping and batches, translated into [`BatchManager`] calls.
+//! The REST API (`/api/v1`, Kyuubi's port 10099): ping, batches ([`BatchManager`] calls), and sessions and operations (calls on the gateway's HiveServer2 service, [`sessions`]).
 //!
 //! | call | answer |
 //! |---|---|
@@ -8,13 +8,27 @@
 //! | `GET /api/v1/batches/{id}` | `Batch` |
 //! | `GET /api/v1/batches/{id}/localLog?from=&size=` | `{"logRowSet","rowCount"}` |
 //! | `DELETE /api/v1/batches/{id}` | `{"success","msg"}` |
+//! | `POST /api/v1/sessions` (JSON `{"configs"}`) | `{"identifier","kyuubiInstance"}` |
+//! | `GET /api/v1/sessions` | `[SessionData]`: the caller's REST sessions |
+//! | `GET /api/v1/sessions/count` | `{"openSessionCount"}` |
+//! | `GET /api/v1/sessions/{id}` | `KyuubiSessionEvent` |
+//! | `DELETE /api/v1/sessions/{id}` | 200, closed |
+//! | `GET /api/v1/sessions/{id}/info/{infoType}` | `{"infoType","infoValue"}` |
+//! | `POST /api/v1/sessions/{id}/operations/statement` (JSON `{"statement","runAsync","queryTimeout","confOverlay"}`) | `{"identifier"}` |
+//! | `POST /api/v1/sessions/{id}/operations/{typeInfo,catalogs,schemas,tables,tableTypes,columns,functions,primaryKeys,crossReference}` | `{"identifier"}` |
+//! | `GET /api/v1/operations/{id}/event` | `KyuubiOperationEvent` (`state`, `exception`, ...) |
+//! | `GET /api/v1/operations/{id}/log?maxrows=&fetchorientation=` | `{"logRowSet","rowCount"}` |
+//! | `GET /api/v1/operations/{id}/resultsetmetadata` | `{"columns"}` |
+//! | `GET /api/v1/operations/{id}/rowset?maxrows=&fetchorientation=` | `{"rows","rowCount"}` |
+//! | `PUT /api/v1/operations/{id}` (JSON `{"action": "CANCEL" or "CLOSE"}`) | 200 |
 //!
 //! Every other call needs HTTP Basic credentials, checked by the gateway's authenticator (the
 //! one the Thrift HTTP frontend uses); `proxyUser` (or `hive.server2.proxy.user`) in the query
 //! acts as another user under the cluster's super-user rules. Errors are plain text saying
 //! what to fix, with the status saying whose fault: 400 bad input, 401 credentials, 403 not
 //! yours, 404 unknown, 405 method, 413 a body over [`MAX_BODY`] (refused from its
-//! `Content-Length` before it is read, and cut off if it streams past it), 415 not JSON.
+//! `Content-Length` before it is read, and cut off if it streams past it), 415 not JSON;
+//! 502 a lost engine or a launch still running, as the HiveServer2 service reports them.
 //!
 //! `POST /batches` also takes Kyuubi's upload form (`multipart/form-data`: `batchRequest`,
 //! `resourceFile`), up to [`MAX_UPLOAD`], the file streamed to disk ([`multipart`]).
@@ -37,8 +51,11 @@ use tokio_util::sync::CancellationToken;
 use crate::batch::{BatchFilter, BatchManager, BatchRequest, BatchState, StagedResource};
 use crate::errors::GatewayError;
 use multipart::UploadError;
+use sessions::{Caller, MetadataKind, OperationPart, SessionsApi};
 
 mod multipart;
+mod results;
+pub mod sessions;
 
 /// The API's base path (Kyuubi's).
 pub const BASE_PATH: &str = "/api/v1";
@@ -58,11 +75,18 @@ pub struct RestApi {
     pub authenticator: Arc<dyn Authenticator>,
 }
 
-/// Serves the API on `listener` until `shutdown`.
-pub async fn serve(listener: TcpListener, api: Arc<RestApi>, shutdown: CancellationToken) {
+/// Serves the API on `listener` until `shutdown`; sessions and operations when `sessions`
+/// is given.
+pub async fn serve(
+    listener: TcpListener,
+    api: Arc<RestApi>,
+    sessions: Option<Arc<SessionsApi>>,
+    shutdown: CancellationToken,
+) {
     serve_http1(listener, shutdown, "rest", move |req, peer| {
         let api = api.clone();
-        async move { api.respond(req, peer).await }
+        let sessions = sessions.clone();
+        async move { api.respond_with(sessions.as_deref(), req, peer).await }
     })
     .await;
 }
@@ -79,6 +103,14 @@ enum Route<'a> {
     Batches,
     Batch(&'a str),
     BatchLog(&'a str),
+    Sessions,
+    SessionCount,
+    Session(&'a str),
+    SessionInfo(&'a str, &'a str),
+    Statement(&'a str),
+    Metadata(&'a str, MetadataKind),
+    Operation(&'a str),
+    OperationRead(&'a str, OperationPart),
 }
 
 /// The route of `path`, or `None` (404).
@@ -91,12 +123,39 @@ fn route(path: &str) -> Option<Route<'_>> {
         ["batches"] => Some(Route::Batches),
         ["batches", id] if !id.is_empty() => Some(Route::Batch(id)),
         ["batches", id, "localLog"] if !id.is_empty() => Some(Route::BatchLog(id)),
+        ["sessions"] => Some(Route::Sessions),
+        ["sessions", "count"] => Some(Route::SessionCount),
+        ["sessions", id] if !id.is_empty() => Some(Route::Session(id)),
+        ["sessions", id, "info", info] if !id.is_empty() => Some(Route::SessionInfo(id, info)),
+        ["sessions", id, "operations", "statement"] if !id.is_empty() => Some(Route::Statement(id)),
+        ["sessions", id, "operations", kind] if !id.is_empty() => {
+            MetadataKind::parse(kind).map(|kind| Route::Metadata(id, kind))
+        }
+        ["operations", id] if !id.is_empty() => Some(Route::Operation(id)),
+        ["operations", id, part] if !id.is_empty() => {
+            OperationPart::parse(part).map(|part| Route::OperationRead(id, part))
+        }
         _ => None,
     }
 }
 
 impl RestApi {
+    /// The answer to `req` without sessions and operations.
+    #[cfg(test)]
     async fn respond<B>(&self, req: Request<B>, peer: SocketAddr) -> Response<Full<Bytes>>
+    where
+        B: Body<Data = Bytes> + Send + 'static,
+        B::Error: std::fmt::Display + Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
+        self.respond_with(None, req, peer).await
+    }
+
+    async fn respond_with<B>(
+        &self,
+        sessions: Option<&SessionsApi>,
+        req: Request<B>,
+        peer: SocketAddr,
+    ) -> Response<Full<Bytes>>
     where
         B: Body<Data = Bytes> + Send + 'static,
         B::Error: std::fmt::Display + Into<Box<dyn std::error::Error + Send + Sync>>,
@@ -106,14 +165,20 @@ impl RestApi {
             return text_response(
                 StatusCode::NOT_FOUND,
                 format!(
-                    "no such endpoint {path}; the REST API serves {BASE_PATH}/ping and {BASE_PATH}/batches\n"
+                    "no such endpoint {path}; the REST API serves {BASE_PATH}/ping, {BASE_PATH}/batches, {BASE_PATH}/sessions and {BASE_PATH}/operations\n"
                 ),
             );
         };
         let allowed = match route {
-            Route::Ping | Route::BatchLog(_) => "GET",
-            Route::Batches => "GET, POST",
-            Route::Batch(_) => "GET, DELETE",
+            Route::Ping
+            | Route::BatchLog(_)
+            | Route::SessionCount
+            | Route::SessionInfo(..)
+            | Route::OperationRead(..) => "GET",
+            Route::Batches | Route::Sessions => "GET, POST",
+            Route::Batch(_) | Route::Session(_) => "GET, DELETE",
+            Route::Statement(_) | Route::Metadata(..) => "POST",
+            Route::Operation(_) => "PUT",
         };
         let method = req.method().clone();
         if !allowed.split(", ").any(|m| m == method.as_str()) {
@@ -135,6 +200,23 @@ impl RestApi {
         };
         let query = Query::parse(req.uri().query().unwrap_or(""));
         let proxy = query.proxy_user();
+        let batch_route = matches!(route, Route::Batches | Route::Batch(_) | Route::BatchLog(_));
+        if !batch_route {
+            let Some(sessions) = sessions else {
+                return error_response(&GatewayError::NotFound(format!(
+                    "{path}: this gateway serves no REST sessions"
+                )));
+            };
+            let caller = Caller {
+                user: &user,
+                proxy,
+                peer,
+            };
+            return self
+                .respond_sessions(sessions, route, method, &caller, &query, req)
+                .await
+                .unwrap_or_else(|e| error_response(&e));
+        }
         let result = match (route, method) {
             (Route::Batches, Method::POST) => {
                 tracing::debug!(%peer, %user, "batch submission");
@@ -157,9 +239,50 @@ impl RestApi {
                     .local_log(id, &user, proxy, from, size)
                     .map(|rows| json(&rows))
             }),
-            (Route::Ping, _) => unreachable!("answered above"),
+            _ => unreachable!("ping is answered above, sessions and operations below"),
         };
         result.unwrap_or_else(|e| error_response(&e))
+    }
+
+    /// The calls of sessions and operations ([`sessions`]).
+    async fn respond_sessions<B>(
+        &self,
+        sessions: &SessionsApi,
+        route: Route<'_>,
+        method: Method,
+        caller: &Caller<'_>,
+        query: &Query,
+        req: Request<B>,
+    ) -> Result<Response<Full<Bytes>>, GatewayError>
+    where
+        B: Body<Data = Bytes> + Send + 'static,
+        B::Error: std::fmt::Display + Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
+        let body = match method {
+            Method::POST | Method::PUT => {
+                match read_json_body(req, "the request as application/json").await {
+                    Ok(body) => body,
+                    Err(response) => return Ok(*response),
+                }
+            }
+            _ => Bytes::new(),
+        };
+        match (route, method) {
+            (Route::Sessions, Method::POST) => {
+                tracing::debug!(peer = %caller.peer, user = %caller.user, "REST session");
+                sessions.open(caller, &body).await
+            }
+            (Route::Sessions, _) => Ok(sessions.list(caller)),
+            (Route::SessionCount, _) => Ok(sessions.count()),
+            (Route::Session(id), Method::DELETE) => sessions.close(id, caller).await,
+            (Route::Session(id), _) => sessions.get(id, caller),
+            (Route::SessionInfo(id, info), _) => sessions.info(id, info, caller).await,
+            (Route::Statement(id), _) => sessions.statement(id, caller, &body).await,
+            (Route::Metadata(id, kind), _) => sessions.metadata(id, kind, caller, &body).await,
+            (Route::Operation(id), _) => sessions.act(id, caller, &body).await,
+            (Route::OperationRead(id, part), _) => sessions.read(id, part, caller, query).await,
+            _ => unreachable!("batch routes are answered by respond_with"),
+        }
     }
 
     /// `POST /batches`: a JSON `BatchRequest`, or a form with the resource uploaded. `Err`
@@ -181,7 +304,11 @@ impl RestApi {
             .unwrap_or("")
             .to_owned();
         if !content_type.to_ascii_lowercase().starts_with("multipart/") {
-            let body = read_json_body(req).await?;
+            let body = read_json_body(
+                req,
+                "the BatchRequest as application/json, or upload the resource with multipart/form-data",
+            )
+            .await?;
             return Ok(match BatchRequest::from_json(&body) {
                 Ok(request) => self
                     .batches
@@ -252,9 +379,9 @@ impl RestApi {
     }
 }
 
-/// The body of a JSON request, at most [`MAX_BODY`] bytes: refused from its `Content-Length`
-/// before a byte is read, and cut off when it streams past the cap.
-async fn read_json_body<B>(req: Request<B>) -> Result<Bytes, Box<Response<Full<Bytes>>>>
+/// The body of a JSON request (`what` says how to send it), at most [`MAX_BODY`] bytes: refused from
+/// its `Content-Length` before a byte is read, and cut off when it streams past the cap.
+async fn read_json_body<B>(req: Request<B>, what: &str) -> Result<Bytes, Box<Response<Full<Bytes>>>>
 where
     B: Body<Data = Bytes> + Send + 'static,
     B::Error: std::fmt::Display + Into<Box<dyn std::error::Error + Send + Sync>>,
@@ -268,7 +395,7 @@ where
     if !content_type.is_empty() && !content_type.starts_with("application/json") {
         return Err(Box::new(text_response(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            format!("Content-Type `{content_type}` is not supported; post the BatchRequest as application/json, or upload the resource with multipart/form-data\n"),
+            format!("Content-Type `{content_type}` is not supported; post {what}\n"),
         )));
     }
     if declared_length(&req).is_some_and(|len| len > MAX_BODY as u64) {
@@ -329,6 +456,7 @@ fn error_response(error: &GatewayError) -> Response<Full<Bytes>> {
         GatewayError::RegistryUnavailable { .. } | GatewayError::Config(_) => {
             StatusCode::SERVICE_UNAVAILABLE
         }
+        GatewayError::Upstream(_) => StatusCode::BAD_GATEWAY,
         _ => StatusCode::INTERNAL_SERVER_ERROR,
     };
     if error.is_clients_fault() {

@@ -29,6 +29,7 @@ use crate::discovery::{advertised_host, Advertised, Ensemble, GatewayRegistratio
 use crate::metrics::{Metered, Metrics};
 use crate::proxy::Gateway;
 use crate::registries::Registries;
+use crate::rest::sessions::SessionsApi;
 use crate::rest::RestApi;
 use crate::routing::{server_user, Router};
 use crate::session::SessionManager;
@@ -127,19 +128,22 @@ pub async fn start(mut config: ServerConfig) -> Result<RunningGateway, String> {
         Some(listener) => Some(listener.local_addr().map_err(|e| e.to_string())?),
         None => None,
     };
-    let batches = match rest_addr {
+    // Kyuubi's `kyuubiInstance` of REST batches and sessions.
+    let rest_instance = rest_addr.map(|addr| {
+        format!(
+            "{}:{}",
+            advertised_host(config.advertised_host.as_deref(), &config.bind_host),
+            addr.port()
+        )
+    });
+    let batches = match &rest_instance {
         None => None,
-        Some(addr) => {
-            let instance = format!(
-                "{}:{}",
-                advertised_host(config.advertised_host.as_deref(), &config.bind_host),
-                addr.port()
-            );
+        Some(instance) => {
             match BatchManager::open(
                 &config.work_dir,
                 clusters.clone(),
                 config.default_cluster.clone(),
-                instance,
+                instance.clone(),
             ) {
                 Ok(batches) => Some(batches),
                 Err(e) => {
@@ -175,7 +179,7 @@ pub async fn start(mut config: ServerConfig) -> Result<RunningGateway, String> {
             "http frontend",
             spawn_frontend(
                 "http",
-                serve_http(http, gateway, options, frontends.clone()),
+                serve_http(http, gateway.clone(), options, frontends.clone()),
             ),
         ),
     ];
@@ -184,11 +188,17 @@ pub async fn start(mut config: ServerConfig) -> Result<RunningGateway, String> {
             batches: batches.clone(),
             authenticator,
         });
+        // REST sessions are calls on the same service the Thrift frontends serve.
+        let statements = Arc::new(SessionsApi::new(
+            gateway.clone(),
+            sessions.clone(),
+            rest_instance.clone().unwrap_or_default(),
+        ));
         let shutdown = frontends.clone();
         tasks.push((
             "rest frontend",
             spawn_frontend("rest", async move {
-                crate::rest::serve(listener, api, shutdown).await;
+                crate::rest::serve(listener, api, Some(statements), shutdown).await;
                 Ok(())
             }),
         ));

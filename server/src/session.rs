@@ -318,6 +318,11 @@ impl SessionManager {
         Ok(session)
     }
 
+    /// The session of a handle without counting as a use of it (the REST API's listings).
+    pub fn peek(&self, handle: &TSessionHandle) -> Option<Arc<GatewaySession>> {
+        HandleId::from_session(handle).and_then(|id| self.sessions.get(&id).map(|s| s.clone()))
+    }
+
     /// The owner and kind of an operation handle.
     pub fn operation(
         &self,
