@@ -59,6 +59,14 @@ const SCAN_CHUNK: u64 = 1024 * 1024;
 /// The most log lines one `localLog` call returns.
 pub const MAX_LOG_ROWS: usize = 10_000;
 
+/// A batch id the client chooses (a UUID), so that a resubmission after a lost reply finds
+/// the batch it already started instead of starting a second one (Kyuubi's key).
+pub const BATCH_ID_KEY: &str = "kyuubi.batch.id";
+
+/// In `batchInfo` of the answer to a submission whose `kyuubi.batch.id` was taken: the
+/// batch shown is the earlier one, and nothing new was started (Kyuubi's key).
+pub const DUPLICATED_KEY: &str = "kyuubi.batch.duplicated";
+
 /// Kyuubi's batch states.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "UPPERCASE")]
@@ -477,18 +485,23 @@ impl BatchManager {
 
     fn insert(&self, record: BatchRecord) -> Arc<Batch> {
         let id = record.id;
+        let batch = self.new_batch(record);
+        self.lock().insert(id, batch.clone());
+        batch
+    }
+
+    /// A batch for `record`, not yet in the map.
+    fn new_batch(&self, record: BatchRecord) -> Arc<Batch> {
         {
             let mut last = self.last_created.lock().unwrap_or_else(|p| p.into_inner());
             *last = (*last).max(record.create_time);
         }
-        let batch = Arc::new(Batch {
+        Arc::new(Batch {
             state: watch::Sender::new(record.state),
             record: Mutex::new(record),
             cancel: CancellationToken::new(),
             log_cursor: Mutex::new(0),
-        });
-        self.lock().insert(id, batch.clone());
-        batch
+        })
     }
 
     /// Now, or just after the last batch's creation when that is not earlier.
@@ -528,8 +541,12 @@ impl BatchManager {
         staged: Option<StagedResource>,
     ) -> Result<BatchView, GatewayError> {
         let submitted = self.submit_inner(login_user, request, proxy_user, staged.as_ref());
-        if let (Err(_), Some(staged)) = (&submitted, &staged) {
-            let _ = std::fs::remove_dir_all(&staged.dir);
+        // A started batch has moved its upload into its own directory: one still staged
+        // belongs to a refused or duplicate submission.
+        if let Some(staged) = &staged {
+            if staged.dir.exists() {
+                let _ = std::fs::remove_dir_all(&staged.dir);
+            }
         }
         submitted
     }
@@ -570,7 +587,17 @@ impl BatchManager {
                 cluster.name
             )));
         }
-        let id = Uuid::new_v4();
+        let id = match setting(&ruled.conf.settings, BATCH_ID_KEY) {
+            None => Uuid::new_v4(),
+            Some(text) => Uuid::parse_str(text.trim()).map_err(|_| {
+                GatewayError::BadRequest(format!(
+                    "{BATCH_ID_KEY}={text} must be a UUID (e.g. from `uuidgen`)"
+                ))
+            })?,
+        };
+        if let Some(earlier) = self.existing(id) {
+            return self.duplicate(&earlier, login_user, proxy);
+        }
         let name = request
             .name
             .as_deref()
@@ -603,14 +630,6 @@ impl BatchManager {
             }
             other => GatewayError::Internal(other.to_string()),
         })?;
-        if let Some(staged) = staged {
-            std::fs::rename(&staged.dir, &spec.work_dir).map_err(|e| {
-                GatewayError::Internal(format!(
-                    "cannot move the uploaded resource to {}: {e}",
-                    spec.work_dir.display()
-                ))
-            })?;
-        }
         let record = BatchRecord {
             id,
             user,
@@ -631,11 +650,108 @@ impl BatchManager {
             pid_start: None,
         };
         let view = BatchView::from(&record);
-        self.persist(&record);
-        let batch = self.insert(record);
+        let batch = match self.claim(record) {
+            Claim::New(batch) => batch,
+            Claim::Taken(earlier) => return self.duplicate(&earlier, login_user, proxy),
+        };
+        if let Some(staged) = staged {
+            if let Err(e) = std::fs::rename(&staged.dir, &spec.work_dir) {
+                let message = format!(
+                    "cannot move the uploaded resource to {}: {e}",
+                    spec.work_dir.display()
+                );
+                self.end(&batch, BatchState::Error, "FAILED", Some(message.clone()));
+                return Err(GatewayError::Internal(message));
+            }
+        }
         tracing::info!(batch = %id, user = %view.user, cluster = %cluster.name, batch_type = %batch_type, "batch submitted");
         let manager = self.clone();
         tokio::spawn(async move { manager.run(batch, spec, command).await });
+        Ok(view)
+    }
+
+    /// The batch `id` if it exists, here or written by a gateway sharing the work directory.
+    fn existing(&self, id: Uuid) -> Option<BatchRecord> {
+        let known = self.lock().get(&id).cloned();
+        match known {
+            Some(batch) => Some(
+                batch
+                    .record
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .clone(),
+            ),
+            None => self.read_record(id),
+        }
+    }
+
+    /// Takes `record`'s id for a new batch, unless a batch has it already: checked in memory
+    /// and, for gateways sharing the work directory, by linking the record's file into place,
+    /// which fails when the file exists. Two submissions with one `kyuubi.batch.id` thus
+    /// start one batch between them.
+    fn claim(&self, record: BatchRecord) -> Claim {
+        let mut batches = self.lock();
+        if let Some(earlier) = batches.get(&record.id) {
+            return Claim::Taken(
+                earlier
+                    .record
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .clone(),
+            );
+        }
+        let path = self.record_path(record.id);
+        // A name of this claim's own: claims racing from several gateways must not share it.
+        let temp = self.dir.join(format!(
+            ".{}.{}.json.new",
+            record.id,
+            Uuid::new_v4().simple()
+        ));
+        let linked = serde_json::to_vec_pretty(&record)
+            .map_err(std::io::Error::other)
+            .and_then(|bytes| std::fs::write(&temp, bytes))
+            .and_then(|()| std::fs::hard_link(&temp, &path));
+        let _ = std::fs::remove_file(&temp);
+        match linked {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                if let Some(earlier) = self.read_record(record.id) {
+                    return Claim::Taken(earlier);
+                }
+                // A record being replaced (renamed over) by its gateway reads as missing for
+                // an instant; an unreadable one is skipped at recovery too. Either way the
+                // id is taken.
+                tracing::warn!(file = %path.display(), "batch id taken by an unreadable record; writing this batch over it");
+                self.persist(&record);
+            }
+            Err(e) => {
+                tracing::warn!(file = %path.display(), error = %e, "cannot write a batch record");
+            }
+        }
+        let id = record.id;
+        let batch = self.new_batch(record);
+        batches.insert(id, batch.clone());
+        Claim::New(batch)
+    }
+
+    /// The answer to a submission whose batch id was taken: the earlier batch, marked as a
+    /// duplicate, when the caller may see it.
+    fn duplicate(
+        &self,
+        earlier: &BatchRecord,
+        login_user: &str,
+        proxy_user: Option<&str>,
+    ) -> Result<BatchView, GatewayError> {
+        if !self.may_see(earlier, login_user, proxy_user) {
+            return Err(GatewayError::Refused(format!(
+                "{BATCH_ID_KEY}={} is the id of another user's batch; choose another id",
+                earlier.id
+            )));
+        }
+        tracing::info!(batch = %earlier.id, "duplicate submission: answering with the batch already started");
+        let mut view = BatchView::from(earlier);
+        view.batch_info
+            .insert(DUPLICATED_KEY.to_owned(), "true".to_owned());
         Ok(view)
     }
 
@@ -972,6 +1088,14 @@ impl BatchManager {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+}
+
+/// What [`BatchManager::claim`] found.
+enum Claim {
+    /// The id was free: this is the new batch.
+    New(Arc<Batch>),
+    /// An earlier batch has the id.
+    Taken(BatchRecord),
 }
 
 impl Batch {

@@ -5,7 +5,7 @@ use base64::Engine;
 use kumiho_thrift::auth::AnyPassword;
 
 use super::*;
-use crate::batch::BatchRecord;
+use crate::batch::{BatchRecord, BatchView};
 use crate::cluster::ClusterRegistry;
 use kumiho_engine_launcher::batch::BatchType;
 
@@ -811,3 +811,133 @@ async fn a_restarted_manager_follows_a_batch_whose_process_lives_and_can_cancel_
     .await;
     assert_eq!(canceled["state"], "CANCELED");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resubmission_with_the_same_batch_id_answers_with_the_batch_already_started() {
+    let f = fixture();
+    let api = &f.api;
+    let with_id = |id: &str, resource: &str| {
+        format!(
+            r#"{{"batchType":"PYSPARK","resource":"{resource}","conf":{{"kyuubi.batch.id":"{id}"}}}}"#
+        )
+    };
+    // Eight clients retrying at once, against two gateways sharing the work directory: one
+    // batch starts, the others are told it is a duplicate.
+    let (registry, _) = ClusterRegistry::load(&f._dir.path().join("clusters")).unwrap();
+    let other = BatchManager::open(
+        &f._dir.path().join("work"),
+        Arc::new(registry),
+        "default".to_owned(),
+        "other:1".to_owned(),
+    )
+    .unwrap();
+    let raced = uuid::Uuid::new_v4().to_string();
+    let runtime = tokio::runtime::Handle::current();
+    let answers: Vec<BatchView> = std::thread::scope(|scope| {
+        let threads: Vec<_> = (0..8)
+            .map(|n| {
+                let manager = if n % 2 == 0 { &api.batches } else { &other };
+                let body = with_id(&raced, "/jobs/sleep.py");
+                let runtime = runtime.clone();
+                scope.spawn(move || {
+                    let _context = runtime.enter();
+                    let request = BatchRequest::from_json(body.as_bytes()).unwrap();
+                    manager.submit("alice", request, None, None).unwrap()
+                })
+            })
+            .collect();
+        threads.into_iter().map(|t| t.join().unwrap()).collect()
+    });
+    assert!(answers.iter().all(|batch| batch.id == raced), "{answers:?}");
+    let started = answers
+        .iter()
+        .filter(|batch| batch.batch_info.get(DUPLICATED).is_none())
+        .count();
+    assert_eq!(started, 1, "{answers:?}");
+    assert!(answers
+        .iter()
+        .all(|batch| batch.batch_info.is_empty() || batch.batch_info[DUPLICATED] == "true"));
+    assert_eq!(api.batches.len() + other.len(), 1, "one batch started");
+
+    // Over REST: a retry, even of a different request, shows the batch already running.
+    let id = uuid::Uuid::new_v4().to_string();
+    let first = json_of(
+        api,
+        request(
+            "POST",
+            "/api/v1/batches",
+            Some("alice"),
+            &with_id(&id, "/jobs/sleep.py"),
+        ),
+    )
+    .await;
+    assert_eq!(first["batchInfo"], serde_json::json!({}));
+    wait_for_state(api, &id, "alice", "RUNNING").await;
+    let again = json_of(
+        api,
+        request(
+            "POST",
+            "/api/v1/batches",
+            Some("alice"),
+            &with_id(&id, "/jobs/ok.py"),
+        ),
+    )
+    .await;
+    assert_eq!(
+        (again["id"].as_str(), again["state"].as_str()),
+        (Some(id.as_str()), Some("RUNNING"))
+    );
+    assert_eq!(again["batchInfo"][DUPLICATED], "true");
+    // An upload with a taken id leaves nothing staged.
+    let boundary = "----kumiho-dup";
+    let form_body = form(
+        boundary,
+        &[
+            ("batchRequest", None, &with_id(&id, "ignored")),
+            ("resourceFile", Some("job.py"), "print(1)"),
+        ],
+    );
+    let uploaded = json_of(api, upload("alice", boundary, form_body)).await;
+    assert_eq!(uploaded["batchInfo"][DUPLICATED], "true");
+    let staging = f._dir.path().join("work/batches/.uploads");
+    assert_eq!(std::fs::read_dir(&staging).map_or(0, |d| d.count()), 0);
+
+    // Another user may not take the id, nor see the batch through it.
+    let (status, body) = call(
+        api,
+        request(
+            "POST",
+            "/api/v1/batches",
+            Some("bob"),
+            &with_id(&id, "/jobs/ok.py"),
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
+    assert!(body.contains("another user's batch"), "{body}");
+    // An id that is not a UUID is the client's mistake.
+    let (status, body) = call(
+        api,
+        request(
+            "POST",
+            "/api/v1/batches",
+            Some("alice"),
+            &with_id("job-1", "/a.py"),
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    assert!(
+        body.contains("kyuubi.batch.id=job-1 must be a UUID"),
+        "{body}"
+    );
+
+    for manager in [&api.batches, &other] {
+        for batch in [&raced, &id] {
+            let _ = manager.cancel(batch, "alice", None).await;
+        }
+    }
+}
+
+/// `batchInfo`'s mark of a duplicate submission.
+const DUPLICATED: &str = crate::batch::DUPLICATED_KEY;
