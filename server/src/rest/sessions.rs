@@ -753,10 +753,9 @@ impl SessionsApi {
         let session = operation.session.to_string();
         let (_, _, live) = self.session(&session, caller).map_err(|e| match e {
             GatewayError::NotFound(_) => unknown(),
-            GatewayError::Refused(_) => GatewayError::Refused(format!(
-                "operation `{id}` belongs to a session of another user; `{}` may not use it",
-                caller.user
-            )),
+            GatewayError::Refused(message) => {
+                GatewayError::Refused(format!("operation `{id}` runs in {message}"))
+            }
             other => other,
         })?;
         Ok((uuid, operation, live))
