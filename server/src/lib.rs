@@ -20,7 +20,9 @@
 //!  REST client ──► rest (/api/v1, Basic auth) ──► batch::BatchManager
 //!                    route → authenticate →          cluster + user (routing's rules)
 //!                    call → JSON or error            → spark-submit (launcher's command),
-//!                                                      its log, its record in WORK/batches
+//!                        │                             its log, its record in WORK/batches
+//!                        └─ sessions, operations ──► proxy::Gateway (the same CliService,
+//!                           (rest::sessions)           in-process): Thrift reply → JSON
 //! ```
 //!
 //! - [`config`]: the gateway's own settings (YAML file and flags).
@@ -35,7 +37,8 @@
 //! - [`proxy`]: the HiveServer2 service: forwarding as phases, one error handler.
 //! - [`errors`]: the one error type and its mapping to `TStatus`.
 //! - [`metrics`]: Prometheus metrics and their `/metrics` endpoint.
-//! - [`rest`]: the REST API (`/api/v1`, Kyuubi's): ping and batches.
+//! - [`rest`]: the REST API (`/api/v1`, Kyuubi's): ping, batches, and sessions and
+//!   statements as calls on the gateway's own HiveServer2 service.
 //! - [`batch`]: batch jobs submitted over REST: `spark-submit` processes, their logs and
 //!   records.
 //! - [`server`]: services started in order and stopped in reverse.
