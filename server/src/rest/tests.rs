@@ -127,7 +127,17 @@ fn paths_route_and_queries_decode() {
         route("/api/v1/batches/x/localLog"),
         Some(Route::BatchLog("x"))
     );
-    assert_eq!(route("/api/v1/sessions"), None);
+    assert_eq!(route("/api/v1/sessions"), Some(Route::Sessions));
+    assert_eq!(
+        route("/api/v1/sessions/s/operations/statement"),
+        Some(Route::Statement("s"))
+    );
+    assert_eq!(
+        route("/api/v1/operations/o/rowset"),
+        Some(Route::OperationRead("o", OperationPart::RowSet))
+    );
+    assert_eq!(route("/api/v1/sessions/s/operations/nonsense"), None);
+    assert_eq!(route("/api/v1/operations/o/nonsense"), None);
     assert_eq!(route("/api/v2/ping"), None);
     assert_eq!(percent_decode("a%20b+c%2Fd%zz%4"), "a b c/d%zz%4");
     let query =
