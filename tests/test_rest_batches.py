@@ -90,10 +90,12 @@ def script(gateway, name: str, text: str) -> str:
     return str(path)
 
 
-def submit(gateway, resource: str, name: str, user: str = "alice", args=None) -> dict:
+def submit(gateway, resource: str, name: str, user: str = "alice", args=None, batch_id=None) -> dict:
+    conf = {"spark.sql.shuffle.partitions": "1"}
+    if batch_id:
+        conf["kyuubi.batch.id"] = batch_id
     status, batch, _ = rest(gateway.rest_port, "POST", "/batches", user, {
-        "batchType": "pyspark", "resource": resource, "name": name, "args": args or [],
-        "conf": {"spark.sql.shuffle.partitions": "1"},
+        "batchType": "pyspark", "resource": resource, "name": name, "args": args or [], "conf": conf,
     })
     assert status == 200, batch
     assert set(batch) == BATCH_FIELDS, batch
@@ -165,8 +167,12 @@ def batches(gateway):
     return {
         "hello": submit(gateway, script(gateway, "hello.py", HELLO), "hello", args=["day=2026-12-01"]),
         "fail": submit_upload(gateway, "fail.py", FAIL, "fail"),
-        "sleep": submit(gateway, script(gateway, "sleep.py", SLEEP), "sleep"),
+        "sleep": submit(gateway, script(gateway, "sleep.py", SLEEP), "sleep", batch_id=SLEEP_BATCH_ID),
     }
+
+
+# The id the client chose for the sleeping batch, to retry its submission.
+SLEEP_BATCH_ID = str(uuid.uuid4())
 
 
 def test_a_pyspark_batch_finishes_with_its_output_and_app_id(gateway, batches):
@@ -215,7 +221,14 @@ def test_deleting_a_running_batch_cancels_it_and_stops_its_processes(gateway, ba
     sleep_script = str(gateway.scripts / "sleep.py")
     wait_for(gateway, batch_id, lambda b: b["state"] == "RUNNING" and "kumiho-batch-sleeping" in log_lines(gateway, batch_id),
              "running its script")
-    assert processes_mentioning(sleep_script), "spark-submit and its Python driver should be running"
+    running = processes_mentioning(sleep_script)
+    assert running, "spark-submit and its Python driver should be running"
+    # A client retrying the submission with the id it chose gets this batch, not a second one.
+    assert batch_id == SLEEP_BATCH_ID
+    retried = submit(gateway, sleep_script, "sleep", batch_id=SLEEP_BATCH_ID)
+    assert (retried["id"], retried["state"]) == (batch_id, "RUNNING"), retried
+    assert retried["batchInfo"] == {"kyuubi.batch.duplicated": "true"}, retried
+    assert sorted(processes_mentioning(sleep_script)) == sorted(running), "nothing new started"
     # Not bob's to cancel.
     status, message, _ = rest(gateway.rest_port, "DELETE", f"/batches/{batch_id}", "bob")
     assert status == 403, message
@@ -281,7 +294,7 @@ def test_bad_requests_are_refused_to_their_client_and_the_gateway_goes_on(gatewa
     assert status == 404 and "unknown" in message, message
     status, message, _ = rest(port, "DELETE", "/batches/not-a-uuid")
     assert status == 404 and "UUID" in message, message
-    assert rest(port, "GET", "/sessions")[0] == 404
+    assert rest(port, "GET", "/nowhere")[0] == 404
     status, message, got = rest(port, "PUT", "/batches", body={})
     assert status == 405 and got["Allow"] == "GET, POST", (status, message)
     # A huge declared body is refused before it is sent.
