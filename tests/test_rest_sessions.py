@@ -86,6 +86,12 @@ class Rest:
         return log["logRowSet"]
 
 
+def expect(response: requests.Response, status: int, *texts: str):
+    """The answer has this status and says these things."""
+    assert response.status_code == status and all(text in response.text for text in texts), \
+        f"{response.request.method} {response.url}: {response.status_code} {response.text}"
+
+
 def values(rowset: dict) -> list[list]:
     return [[field["value"] for field in row["fields"]] for row in rowset["rows"]]
 
@@ -134,7 +140,7 @@ def test_a_statement_returns_its_rows_and_columns_as_kyuubi_shapes_them(gateway)
     assert rest.rows(operation)["rowCount"] == 0
     assert values(rest.rows(operation, fetchorientation="FETCH_FIRST"))[0][2] == "kumiho"
     rest.ok("PUT", f"/operations/{operation}", json={"action": "CLOSE"})
-    assert rest.call("GET", f"/operations/{operation}/event").status_code == 404
+    expect(rest.call("GET", f"/operations/{operation}/event"), 404)
     rest.ok("DELETE", f"/sessions/{session}")
 
 
@@ -148,10 +154,9 @@ def test_rows_are_paged_by_maxrows_with_nulls_where_they_are(gateway):
     assert pages == [[[1, "a"], [2, None]], [[3, "c"]], []], pages
     # A huge maxrows is lowered, not refused; a negative one is refused.
     assert rest.rows(operation, maxrows=10**12, fetchorientation="FETCH_FIRST")["rowCount"] == 3
-    bad = rest.call("GET", f"/operations/{operation}/rowset", params={"maxrows": -1})
-    assert bad.status_code == 400 and "maxrows" in bad.text, bad.text
-    bad = rest.call("GET", f"/operations/{operation}/rowset", params={"fetchorientation": "FETCH_SIDEWAYS"})
-    assert bad.status_code == 400 and "FETCH_SIDEWAYS" in bad.text, bad.text
+    expect(rest.call("GET", f"/operations/{operation}/rowset", params={"maxrows": -1}), 400, "maxrows")
+    sideways = {"fetchorientation": "FETCH_SIDEWAYS"}
+    expect(rest.call("GET", f"/operations/{operation}/rowset", params=sideways), 400, "FETCH_SIDEWAYS")
     rest.ok("DELETE", f"/sessions/{session}")
 
 
@@ -174,7 +179,7 @@ def test_an_async_statement_is_polled_until_finished_and_its_log_shows_the_engin
     assert detail["engineUrl"] and detail["exception"] is None, detail
     info = rest.ok("GET", f"/sessions/{session}/info/17")
     assert info == {"infoType": "CLI_DBMS_NAME", "infoValue": "Kumiho"}, info
-    assert rest.call("GET", f"/sessions/{session}/info/3").status_code == 404
+    expect(rest.call("GET", f"/sessions/{session}/info/3"), 404)
     rest.ok("DELETE", f"/sessions/{session}")
 
 
@@ -185,12 +190,10 @@ def test_a_failing_statement_shows_its_error_in_its_event(gateway):
     event, _ = rest.wait_for_end(operation)
     assert event["state"] == "ERROR", event
     assert "kumiho_no_such_table" in event["exception"]["message"], event
-    rows = rest.call("GET", f"/operations/{operation}/rowset")
-    assert rows.status_code == 400 and "kumiho_no_such_table" in rows.text, rows.text
+    expect(rest.call("GET", f"/operations/{operation}/rowset"), 400, "kumiho_no_such_table")
     # Run synchronously, the failure is the answer.
-    sync = rest.call("POST", f"/sessions/{session}/operations/statement",
-                     json={"statement": "SELECT * FROM kumiho_no_such_table"})
-    assert sync.status_code == 400 and "kumiho_no_such_table" in sync.text, sync.text
+    expect(rest.call("POST", f"/sessions/{session}/operations/statement",
+                     json={"statement": "SELECT * FROM kumiho_no_such_table"}), 400, "kumiho_no_such_table")
     # The session goes on.
     ok = rest.statement(session, "SELECT 1 AS one")
     assert values(rest.rows(ok)) == [[1]]
@@ -206,10 +209,9 @@ def test_cancel_stops_a_running_statement_and_close_forgets_it(gateway):
     event, _ = rest.wait_for_end(operation)
     assert event["state"] == "CANCELED", event
     rest.ok("PUT", f"/operations/{operation}", json={"action": "CLOSE"})
-    gone = rest.call("GET", f"/operations/{operation}/event")
-    assert gone.status_code == 404 and "unknown" in gone.text, gone.text
-    bad = rest.call("PUT", f"/operations/{rest.statement(session, 'SELECT 1')}", json={"action": "PAUSE"})
-    assert bad.status_code == 400 and "CANCEL or CLOSE" in bad.text, bad.text
+    expect(rest.call("GET", f"/operations/{operation}/event"), 404, "unknown")
+    other = rest.statement(session, "SELECT 1")
+    expect(rest.call("PUT", f"/operations/{other}", json={"action": "PAUSE"}), 400, "CANCEL or CLOSE")
     rest.ok("DELETE", f"/sessions/{session}")
 
 
@@ -228,13 +230,12 @@ def test_sessions_belong_to_their_user(gateway):
         ("GET", f"/operations/{operation}/event", None),
         ("PUT", f"/operations/{operation}", {"action": "CLOSE"}),
     ]:
-        refused = other.call(method, path, json=body)
-        assert refused.status_code == 403 and "rest_fay" in refused.text, (method, path, refused.text)
+        expect(other.call(method, path, json=body), 403, "rest_fay")
     # Refusals changed nothing.
     assert values(owner.rows(operation)) == [[1]]
     # A super user of the cluster may act as the session's user.
     admin = Rest(gateway.rest_port, "etl_admin")
-    assert admin.call("GET", f"/sessions/{session}").status_code == 403
+    expect(admin.call("GET", f"/sessions/{session}"), 403)
     assert admin.ok("GET", f"/sessions/{session}", params={"proxyUser": "rest_fay"})["user"] == "rest_fay"
     owner.ok("DELETE", f"/sessions/{session}")
 
@@ -243,8 +244,8 @@ def test_a_super_user_opens_a_session_as_another_user(gateway):
     admin = Rest(gateway.rest_port, "etl_admin")
     session = admin.open(proxyUser="rest_hal")
     assert admin.ok("GET", f"/sessions/{session}", params={"proxyUser": "rest_hal"})["user"] == "rest_hal"
-    refused = Rest(gateway.rest_port, "rest_ivy").call("POST", "/sessions", json={}, params={"proxyUser": "rest_hal"})
-    assert refused.status_code == 403 and "rest_ivy" in refused.text, refused.text
+    ivy = Rest(gateway.rest_port, "rest_ivy")
+    expect(ivy.call("POST", "/sessions", json={}, params={"proxyUser": "rest_hal"}), 403, "rest_ivy")
     # The session's own user reaches it too.
     hal = Rest(gateway.rest_port, "rest_hal")
     assert hal.ok("GET", f"/sessions/{session}")["user"] == "rest_hal"
@@ -255,27 +256,23 @@ def test_unknown_ids_bad_credentials_and_bad_bodies_are_answered_alone(gateway):
     rest = Rest(gateway.rest_port, "rest_jon")
     unknown = str(uuid.uuid4())
     for path in [f"/sessions/{unknown}", f"/operations/{unknown}/event", "/sessions/not-a-uuid"]:
-        response = rest.call("GET", path)
-        assert response.status_code == 404, (path, response.text)
-    assert rest.call("POST", f"/sessions/{unknown}/operations/statement", json={"statement": "SELECT 1"}).status_code == 404
-    assert rest.call("POST", "/sessions/x/operations/nonsense", json={}).status_code == 404
+        expect(rest.call("GET", path), 404)
+    statement = f"/sessions/{unknown}/operations/statement"
+    expect(rest.call("POST", statement, json={"statement": "SELECT 1"}), 404, unknown)
+    expect(rest.call("POST", "/sessions/x/operations/nonsense", json={}), 404)
     # The gateway's authentication takes any password (NONE) until it has a password
     # authenticator; credentials missing or malformed are refused.
     missing = requests.get(f"{rest.base}/sessions", timeout=10)
     assert missing.status_code == 401 and missing.headers["WWW-Authenticate"].startswith("Basic"), missing.text
-    malformed = requests.get(f"{rest.base}/sessions", headers={"Authorization": "Basic !!!"}, timeout=10)
-    assert malformed.status_code == 401, malformed.text
-    assert rest.call("DELETE", "/sessions").status_code == 405
+    expect(requests.get(f"{rest.base}/sessions", headers={"Authorization": "Basic !!!"}, timeout=10), 401)
+    expect(rest.call("DELETE", "/sessions"), 405)
     session = rest.open()
+    statement = f"/sessions/{session}/operations/statement"
     for body, what in [(b"{", "cannot be read"), (b'{"runAsync": true}', "statement")]:
-        bad = rest.call("POST", f"/sessions/{session}/operations/statement", data=body,
-                        headers={"Content-Type": "application/json"})
-        assert bad.status_code == 400 and what in bad.text, bad.text
-    assert rest.call("POST", f"/sessions/{session}/operations/statement", data=b"SELECT 1",
-                     headers={"Content-Type": "text/plain"}).status_code == 415
-    too_large = rest.call("POST", f"/sessions/{session}/operations/statement",
-                          json={"statement": "SELECT '" + "x" * (2 * 1024 * 1024) + "'"})
-    assert too_large.status_code == 413, too_large.text
+        expect(rest.call("POST", statement, data=body, headers={"Content-Type": "application/json"}), 400, what)
+    expect(rest.call("POST", statement, data=b"SELECT 1", headers={"Content-Type": "text/plain"}), 415)
+    huge = {"statement": "SELECT '" + "x" * (2 * 1024 * 1024) + "'"}
+    expect(rest.call("POST", statement, json=huge), 413, "limit")
     assert rest.statement(session, "SELECT 1 AS still_here")
     rest.ok("DELETE", f"/sessions/{session}")
 
@@ -290,10 +287,10 @@ def test_a_deleted_session_is_gone_and_its_engine_session_closed(gateway):
     assert engine.startswith("CONNECTION-DATAFUSION-rest_kim-"), engine
     pids = engine_pids(gateway.work_dir)
     rest.ok("DELETE", f"/sessions/{session}")
-    assert rest.call("GET", f"/sessions/{session}").status_code == 404
-    assert rest.call("GET", f"/operations/{operation}/event").status_code == 404
+    expect(rest.call("GET", f"/sessions/{session}"), 404)
+    expect(rest.call("GET", f"/operations/{operation}/event"), 404)
     assert rest.ok("GET", "/sessions") == []
-    assert rest.call("DELETE", f"/sessions/{session}").status_code == 404
+    expect(rest.call("DELETE", f"/sessions/{session}"), 404)
     gateway.wait_for_log(rf"session closed.*{session}|{session}.*session closed")
     wait_until(lambda: len(engine_pids(gateway.work_dir)) < len(pids), "the CONNECTION engine stops")
 
@@ -317,8 +314,8 @@ def test_a_session_is_routed_to_the_cluster_its_configs_name(gateway):
     assert "engine launch failed" in event["exception"]["message"], event
     assert "/nonexistent/kumiho-engine.yaml" in event["exception"]["message"], event
     rest.ok("DELETE", f"/sessions/{broken}")
-    unknown = rest.call("POST", "/sessions", json={"configs": {"kyuubi.session.cluster": "rest_nowhere"}})
-    assert unknown.status_code == 400 and "rest_nowhere" in unknown.text, unknown.text
+    nowhere = {"configs": {"kyuubi.session.cluster": "rest_nowhere"}}
+    expect(rest.call("POST", "/sessions", json=nowhere), 400, "rest_nowhere")
 
 
 def test_metadata_operations_list_what_the_engine_has(gateway):

@@ -17,6 +17,7 @@ use kumiho_thrift::cli::{
     TColumn, TColumnDesc, TColumnValue, TGetInfoType, TGetInfoValue, TOperationState, TRowSet,
     TTypeEntry, TTypeId, TTypeQualifierValue,
 };
+use kumiho_thrift::rowset::row_count;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
@@ -444,50 +445,35 @@ pub fn log_lines(rows: Option<TRowSet>) -> OperationLog {
 }
 
 /// A row set as rows of fields; a columnar one is turned row by row, its nulls read from
-/// each column's bitmap (LSB first: bit b of byte i marks row 8i+b).
+/// each column's bitmap (LSB first: bit b of byte i marks row 8i+b). Its rows are those of
+/// its first column (as [`kumiho_thrift::rowset::row_count`] counts them); a shorter column
+/// reads as null where it has no value.
 pub fn rows(rows: Option<TRowSet>) -> ResultRowSet {
     let rows = match rows {
         None => Vec::new(),
-        Some(TRowSet {
-            columns: Some(columns),
-            ..
-        }) => columnar_rows(&columns),
-        Some(set) => set
-            .rows
-            .into_iter()
-            .map(|row| Row {
-                fields: row.col_vals.into_iter().map(value_field).collect(),
-            })
-            .collect(),
+        Some(set) => match (row_count(&set), &set.columns) {
+            (Some(count), Some(columns)) => (0..count)
+                .map(|row| Row {
+                    fields: columns
+                        .iter()
+                        .map(|column| column_field(column, row))
+                        .collect(),
+                })
+                .collect(),
+            // Compressed (binary) columns, which no HiveServer2 engine of ours writes.
+            (None, _) => Vec::new(),
+            (Some(_), None) => set
+                .rows
+                .into_iter()
+                .map(|row| Row {
+                    fields: row.col_vals.into_iter().map(value_field).collect(),
+                })
+                .collect(),
+        },
     };
     ResultRowSet {
         row_count: rows.len(),
         rows,
-    }
-}
-
-fn columnar_rows(columns: &[TColumn]) -> Vec<Row> {
-    let count = columns.iter().map(column_len).min().unwrap_or(0);
-    (0..count)
-        .map(|row| Row {
-            fields: columns
-                .iter()
-                .map(|column| column_field(column, row))
-                .collect(),
-        })
-        .collect()
-}
-
-fn column_len(column: &TColumn) -> usize {
-    match column {
-        TColumn::BoolVal(c) => c.values.len(),
-        TColumn::ByteVal(c) => c.values.len(),
-        TColumn::I16Val(c) => c.values.len(),
-        TColumn::I32Val(c) => c.values.len(),
-        TColumn::I64Val(c) => c.values.len(),
-        TColumn::DoubleVal(c) => c.values.len(),
-        TColumn::StringVal(c) => c.values.len(),
-        TColumn::BinaryVal(c) => c.values.len(),
     }
 }
 
@@ -500,26 +486,34 @@ fn is_null(nulls: &[u8], row: usize) -> bool {
 /// Field `row` of a column.
 fn column_field(column: &TColumn, row: usize) -> Field {
     let (data_type, nulls, value) = match column {
-        TColumn::BoolVal(c) => ("BOOL_VAL", &c.nulls, Value::from(c.values[row])),
-        TColumn::ByteVal(c) => ("BYTE_VAL", &c.nulls, Value::from(c.values[row])),
-        TColumn::I16Val(c) => ("I16_VAL", &c.nulls, Value::from(c.values[row])),
-        TColumn::I32Val(c) => ("I32_VAL", &c.nulls, Value::from(c.values[row])),
-        TColumn::I64Val(c) => ("I64_VAL", &c.nulls, Value::from(c.values[row])),
-        TColumn::DoubleVal(c) => ("DOUBLE_VAL", &c.nulls, double(c.values[row].0)),
-        TColumn::StringVal(c) => ("STRING_VAL", &c.nulls, Value::from(c.values[row].as_str())),
+        TColumn::BoolVal(c) => ("BOOL_VAL", &c.nulls, c.values.get(row).map(|&v| v.into())),
+        TColumn::ByteVal(c) => ("BYTE_VAL", &c.nulls, c.values.get(row).map(|&v| v.into())),
+        TColumn::I16Val(c) => ("I16_VAL", &c.nulls, c.values.get(row).map(|&v| v.into())),
+        TColumn::I32Val(c) => ("I32_VAL", &c.nulls, c.values.get(row).map(|&v| v.into())),
+        TColumn::I64Val(c) => ("I64_VAL", &c.nulls, c.values.get(row).map(|&v| v.into())),
+        TColumn::DoubleVal(c) => (
+            "DOUBLE_VAL",
+            &c.nulls,
+            c.values.get(row).map(|v| double(v.0)),
+        ),
+        TColumn::StringVal(c) => (
+            "STRING_VAL",
+            &c.nulls,
+            c.values.get(row).map(|v| Value::from(v.as_str())),
+        ),
         TColumn::BinaryVal(c) => (
             "BINARY_VAL",
             &c.nulls,
-            Value::from(base64::engine::general_purpose::STANDARD.encode(&c.values[row])),
+            c.values
+                .get(row)
+                .map(|v| base64::engine::general_purpose::STANDARD.encode(v).into()),
         ),
     };
     Field {
         data_type,
-        value: if is_null(nulls, row) {
-            Value::Null
-        } else {
-            value
-        },
+        value: value
+            .filter(|_| !is_null(nulls, row))
+            .unwrap_or(Value::Null),
     }
 }
 

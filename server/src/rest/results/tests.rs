@@ -111,6 +111,18 @@ fn null_bitmaps_are_read_past_the_first_byte_and_may_be_short() {
 }
 
 #[test]
+fn a_column_shorter_than_the_first_reads_as_null_instead_of_failing() {
+    let set = rows(columnar(vec![
+        TColumn::I32Val(TI32Column::new(vec![1, 2], vec![])),
+        TColumn::StringVal(TStringColumn::new(vec!["a".into()], vec![])),
+    ]));
+    assert_eq!(
+        json_of(&set.rows[1])["fields"],
+        json!([{"dataType": "I32_VAL", "value": 2}, {"dataType": "STRING_VAL", "value": null}])
+    );
+}
+
+#[test]
 fn infinite_doubles_are_written_as_jackson_writes_them() {
     let set = rows(columnar(vec![TColumn::DoubleVal(TDoubleColumn::new(
         vec![OrderedFloat(f64::INFINITY), OrderedFloat(f64::NEG_INFINITY)],
