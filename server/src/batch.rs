@@ -59,6 +59,10 @@ const SCAN_CHUNK: u64 = 1024 * 1024;
 /// The most log lines one `localLog` call returns.
 pub const MAX_LOG_ROWS: usize = 10_000;
 
+/// How often ended batches are checked for their age (Kyuubi's
+/// `kyuubi.metadata.cleaner.interval`); more often when they are kept for less.
+const CLEAN_INTERVAL: Duration = Duration::from_secs(30 * 60);
+
 /// A batch id the client chooses (a UUID), so that a resubmission after a lost reply finds
 /// the batch it already started instead of starting a second one (Kyuubi's key).
 pub const BATCH_ID_KEY: &str = "kyuubi.batch.id";
@@ -1078,6 +1082,57 @@ impl BatchManager {
                 msg: format!("batch {id} is still stopping; ask for its state again shortly"),
             },
         })
+    }
+
+    /// Forgets, now and then every [`CLEAN_INTERVAL`], the batches that ended more than
+    /// `max_age` ago (Kyuubi's `kyuubi.metadata.max.age`): their records, logs and working
+    /// directories. Each gateway cleans what it holds, so gateways sharing a work directory
+    /// clean the records they found at their start and those they submitted. The cleaner
+    /// stops with the manager.
+    pub fn keep_for(self: &Arc<Self>, max_age: Duration) {
+        self.remove_ended_before(max_age);
+        let manager = Arc::downgrade(self);
+        let period = CLEAN_INTERVAL.min(max_age).max(Duration::from_secs(1));
+        tokio::spawn(async move {
+            let mut ticks = tokio::time::interval(period);
+            ticks.tick().await;
+            loop {
+                ticks.tick().await;
+                let Some(manager) = manager.upgrade() else {
+                    return;
+                };
+                manager.remove_ended_before(max_age);
+            }
+        });
+    }
+
+    /// Removes the batches that ended `max_age` ago or longer; answers how many.
+    pub fn remove_ended_before(&self, max_age: Duration) -> usize {
+        let cutoff = now_ms().saturating_sub(max_age.as_millis() as u64);
+        let expired: Vec<Uuid> = self
+            .lock()
+            .iter()
+            .filter(|(_, batch)| {
+                let record = batch.record.lock().unwrap_or_else(|p| p.into_inner());
+                record.state.is_terminal() && record.end_time <= cutoff
+            })
+            .map(|(id, _)| *id)
+            .collect();
+        for id in &expired {
+            self.lock().remove(id);
+            for file in [self.record_path(*id), self.log_path(*id)] {
+                if let Err(e) = std::fs::remove_file(&file) {
+                    if e.kind() != std::io::ErrorKind::NotFound {
+                        tracing::warn!(file = %file.display(), error = %e, "cannot remove an expired batch's file");
+                    }
+                }
+            }
+            let _ = std::fs::remove_dir_all(self.dir.join(id.to_string()));
+        }
+        if !expired.is_empty() {
+            tracing::info!(batches = expired.len(), max_age = ?max_age, "expired batches removed");
+        }
+        expired.len()
     }
 
     /// How many batches this gateway holds.

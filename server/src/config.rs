@@ -35,6 +35,10 @@ pub struct ServerConfig {
     /// Port of the REST API (`/api/v1`), on the bind host; 0 picks a free port. Kyuubi's
     /// default.
     pub rest_port: u16,
+    /// How long a REST batch is kept after it ends: its record, log and working directory
+    /// (Kyuubi's `kyuubi.metadata.max.age`).
+    #[serde(with = "duration::serde_text")]
+    pub batch_max_age: Duration,
     /// Directory with one YAML file per cluster; relative paths start at the working directory.
     pub cluster_configs: PathBuf,
     /// Where engine registries, launch locks and engine logs live (embedded registry).
@@ -140,6 +144,7 @@ impl Default for ServerConfig {
             metrics_port: 10019,
             rest_enabled: true,
             rest_port: 10099,
+            batch_max_age: Duration::from_secs(72 * 3600),
             cluster_configs: PathBuf::from("cluster-configs"),
             work_dir: PathBuf::from("work"),
             default_cluster: "default".to_owned(),
@@ -190,6 +195,9 @@ pub struct Cli {
     pub rest_enabled: Option<bool>,
     #[arg(long)]
     pub rest_port: Option<u16>,
+    /// e.g. `72h` or `P3D`.
+    #[arg(long, value_parser = duration::parse)]
+    pub batch_max_age: Option<Duration>,
     #[arg(long)]
     pub cluster_configs: Option<PathBuf>,
     #[arg(long)]
@@ -257,6 +265,7 @@ impl Cli {
             metrics_port,
             rest_enabled,
             rest_port,
+            batch_max_age,
             cluster_configs,
             work_dir,
             default_cluster,
@@ -356,6 +365,9 @@ impl ServerConfig {
         }
         if self.operation_idle_timeout.is_zero() {
             return Err("operation-idle-timeout must be longer than zero, e.g. `3h`".to_owned());
+        }
+        if self.batch_max_age.is_zero() {
+            return Err("batch-max-age must be longer than zero, e.g. `72h`".to_owned());
         }
         if self.cluster_rescan_interval.is_zero() {
             return Err("cluster-rescan-interval must be longer than zero, e.g. `10s`".to_owned());
@@ -561,5 +573,25 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(off.validate(), Ok(()));
+    }
+
+    #[test]
+    fn batches_are_kept_three_days_unless_told_otherwise() {
+        assert_eq!(
+            ServerConfig::default().batch_max_age,
+            Duration::from_secs(72 * 3600)
+        );
+        let config = ServerConfig::from_yaml("batch-max-age: P1D\n").unwrap();
+        assert_eq!(config.batch_max_age, Duration::from_secs(24 * 3600));
+        let cli = Cli::try_parse_from(["kumiho", "--batch-max-age", "30m"]).unwrap();
+        assert_eq!(
+            cli.into_config().unwrap().batch_max_age,
+            Duration::from_secs(1800)
+        );
+        let never = ServerConfig {
+            batch_max_age: Duration::ZERO,
+            ..Default::default()
+        };
+        assert!(never.validate().unwrap_err().contains("batch-max-age"));
     }
 }

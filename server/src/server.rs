@@ -145,7 +145,10 @@ pub async fn start(mut config: ServerConfig) -> Result<RunningGateway, String> {
                 config.default_cluster.clone(),
                 instance.clone(),
             ) {
-                Ok(batches) => Some(batches),
+                Ok(batches) => {
+                    batches.keep_for(config.batch_max_age);
+                    Some(batches)
+                }
                 Err(e) => {
                     stop_watcher(background, watcher).await;
                     return Err(e);

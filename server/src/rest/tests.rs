@@ -951,3 +951,81 @@ async fn a_resubmission_with_the_same_batch_id_answers_with_the_batch_already_st
 
 /// `batchInfo`'s mark of a duplicate submission.
 const DUPLICATED: &str = crate::batch::DUPLICATED_KEY;
+
+#[tokio::test]
+async fn batches_that_ended_longer_ago_than_the_max_age_are_forgotten_with_their_files() {
+    let f = fixture();
+    let api = &f.api;
+    let submit = |resource: &str| {
+        api.batches
+            .submit(
+                "alice",
+                BatchRequest::from_json(submission(resource).as_bytes()).unwrap(),
+                None,
+                None,
+            )
+            .unwrap()
+            .id
+    };
+    let finished = submit("/jobs/ok.py");
+    let running = submit("/jobs/sleep.py");
+    wait_for_state(api, &finished, "alice", "FINISHED").await;
+    wait_for_state(api, &running, "alice", "RUNNING").await;
+    // A batch that ended four days ago, as a gateway of back then left it.
+    let dir = f._dir.path().join("work/batches");
+    let mut old: BatchRecord =
+        serde_json::from_slice(&std::fs::read(dir.join(format!("{finished}.json"))).unwrap())
+            .unwrap();
+    old.id = uuid::Uuid::new_v4();
+    old.end_time -= 4 * 24 * 3600 * 1000;
+    std::fs::write(
+        dir.join(format!("{}.json", old.id)),
+        serde_json::to_vec(&old).unwrap(),
+    )
+    .unwrap();
+    std::fs::write(dir.join(format!("{}.log", old.id)), "old output\n").unwrap();
+    std::fs::create_dir_all(dir.join(old.id.to_string())).unwrap();
+
+    let (registry, _) = ClusterRegistry::load(&f._dir.path().join("clusters")).unwrap();
+    let restarted = BatchManager::open(
+        &f._dir.path().join("work"),
+        Arc::new(registry),
+        "default".to_owned(),
+        "h:1".to_owned(),
+    )
+    .unwrap();
+    assert_eq!(restarted.len(), 3);
+    restarted.keep_for(Duration::from_secs(72 * 3600));
+    let listed: Vec<String> = restarted
+        .list(
+            &BatchFilter {
+                size: 10,
+                ..Default::default()
+            },
+            "alice",
+            None,
+        )
+        .batches
+        .into_iter()
+        .map(|batch| batch.id)
+        .collect();
+    assert_eq!(listed, [finished.clone(), running.clone()]);
+    let old_id = old.id.to_string();
+    assert!(matches!(
+        restarted.get(&old_id, "alice", None),
+        Err(GatewayError::NotFound(_))
+    ));
+    for gone in [
+        dir.join(format!("{old_id}.json")),
+        dir.join(format!("{old_id}.log")),
+        dir.join(&old_id),
+    ] {
+        assert!(!gone.exists(), "{} is left", gone.display());
+    }
+    assert!(dir.join(format!("{finished}.log")).exists());
+    // The running one is kept however old, and the finished one once it is older than asked.
+    assert_eq!(restarted.remove_ended_before(Duration::ZERO), 1);
+    assert!(restarted.get(&running, "alice", None).is_ok());
+    assert!(!dir.join(format!("{finished}.json")).exists());
+    api.batches.cancel(&running, "alice", None).await.unwrap();
+}
