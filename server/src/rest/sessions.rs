@@ -428,75 +428,68 @@ impl SessionsApi {
             false => parse(body, "request")?,
         };
         let session_handle = known.handle;
+        // The status and operation handle of a metadata call's reply.
+        macro_rules! created {
+            ($method:ident, $req:expr) => {{
+                let resp = call!(self, caller, $method, $req)?;
+                (resp.status, resp.operation_handle)
+            }};
+        }
         let (status, handle) = match kind {
-            MetadataKind::TypeInfo => {
-                let req = TGetTypeInfoReq { session_handle };
-                let resp: TGetTypeInfoResp = call!(self, caller, get_type_info, req)?;
-                (resp.status, resp.operation_handle)
-            }
-            MetadataKind::Catalogs => {
-                let req = TGetCatalogsReq { session_handle };
-                let resp: TGetCatalogsResp = call!(self, caller, get_catalogs, req)?;
-                (resp.status, resp.operation_handle)
-            }
-            MetadataKind::Schemas => {
-                let req = TGetSchemasReq {
+            MetadataKind::TypeInfo => created!(get_type_info, TGetTypeInfoReq { session_handle }),
+            MetadataKind::Catalogs => created!(get_catalogs, TGetCatalogsReq { session_handle }),
+            MetadataKind::Schemas => created!(
+                get_schemas,
+                TGetSchemasReq {
                     session_handle,
                     catalog_name: r.catalog_name,
                     schema_name: r.schema_name,
-                };
-                let resp: TGetSchemasResp = call!(self, caller, get_schemas, req)?;
-                (resp.status, resp.operation_handle)
-            }
-            MetadataKind::Tables => {
-                let req = TGetTablesReq {
+                }
+            ),
+            MetadataKind::Tables => created!(
+                get_tables,
+                TGetTablesReq {
                     session_handle,
                     catalog_name: r.catalog_name,
                     schema_name: r.schema_name,
                     table_name: r.table_name,
                     table_types: r.table_types,
-                };
-                let resp: TGetTablesResp = call!(self, caller, get_tables, req)?;
-                (resp.status, resp.operation_handle)
-            }
+                }
+            ),
             MetadataKind::TableTypes => {
-                let req = TGetTableTypesReq { session_handle };
-                let resp: TGetTableTypesResp = call!(self, caller, get_table_types, req)?;
-                (resp.status, resp.operation_handle)
+                created!(get_table_types, TGetTableTypesReq { session_handle })
             }
-            MetadataKind::Columns => {
-                let req = TGetColumnsReq {
+            MetadataKind::Columns => created!(
+                get_columns,
+                TGetColumnsReq {
                     session_handle,
                     catalog_name: r.catalog_name,
                     schema_name: r.schema_name,
                     table_name: r.table_name,
                     column_name: r.column_name,
-                };
-                let resp: TGetColumnsResp = call!(self, caller, get_columns, req)?;
-                (resp.status, resp.operation_handle)
-            }
-            MetadataKind::Functions => {
-                let req = TGetFunctionsReq {
+                }
+            ),
+            MetadataKind::Functions => created!(
+                get_functions,
+                TGetFunctionsReq {
                     session_handle,
                     catalog_name: r.catalog_name,
                     schema_name: r.schema_name,
                     function_name: r.function_name.unwrap_or_else(|| "%".to_owned()),
-                };
-                let resp: TGetFunctionsResp = call!(self, caller, get_functions, req)?;
-                (resp.status, resp.operation_handle)
-            }
-            MetadataKind::PrimaryKeys => {
-                let req = TGetPrimaryKeysReq {
+                }
+            ),
+            MetadataKind::PrimaryKeys => created!(
+                get_primary_keys,
+                TGetPrimaryKeysReq {
                     session_handle,
                     catalog_name: r.catalog_name,
                     schema_name: r.schema_name,
                     table_name: r.table_name,
-                };
-                let resp: TGetPrimaryKeysResp = call!(self, caller, get_primary_keys, req)?;
-                (resp.status, resp.operation_handle)
-            }
-            MetadataKind::CrossReference => {
-                let req = TGetCrossReferenceReq {
+                }
+            ),
+            MetadataKind::CrossReference => created!(
+                get_cross_reference,
+                TGetCrossReferenceReq {
                     session_handle,
                     parent_catalog_name: r.primary_catalog,
                     parent_schema_name: r.primary_schema,
@@ -504,10 +497,8 @@ impl SessionsApi {
                     foreign_catalog_name: r.foreign_catalog,
                     foreign_schema_name: r.foreign_schema,
                     foreign_table_name: r.foreign_table,
-                };
-                let resp: TGetCrossReferenceResp = call!(self, caller, get_cross_reference, req)?;
-                (resp.status, resp.operation_handle)
-            }
+                }
+            ),
         };
         check(&status, false)?;
         let handle = handle.ok_or_else(|| {
