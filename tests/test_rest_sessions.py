@@ -339,11 +339,13 @@ def test_an_idle_rest_session_is_closed_by_the_gateway(gateway_binary, tmp_path)
         rest = Rest(idle.rest_port, "rest_ned")
         session = rest.open()
         assert values(rest.rows(rest.statement(session, "SELECT 1 AS one"))) == [[1]]
+        assert rest.ok("GET", "/sessions/count") == {"openSessionCount": 1}
         # Reading the session does not keep it in use; the reaper closes it.
         wait_until(lambda: rest.call("GET", f"/sessions/{session}").status_code == 404,
                    "the idle session is closed", timeout=30)
         idle.wait_for_log(r"closing idle session")
         assert rest.ok("GET", "/sessions") == []
+        assert rest.ok("GET", "/sessions/count") == {"openSessionCount": 0}
     finally:
         idle.stop()
         kill_engines_on(str(work_dir))
