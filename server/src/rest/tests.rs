@@ -66,6 +66,21 @@ fn fixture() -> Fixture {
     }
 }
 
+impl Fixture {
+    /// A manager on the fixture's clusters and work directory: a restarted gateway, or one
+    /// sharing the directory.
+    fn another_gateway(&self, instance: &str) -> Arc<BatchManager> {
+        let (registry, _) = ClusterRegistry::load(&self._dir.path().join("clusters")).unwrap();
+        BatchManager::open(
+            &self._dir.path().join("work"),
+            Arc::new(registry),
+            "default".to_owned(),
+            instance.to_owned(),
+        )
+        .unwrap()
+    }
+}
+
 fn request(method: &str, uri: &str, user: Option<&str>, body: &str) -> Request<Full<Bytes>> {
     let mut builder = Request::builder().method(method).uri(uri);
     if let Some(user) = user {
@@ -483,14 +498,7 @@ async fn a_restarted_manager_lists_old_batches_and_ends_those_whose_process_is_g
     .unwrap();
     std::fs::write(dir.join("garbage.json"), "{").unwrap();
 
-    let (registry, _) = ClusterRegistry::load(&f._dir.path().join("clusters")).unwrap();
-    let restarted = BatchManager::open(
-        &work,
-        Arc::new(registry),
-        "default".to_owned(),
-        "h:1".to_owned(),
-    )
-    .unwrap();
+    let restarted = f.another_gateway("h:1");
     let filter = BatchFilter {
         size: 10,
         ..Default::default()
@@ -770,15 +778,8 @@ async fn a_restarted_manager_follows_a_batch_whose_process_lives_and_can_cancel_
     };
     let (long, mut long_child) = start_orphan("60");
     let (short, mut short_child) = start_orphan("0.3");
-    let (registry, _) = ClusterRegistry::load(&f._dir.path().join("clusters")).unwrap();
     let restarted = RestApi {
-        batches: BatchManager::open(
-            &work,
-            Arc::new(registry),
-            "default".to_owned(),
-            "h:1".to_owned(),
-        )
-        .unwrap(),
+        batches: f.another_gateway("h:1"),
         authenticator: Arc::new(AnyPassword),
     };
     let running = json_of(
@@ -833,14 +834,7 @@ async fn a_resubmission_with_the_same_batch_id_answers_with_the_batch_already_st
     };
     // Eight clients retrying at once, against two gateways sharing the work directory: one
     // batch starts, the others are told it is a duplicate.
-    let (registry, _) = ClusterRegistry::load(&f._dir.path().join("clusters")).unwrap();
-    let other = BatchManager::open(
-        &f._dir.path().join("work"),
-        Arc::new(registry),
-        "default".to_owned(),
-        "other:1".to_owned(),
-    )
-    .unwrap();
+    let other = f.another_gateway("other:1");
     let raced = uuid::Uuid::new_v4().to_string();
     let runtime = tokio::runtime::Handle::current();
     let answers: Vec<BatchView> = std::thread::scope(|scope| {
@@ -986,14 +980,7 @@ async fn batches_that_ended_longer_ago_than_the_max_age_are_forgotten_with_their
     std::fs::write(dir.join(format!("{}.log", old.id)), "old output\n").unwrap();
     std::fs::create_dir_all(dir.join(old.id.to_string())).unwrap();
 
-    let (registry, _) = ClusterRegistry::load(&f._dir.path().join("clusters")).unwrap();
-    let restarted = BatchManager::open(
-        &f._dir.path().join("work"),
-        Arc::new(registry),
-        "default".to_owned(),
-        "h:1".to_owned(),
-    )
-    .unwrap();
+    let restarted = f.another_gateway("h:1");
     assert_eq!(restarted.len(), 3);
     restarted.keep_for(Duration::from_secs(72 * 3600));
     let listed: Vec<String> = restarted
