@@ -696,13 +696,8 @@ impl BatchManager {
     fn claim(&self, record: BatchRecord) -> Claim {
         let mut batches = self.lock();
         if let Some(earlier) = batches.get(&record.id) {
-            return Claim::Taken(
-                earlier
-                    .record
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .clone(),
-            );
+            let earlier = earlier.record.lock().unwrap_or_else(|p| p.into_inner());
+            return Claim::Taken(Box::new(earlier.clone()));
         }
         let path = self.record_path(record.id);
         // A name of this claim's own: claims racing from several gateways must not share it.
@@ -720,7 +715,7 @@ impl BatchManager {
             Ok(()) => {}
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
                 if let Some(earlier) = self.read_record(record.id) {
-                    return Claim::Taken(earlier);
+                    return Claim::Taken(Box::new(earlier));
                 }
                 // A record being replaced (renamed over) by its gateway reads as missing for
                 // an instant; an unreadable one is skipped at recovery too. Either way the
@@ -1150,7 +1145,7 @@ enum Claim {
     /// The id was free: this is the new batch.
     New(Arc<Batch>),
     /// An earlier batch has the id.
-    Taken(BatchRecord),
+    Taken(Box<BatchRecord>),
 }
 
 impl Batch {

@@ -855,7 +855,7 @@ async fn a_resubmission_with_the_same_batch_id_answers_with_the_batch_already_st
     assert!(answers.iter().all(|batch| batch.id == raced), "{answers:?}");
     let started = answers
         .iter()
-        .filter(|batch| batch.batch_info.get(DUPLICATED).is_none())
+        .filter(|batch| !batch.batch_info.contains_key(DUPLICATED))
         .count();
     assert_eq!(started, 1, "{answers:?}");
     assert!(answers
