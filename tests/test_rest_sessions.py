@@ -215,6 +215,17 @@ def test_cancel_stops_a_running_statement_and_close_forgets_it(gateway):
     rest.ok("DELETE", f"/sessions/{session}")
 
 
+def test_a_statement_past_its_query_timeout_ends_timed_out(gateway):
+    rest = Rest(gateway.rest_port, "rest_ema")
+    session = rest.open()
+    operation = rest.statement(session, ENDLESS_QUERY, run_async=True, queryTimeout=1)
+    event, _ = rest.wait_for_end(operation)
+    assert event["state"] == "TIMEOUT", event
+    expect(rest.call("POST", f"/sessions/{session}/operations/statement",
+                     json={"statement": "SELECT 1", "queryTimeout": -1}), 400, "queryTimeout")
+    rest.ok("DELETE", f"/sessions/{session}")
+
+
 def test_sessions_belong_to_their_user(gateway):
     owner = Rest(gateway.rest_port, "rest_fay")
     other = Rest(gateway.rest_port, "rest_gus")
