@@ -341,6 +341,25 @@ def test_metadata_operations_list_what_the_engine_has(gateway):
     rest.ok("DELETE", f"/sessions/{session}")
 
 
+def test_an_idle_rest_operation_is_closed_by_the_gateway_and_its_session_goes_on(gateway_binary, tmp_path):  # noqa: F811
+    work_dir, cluster_dir = tmp_path / "work", tmp_path / "cluster-configs"
+    cluster_dir.mkdir()
+    (cluster_dir / "default.yaml").write_text(DEFAULT_CLUSTER)
+    idle = start_gateway(gateway_binary, work_dir, cluster_dir, "--operation-idle-timeout", "2s")
+    try:
+        rest = Rest(idle.rest_port, "rest_olga")
+        session = rest.open()
+        operation = rest.statement(session, "SELECT 1 AS one")
+        assert rest.event(operation)["state"] == "FINISHED"
+        # Left alone (reading it would be a use), the reaper closes it.
+        idle.wait_for_log(r"closing idle operation")
+        expect(rest.call("GET", f"/operations/{operation}/event"), 404, "unknown")
+        assert values(rest.rows(rest.statement(session, "SELECT 2 AS two"))) == [[2]]
+    finally:
+        idle.stop()
+        kill_engines_on(str(work_dir))
+
+
 def test_an_idle_rest_session_is_closed_by_the_gateway(gateway_binary, tmp_path):  # noqa: F811
     work_dir, cluster_dir = tmp_path / "work", tmp_path / "cluster-configs"
     cluster_dir.mkdir()

@@ -323,6 +323,16 @@ impl SessionManager {
         HandleId::from_session(handle).and_then(|id| self.sessions.get(&id).map(|s| s.clone()))
     }
 
+    /// Whether an operation handle is open, without counting as a use of it (the REST API's
+    /// bookkeeping).
+    pub fn has_operation(&self, handle: &kumiho_thrift::cli::TOperationHandle) -> bool {
+        HandleId::from_operation(handle).is_some_and(|id| {
+            self.operations
+                .get(&id)
+                .is_some_and(|entry| !entry.session.is_closed())
+        })
+    }
+
     /// The owner and kind of an operation handle.
     pub fn operation(
         &self,

@@ -82,7 +82,13 @@ pub struct SessionsApi {
 struct Known {
     sessions: HashMap<Uuid, RestSession>,
     operations: HashMap<Uuid, RestOperation>,
+    /// How many operations make the next one recorded look for those the gateway has closed
+    /// (a client that never closes its statements, whose operations the idle reaper ends).
+    sweep_at: usize,
 }
+
+/// Operations recorded before the first look for closed ones.
+const FIRST_SWEEP: usize = 1024;
 
 #[derive(Clone)]
 struct RestSession {
@@ -681,6 +687,11 @@ impl SessionsApi {
             session.operations += 1;
         }
         known.operations.insert(id, operation);
+        if known.operations.len() >= known.sweep_at.max(FIRST_SWEEP) {
+            self.sweep(&mut known);
+            known.sweep_at = known.operations.len() * 2;
+        }
+        drop(known);
         json(&OperationHandle {
             identifier: id.to_string(),
         })
@@ -741,6 +752,13 @@ impl SessionsApi {
             .get(&uuid)
             .cloned()
             .ok_or_else(unknown)?;
+        // Closed by the gateway meanwhile (idle, or with its session).
+        if let Some(handle) = &operation.handle {
+            if !self.sessions.has_operation(handle) {
+                self.known().operations.remove(&uuid);
+                return Err(unknown());
+            }
+        }
         let session = operation.session.to_string();
         let (_, _, live) = self.session(&session, caller).map_err(|e| match e {
             GatewayError::NotFound(_) => unknown(),
@@ -758,16 +776,28 @@ impl SessionsApi {
         known.operations.retain(|_, op| op.session != id);
     }
 
-    /// Forgets the REST sessions the gateway has closed (idle, shut down) and their
-    /// operations.
+    /// Forgets the REST sessions the gateway has closed (idle, shut down) and the
+    /// operations it has closed (with their session, or idle).
     fn forget_closed(&self) {
-        let mut known = self.known();
+        self.sweep(&mut self.known());
+    }
+
+    fn sweep(&self, known: &mut Known) {
+        known
+            .sessions
+            .retain(|_, s| self.sessions.peek(&s.handle).is_some());
         let Known {
             sessions,
             operations,
-        } = &mut *known;
-        sessions.retain(|_, s| self.sessions.peek(&s.handle).is_some());
-        operations.retain(|_, op| sessions.contains_key(&op.session));
+            ..
+        } = known;
+        operations.retain(|_, op| {
+            sessions.contains_key(&op.session)
+                && op
+                    .handle
+                    .as_ref()
+                    .is_none_or(|handle| self.sessions.has_operation(handle))
+        });
     }
 
     fn session_data(&self, id: Uuid, known: &RestSession, live: &GatewaySession) -> SessionData {
