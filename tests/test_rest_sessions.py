@@ -197,6 +197,12 @@ def test_a_failing_statement_shows_its_error_in_its_event(gateway):
     # The session goes on.
     ok = rest.statement(session, "SELECT 1 AS one")
     assert values(rest.rows(ok)) == [[1]]
+    # Its operations, oldest first (the synchronous refusal made none).
+    listed = rest.ok("GET", f"/sessions/{session}/operations")
+    assert [(o["identifier"], o["statement"], o["state"]) for o in listed] == [
+        (operation, "SELECT * FROM kumiho_no_such_table", "ERROR"), (ok, "SELECT 1 AS one", "FINISHED"),
+    ], listed
+    assert "kumiho_no_such_table" in listed[0]["exception"] and listed[1]["exception"] == "", listed
     rest.ok("DELETE", f"/sessions/{session}")
 
 
@@ -235,6 +241,7 @@ def test_sessions_belong_to_their_user(gateway):
     assert other.ok("GET", "/sessions") == []
     for method, path, body in [
         ("GET", f"/sessions/{session}", None),
+        ("GET", f"/sessions/{session}/operations", None),
         ("POST", f"/sessions/{session}/operations/statement", {"statement": "SELECT 2"}),
         ("DELETE", f"/sessions/{session}", None),
         ("GET", f"/operations/{operation}/rowset", None),

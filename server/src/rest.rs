@@ -14,6 +14,7 @@
 //! | `GET /api/v1/sessions/{id}` | `KyuubiSessionEvent` |
 //! | `DELETE /api/v1/sessions/{id}` | 200, closed |
 //! | `GET /api/v1/sessions/{id}/info/{infoType}` | `{"infoType","infoValue"}` |
+//! | `GET /api/v1/sessions/{id}/operations` | `[OperationData]`: its open operations |
 //! | `POST /api/v1/sessions/{id}/operations/statement` (JSON `{"statement","runAsync","queryTimeout","confOverlay"}`) | `{"identifier"}` |
 //! | `POST /api/v1/sessions/{id}/operations/{typeInfo,catalogs,schemas,tables,tableTypes,columns,functions,primaryKeys,crossReference}` | `{"identifier"}` |
 //! | `GET /api/v1/operations/{id}/event` | `KyuubiOperationEvent` (`state`, `exception`, ...) |
@@ -107,6 +108,7 @@ enum Route<'a> {
     SessionCount,
     Session(&'a str),
     SessionInfo(&'a str, &'a str),
+    SessionOperations(&'a str),
     Statement(&'a str),
     Metadata(&'a str, MetadataKind),
     Operation(&'a str),
@@ -127,6 +129,7 @@ fn route(path: &str) -> Option<Route<'_>> {
         ["sessions", "count"] => Some(Route::SessionCount),
         ["sessions", id] if !id.is_empty() => Some(Route::Session(id)),
         ["sessions", id, "info", info] if !id.is_empty() => Some(Route::SessionInfo(id, info)),
+        ["sessions", id, "operations"] if !id.is_empty() => Some(Route::SessionOperations(id)),
         ["sessions", id, "operations", "statement"] if !id.is_empty() => Some(Route::Statement(id)),
         ["sessions", id, "operations", kind] if !id.is_empty() => {
             MetadataKind::parse(kind).map(|kind| Route::Metadata(id, kind))
@@ -174,6 +177,7 @@ impl RestApi {
             | Route::BatchLog(_)
             | Route::SessionCount
             | Route::SessionInfo(..)
+            | Route::SessionOperations(_)
             | Route::OperationRead(..) => "GET",
             Route::Batches | Route::Sessions => "GET, POST",
             Route::Batch(_) | Route::Session(_) => "GET, DELETE",
@@ -277,6 +281,7 @@ impl RestApi {
             (Route::Session(id), Method::DELETE) => sessions.close(id, caller).await,
             (Route::Session(id), _) => sessions.get(id, caller),
             (Route::SessionInfo(id, info), _) => sessions.info(id, info, caller).await,
+            (Route::SessionOperations(id), _) => sessions.operations(id, caller).await,
             (Route::Statement(id), _) => sessions.statement(id, caller, &body).await,
             (Route::Metadata(id, kind), _) => sessions.metadata(id, kind, caller, &body).await,
             (Route::Operation(id), _) => sessions.act(id, caller, &body).await,

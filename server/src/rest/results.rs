@@ -174,6 +174,46 @@ pub struct OperationEvent {
     pub metrics: BTreeMap<String, String>,
 }
 
+/// An entry of `GET /sessions/{id}/operations` (Kyuubi's `OperationData`): an event, its
+/// exception as text.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OperationData {
+    pub identifier: String,
+    pub remote_id: String,
+    pub statement: String,
+    pub state: &'static str,
+    pub create_time: u64,
+    pub start_time: u64,
+    pub complete_time: u64,
+    pub exception: String,
+    pub session_id: String,
+    pub session_user: String,
+    pub session_type: &'static str,
+    pub kyuubi_instance: String,
+    pub metrics: BTreeMap<String, String>,
+}
+
+impl From<OperationEvent> for OperationData {
+    fn from(event: OperationEvent) -> OperationData {
+        OperationData {
+            identifier: event.statement_id,
+            remote_id: event.remote_id,
+            statement: event.statement,
+            state: event.state,
+            create_time: event.create_time,
+            start_time: event.start_time,
+            complete_time: event.complete_time,
+            exception: event.exception.map(|e| e.message).unwrap_or_default(),
+            session_id: event.session_id,
+            session_user: event.session_user,
+            session_type: event.session_type,
+            kyuubi_instance: event.kyuubi_instance,
+            metrics: event.metrics,
+        }
+    }
+}
+
 /// An error as Jackson writes Kyuubi's `KyuubiSQLException`: what a client reads is
 /// `message`.
 #[derive(Clone, Debug, PartialEq, Serialize)]

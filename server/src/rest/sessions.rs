@@ -35,8 +35,9 @@ use thrift::protocol::TSerializable;
 use uuid::Uuid;
 
 use super::results::{
-    self, Exception, InfoDetail, MetadataRequest, OpActionRequest, OperationEvent, OperationHandle,
-    SessionData, SessionEvent, SessionHandle, SessionOpenRequest, StatementRequest,
+    self, Exception, InfoDetail, MetadataRequest, OpActionRequest, OperationData, OperationEvent,
+    OperationHandle, SessionData, SessionEvent, SessionHandle, SessionOpenRequest,
+    StatementRequest,
 };
 use super::{json, Query};
 use crate::errors::GatewayError;
@@ -533,7 +534,10 @@ impl SessionsApi {
     ) -> Result<Response<Full<Bytes>>, GatewayError> {
         let (id, operation, live) = self.operation(id, caller)?;
         match part {
-            OperationPart::Event => self.event(id, operation, &live, caller).await,
+            OperationPart::Event => {
+                let user = live.route.user.clone();
+                Ok(json(&self.event(id, operation, user, caller).await?))
+            }
             OperationPart::Log => {
                 let orientation = orientation(query, true)?;
                 let max_rows = max_rows(query)?;
@@ -587,9 +591,9 @@ impl SessionsApi {
         &self,
         id: Uuid,
         operation: RestOperation,
-        live: &GatewaySession,
+        session_user: String,
         caller: &Caller<'_>,
-    ) -> Result<Response<Full<Bytes>>, GatewayError> {
+    ) -> Result<OperationEvent, GatewayError> {
         let (state, exception, started, completed) = match &operation.handle {
             None => ("ERROR", operation.failure.clone(), 0, operation.created),
             Some(handle) => {
@@ -618,7 +622,7 @@ impl SessionsApi {
                 )
             }
         };
-        Ok(json(&OperationEvent {
+        Ok(OperationEvent {
             statement_id: id.to_string(),
             remote_id: id.to_string(),
             statement: operation.statement,
@@ -630,11 +634,42 @@ impl SessionsApi {
             complete_time: completed,
             exception,
             session_id: operation.session.to_string(),
-            session_user: live.route.user.clone(),
+            session_user,
             session_type: INTERACTIVE,
             kyuubi_instance: self.instance.clone(),
             metrics: BTreeMap::new(),
-        }))
+        })
+    }
+
+    /// `GET /sessions/{id}/operations`: the session's open operations, oldest first, each
+    /// with its state (a GetOperationStatus each).
+    pub(super) async fn operations(
+        &self,
+        id: &str,
+        caller: &Caller<'_>,
+    ) -> Result<Response<Full<Bytes>>, GatewayError> {
+        let (session, _, live) = self.session(id, caller)?;
+        let mut operations: Vec<(Uuid, RestOperation)> = self
+            .known()
+            .operations
+            .iter()
+            .filter(|(_, op)| op.session == session)
+            .map(|(id, op)| (*id, op.clone()))
+            .collect();
+        operations.sort_by_key(|(_, op)| op.created);
+        let mut list = Vec::with_capacity(operations.len());
+        for (id, operation) in operations {
+            match self
+                .event(id, operation, live.route.user.clone(), caller)
+                .await
+            {
+                Ok(event) => list.push(OperationData::from(event)),
+                // Closed meanwhile.
+                Err(GatewayError::NotFound(_)) => continue,
+                Err(error) => return Err(error),
+            }
+        }
+        Ok(json(&list))
     }
 
     /// `PUT /operations/{id}` with `{"action": "CANCEL" | "CLOSE"}`.
