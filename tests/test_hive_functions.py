@@ -30,6 +30,8 @@ FUNCTIONS = {
     "SELECT split('a,b,c', ',')[0] AS f, 'foobar' RLIKE 'o+b' AS r": ["a", "true"],
     "SELECT trunc('2024-05-17', 'MM') AS t, to_date('02/01/2024', 'dd/MM/yyyy') AS d": ["2024-05-01", "2024-01-02"],
     "SELECT months_between('1997-02-28 10:30:00', '1996-10-30') AS m": ["3.94959677"],
+    # A string the pattern cannot read is NULL, not a failed query.
+    "SELECT unix_timestamp('garbage', 'dd/MM/yyyy') IS NULL AS u, to_date('garbage', 'dd/MM/yyyy') IS NULL AS d, unix_timestamp('02/01/1970', 'dd/MM/yyyy') AS v": ["true", "true", "86400"],
     "SELECT 1 / 2 AS h, 1 / 0 IS NULL AS z": ["0.5", "true"],
     "SELECT CAST('abc' AS INT) IS NULL AS c": ["true"],
     # Written as for Hive: '\\|' in SQL is the regex \|.

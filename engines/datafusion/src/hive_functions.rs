@@ -30,7 +30,7 @@
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
-use datafusion::arrow::array::RecordBatchOptions;
+use datafusion::arrow::array::{ArrayRef, RecordBatchOptions};
 use datafusion::arrow::datatypes::{DataType, Field, Schema};
 use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::common::{DFSchema, ScalarValue};
@@ -264,6 +264,17 @@ impl ScalarUDFImpl for Rewrite {
         let batch = RecordBatch::try_new_with_options(schema, columns, &options)?;
         physical.evaluate(&batch)
     }
+}
+
+/// A function's result over its arguments' rows: one value when every argument was one.
+fn columnar(result: ArrayRef, args: &[ColumnarValue]) -> Result<ColumnarValue> {
+    Ok(
+        if args.iter().all(|a| matches!(a, ColumnarValue::Scalar(_))) {
+            ColumnarValue::Scalar(ScalarValue::try_from_array(&result, 0)?)
+        } else {
+            ColumnarValue::Array(result)
+        },
+    )
 }
 
 /// The error for arguments a function does not take: the caller's mistake.

@@ -8,14 +8,19 @@
 //! `date_add`, `date_sub`, `add_months` and `last_day` return a `DATE` (Hive 2.1+ and Spark),
 //! `date_format` and `from_unixtime` a string, `unix_timestamp` and `datediff` integers.
 
-use datafusion::arrow::datatypes::{DataType, TimeUnit};
+use std::sync::Arc;
+
+use datafusion::arrow::array::{Array, AsArray, TimestampMillisecondArray};
+use datafusion::arrow::compute::kernels::cast_utils::Parser;
+use datafusion::arrow::datatypes::{DataType, Date32Type, Date64Type, TimeUnit};
 use datafusion::common::ScalarValue;
 use datafusion::error::{DataFusionError, Result};
 use datafusion::functions::expr_fn::{
     date_part, make_date, now, to_char, to_timestamp_seconds, to_unixtime,
 };
 use datafusion::logical_expr::{
-    cast, lit, try_cast, when, Expr, ScalarUDF, Signature, TypeSignature, Volatility,
+    cast, lit, try_cast, when, ColumnarValue, Expr, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl,
+    Signature, TypeSignature, Volatility,
 };
 
 use super::{bad_arguments, is_integer, is_string, literal_string, Rewrite};
@@ -99,7 +104,7 @@ pub fn functions() -> Vec<ScalarUDF> {
             for p in &a[1..] {
                 args.push(lit(pattern("to_date", p)?));
             }
-            Ok(datafusion::functions::expr_fn::to_date(args))
+            Ok(cast(parse_with_patterns(args), DataType::Date32))
         })
         .udf(),
         Rewrite::new(
@@ -229,8 +234,68 @@ fn unix_timestamp(args: Vec<Expr>, types: &[DataType]) -> Result<Expr> {
         (Some(value), None) => to_unixtime(vec![as_timestamp(value, &types[0])]),
         (Some(value), Some(pattern)) => {
             let pattern = self::pattern("unix_timestamp", pattern)?;
-            to_unixtime(vec![value.clone(), lit(pattern)])
+            to_unixtime(vec![parse_with_patterns(vec![value.clone(), lit(pattern)])])
         }
+    })
+}
+
+/// `parse_with_patterns(string, pattern, ...)`: the string read with the first strftime
+/// pattern it fits, as a timestamp (milliseconds, no zone); NULL when it fits none, as
+/// Hive's `unix_timestamp` and `to_date` answer for a string their pattern cannot read,
+/// where DataFusion's `to_timestamp` and `to_date` fail the query.
+fn parse_with_patterns(args: Vec<Expr>) -> Expr {
+    ScalarUDF::new_from_impl(ParseWithPatterns {
+        signature: Signature::user_defined(Volatility::Immutable),
+    })
+    .call(args)
+}
+
+#[derive(Debug, PartialEq, Eq, Hash)]
+struct ParseWithPatterns {
+    signature: Signature,
+}
+
+impl ScalarUDFImpl for ParseWithPatterns {
+    fn name(&self) -> &str {
+        "parse_with_patterns"
+    }
+
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    fn coerce_types(&self, types: &[DataType]) -> Result<Vec<DataType>> {
+        Ok(vec![DataType::Utf8; types.len()])
+    }
+
+    fn return_type(&self, _: &[DataType]) -> Result<DataType> {
+        Ok(DataType::Timestamp(TimeUnit::Millisecond, None))
+    }
+
+    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
+        let arrays = ColumnarValue::values_to_arrays(&args.args)?;
+        let strings = arrays[0].as_string::<i32>();
+        let patterns: Vec<_> = arrays[1..].iter().map(|a| a.as_string::<i32>()).collect();
+        let parsed: TimestampMillisecondArray = (0..strings.len())
+            .map(|i| {
+                if strings.is_null(i) {
+                    return None;
+                }
+                patterns
+                    .iter()
+                    .filter(|p| !p.is_null(i))
+                    .find_map(|p| parse_millis(strings.value(i), p.value(i)))
+            })
+            .collect();
+        super::columnar(Arc::new(parsed), &args.args)
+    }
+}
+
+/// A string read with a strftime pattern as milliseconds since 1970-01-01 00:00:00; a
+/// pattern without a time of day reads a date, at midnight.
+fn parse_millis(text: &str, pattern: &str) -> Option<i64> {
+    Date64Type::parse_formatted(text, pattern).or_else(|| {
+        Date32Type::parse_formatted(text, pattern).map(|days| i64::from(days) * 86_400_000)
     })
 }
 

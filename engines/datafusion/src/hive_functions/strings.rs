@@ -4,7 +4,7 @@
 //! Hive's patterns are Java regular expressions; the engine's are Rust's `regex`, which has
 //! the same classes, groups and flags (`(?i)`) but no look-around and no back-references.
 
-use datafusion::arrow::array::{Array, ArrayRef, AsArray, StringBuilder};
+use datafusion::arrow::array::{Array, AsArray, StringBuilder};
 use datafusion::arrow::datatypes::DataType;
 use datafusion::common::{Result, ScalarValue};
 use datafusion::functions::expr_fn::{concat, regexp_match, regexp_replace, strpos, substr};
@@ -384,18 +384,7 @@ impl ScalarUDFImpl for GetJsonObject {
                 Some(other) => out.append_value(other.to_string()),
             }
         }
-        let array: ArrayRef = std::sync::Arc::new(out.finish());
-        Ok(
-            if args
-                .args
-                .iter()
-                .all(|a| matches!(a, ColumnarValue::Scalar(_)))
-            {
-                ColumnarValue::Scalar(ScalarValue::try_from_array(&array, 0)?)
-            } else {
-                ColumnarValue::Array(array)
-            },
-        )
+        super::columnar(std::sync::Arc::new(out.finish()), &args.args)
     }
 }
 

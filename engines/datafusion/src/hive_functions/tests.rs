@@ -496,6 +496,18 @@ async fn trunc_to_date_and_months_between_follow_hive() {
         &["2024-01-02", "NULL", "2024-01-02", "2024-01-02"],
     )
     .await;
+    // A string the pattern cannot read is NULL, as in Hive, not a failed query; several
+    // patterns are tried in order.
+    check(
+        &engine,
+        &session,
+        "SELECT to_date('garbage', 'dd/MM/yyyy'), unix_timestamp('garbage', 'dd/MM/yyyy'), \
+         unix_timestamp('1970-01-02', 'yyyy-MM-dd HH:mm:ss'), \
+         to_date('2024.01.02', 'dd/MM/yyyy', 'yyyy.MM.dd'), \
+         unix_timestamp('1970-01-02 00:00:01.500', 'yyyy-MM-dd HH:mm:ss.SSS')",
+        &["NULL", "NULL", "NULL", "2024-01-02", "86401"],
+    )
+    .await;
     // Hive's documented example; whole months for the same day or two last days.
     check(
         &engine,
