@@ -743,9 +743,7 @@ impl SessionsApi {
                 "session `{id}` is unknown to this gateway (closed, timed out, or opened elsewhere); open a new session"
             ))
         };
-        let uuid = Uuid::parse_str(id).map_err(|_| {
-            GatewayError::NotFound(format!("invalid session id `{id}`: session ids are UUIDs"))
-        })?;
+        let uuid = parse_id(id, "session")?;
         let known = self
             .known()
             .sessions
@@ -776,11 +774,7 @@ impl SessionsApi {
                 "operation `{id}` is unknown to this gateway (closed, timed out, or run elsewhere); run the statement again"
             ))
         };
-        let uuid = Uuid::parse_str(id).map_err(|_| {
-            GatewayError::NotFound(format!(
-                "invalid operation id `{id}`: operation ids are UUIDs"
-            ))
-        })?;
+        let uuid = parse_id(id, "operation")?;
         let operation = self
             .known()
             .operations
@@ -971,6 +965,13 @@ fn max_rows(query: &Query) -> Result<i64, GatewayError> {
         )));
     }
     Ok(rows.min(MAX_FETCH_ROWS))
+}
+
+/// An identifier of the path: one that is no UUID is unknown (404), as in Kyuubi.
+fn parse_id(id: &str, what: &str) -> Result<Uuid, GatewayError> {
+    Uuid::parse_str(id).map_err(|_| {
+        GatewayError::NotFound(format!("invalid {what} id `{id}`: {what} ids are UUIDs"))
+    })
 }
 
 fn guid(id: &THandleIdentifier) -> Result<Uuid, GatewayError> {
