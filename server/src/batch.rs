@@ -14,7 +14,7 @@
 //! restarted gateway follows it again by pid (checked against the process's start time), or
 //! marks it ERROR when it is gone, since its outcome is then unknown.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
@@ -316,6 +316,16 @@ pub struct CloseBatch {
     pub msg: String,
 }
 
+/// The outcome of a cancel request.
+#[derive(Debug)]
+pub enum Cancel {
+    /// This gateway's answer.
+    Answered(CloseBatch),
+    /// The batch runs on the gateway of this REST address (`host:port`, its
+    /// `kyuubiInstance`), which alone may stop it.
+    RunsOn(String),
+}
+
 /// A resource uploaded with the request, staged in a directory of its own until the batch
 /// is accepted (then that directory becomes the batch's working directory).
 #[derive(Clone, Debug, PartialEq)]
@@ -380,8 +390,6 @@ struct Batch {
     cancel: CancellationToken,
     /// The batch's state, for whoever waits for it to end.
     state: watch::Sender<BatchState>,
-    /// Where the next `localLog` call with `from < 0` starts (Kyuubi reads on from there).
-    log_cursor: Mutex<usize>,
 }
 
 /// The gateway's batches.
@@ -393,6 +401,9 @@ pub struct BatchManager {
     /// This REST frontend's `host:port`, the batches' `kyuubiInstance`.
     instance: String,
     batches: Mutex<BTreeMap<Uuid, Arc<Batch>>>,
+    /// Where each batch's next `localLog` call with `from < 0` starts (Kyuubi reads on from
+    /// where the last call stopped), for the batches held and those read from elsewhere.
+    log_cursors: Mutex<HashMap<Uuid, usize>>,
     /// The last `createTime` given: each batch gets a later one, so that listing by creation
     /// keeps the order of submission.
     last_created: Mutex<u64>,
@@ -428,6 +439,7 @@ impl BatchManager {
             default_cluster,
             instance,
             batches: Mutex::new(BTreeMap::new()),
+            log_cursors: Mutex::new(HashMap::new()),
             last_created: Mutex::new(0),
         });
         manager.clone().recover();
@@ -504,7 +516,6 @@ impl BatchManager {
             state: watch::Sender::new(record.state),
             record: Mutex::new(record),
             cancel: CancellationToken::new(),
-            log_cursor: Mutex::new(0),
         })
     }
 
@@ -853,6 +864,32 @@ impl BatchManager {
         }
     }
 
+    /// The records in the work directory of batches this gateway does not hold: those other
+    /// gateways sharing the directory submitted since this one started.
+    fn records_elsewhere(&self) -> Vec<BatchRecord> {
+        let Ok(entries) = std::fs::read_dir(&self.dir) else {
+            return Vec::new();
+        };
+        let names: Vec<Uuid> = entries
+            .flatten()
+            .filter_map(|entry| {
+                let name = entry.file_name();
+                let stem = name.to_str()?.strip_suffix(".json")?;
+                Uuid::parse_str(stem).ok()
+            })
+            .collect();
+        let held = self.lock();
+        let unknown: Vec<Uuid> = names
+            .into_iter()
+            .filter(|id| !held.contains_key(id))
+            .collect();
+        drop(held);
+        unknown
+            .into_iter()
+            .filter_map(|id| self.read_record(id))
+            .collect()
+    }
+
     /// The record of `id` as written in the work directory.
     fn read_record(&self, id: Uuid) -> Option<BatchRecord> {
         let bytes = std::fs::read(self.record_path(id)).ok()?;
@@ -929,30 +966,42 @@ impl BatchManager {
         }
     }
 
-    /// The batch `id` if `login_user` may see it (as `proxy_user` when allowed).
-    fn visible(
+    /// The batch `id` if `login_user` may see it (as `proxy_user` when allowed): one this
+    /// gateway holds, or one another gateway sharing the work directory submitted since this
+    /// one started, read from its record (which its gateway rewrites on every change).
+    fn find(
         &self,
         id: &str,
         login_user: &str,
         proxy_user: Option<&str>,
-    ) -> Result<Arc<Batch>, GatewayError> {
-        let unknown = || GatewayError::NotFound(format!("batch `{id}` is unknown to this gateway"));
+    ) -> Result<Found, GatewayError> {
         let uuid = Uuid::parse_str(id).map_err(|_| {
             GatewayError::NotFound(format!("invalid batch id `{id}`: batch ids are UUIDs"))
         })?;
-        let batch = self.lock().get(&uuid).cloned().ok_or_else(unknown)?;
-        let record = batch
-            .record
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone();
+        let held = self.lock().get(&uuid).cloned();
+        let (found, record) = match held {
+            Some(batch) => {
+                let record = batch
+                    .record
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .clone();
+                (Found::Here(batch), record)
+            }
+            None => {
+                let record = self.read_record(uuid).ok_or_else(|| {
+                    GatewayError::NotFound(format!("batch `{id}` is unknown to this gateway"))
+                })?;
+                (Found::Elsewhere(Box::new(record.clone())), record)
+            }
+        };
         if !self.may_see(&record, login_user, proxy_user) {
             return Err(GatewayError::Refused(format!(
                 "batch `{id}` belongs to user `{}`; `{login_user}` may not see or cancel it",
                 record.user
             )));
         }
-        Ok(batch)
+        Ok(found)
     }
 
     /// Whether `login_user` may see `record`: it runs as them, they submitted it, or they are
@@ -977,9 +1026,12 @@ impl BatchManager {
         login_user: &str,
         proxy_user: Option<&str>,
     ) -> Result<BatchView, GatewayError> {
-        let batch = self.visible(id, login_user, proxy_user)?;
-        let record = batch.record.lock().unwrap_or_else(|p| p.into_inner());
-        Ok(BatchView::from(&*record))
+        Ok(match self.find(id, login_user, proxy_user)? {
+            Found::Here(batch) => {
+                BatchView::from(&*batch.record.lock().unwrap_or_else(|p| p.into_inner()))
+            }
+            Found::Elsewhere(record) => BatchView::from(&*record),
+        })
     }
 
     /// The batches `login_user` may see that pass `filter`.
@@ -989,7 +1041,7 @@ impl BatchManager {
         login_user: &str,
         proxy_user: Option<&str>,
     ) -> BatchList {
-        let records: Vec<BatchRecord> = self
+        let mut records: Vec<BatchRecord> = self
             .lock()
             .values()
             .map(|batch| {
@@ -999,8 +1051,9 @@ impl BatchManager {
                     .unwrap_or_else(|p| p.into_inner())
                     .clone()
             })
-            .filter(|record| self.may_see(record, login_user, proxy_user))
             .collect();
+        records.extend(self.records_elsewhere());
+        records.retain(|record| self.may_see(record, login_user, proxy_user));
         let batches: Vec<BatchView> = filter.page(records).iter().map(BatchView::from).collect();
         BatchList {
             from: filter.from,
@@ -1019,11 +1072,15 @@ impl BatchManager {
         from: i64,
         size: usize,
     ) -> Result<LogRows, GatewayError> {
-        let batch = self.visible(id, login_user, proxy_user)?;
+        let batch_id = match self.find(id, login_user, proxy_user)? {
+            Found::Here(batch) => batch.id(),
+            Found::Elsewhere(record) => record.id,
+        };
         let size = size.min(MAX_LOG_ROWS);
-        let mut cursor = batch.log_cursor.lock().unwrap_or_else(|p| p.into_inner());
+        let mut cursors = self.log_cursors.lock().unwrap_or_else(|p| p.into_inner());
+        let cursor = cursors.entry(batch_id).or_default();
         let start = usize::try_from(from).unwrap_or(*cursor);
-        let rows = read_lines(&self.log_path(batch.id()), start, size).map_err(|e| {
+        let rows = read_lines(&self.log_path(batch_id), start, size).map_err(|e| {
             GatewayError::Internal(format!("cannot read the log of batch `{id}`: {e}"))
         })?;
         if from < 0 {
@@ -1036,19 +1093,55 @@ impl BatchManager {
     }
 
     /// Cancels the batch: stops its process group and waits (bounded) until it is CANCELED.
+    /// A batch another gateway runs (its `kyuubiInstance`) is that gateway's to stop, since
+    /// it writes the batch's record: with `runner_first` the answer names it, for the call to
+    /// be passed on. Without (the runner did not answer), a batch this gateway follows, found
+    /// at its start with its process alive, is stopped from here.
     pub async fn cancel(
         &self,
         id: &str,
         login_user: &str,
         proxy_user: Option<&str>,
-    ) -> Result<CloseBatch, GatewayError> {
-        let batch = self.visible(id, login_user, proxy_user)?;
+        runner_first: bool,
+    ) -> Result<Cancel, GatewayError> {
+        let (held, record) = match self.find(id, login_user, proxy_user)? {
+            Found::Here(batch) => {
+                let record = batch
+                    .record
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .clone();
+                (Some(batch), record)
+            }
+            Found::Elsewhere(record) => (None, *record),
+        };
+        let runs_elsewhere = record.kyuubi_instance != self.instance;
+        match held {
+            _ if record.state.is_terminal() => Ok(Cancel::Answered(CloseBatch {
+                success: false,
+                msg: format!("batch {id} has already ended: {}", record.state.as_str()),
+            })),
+            _ if runs_elsewhere && runner_first => Ok(Cancel::RunsOn(record.kyuubi_instance)),
+            Some(batch) => Ok(Cancel::Answered(
+                self.cancel_held(id, login_user, &batch).await,
+            )),
+            None if runs_elsewhere => Ok(Cancel::RunsOn(record.kyuubi_instance)),
+            None => Err(GatewayError::Internal(format!(
+                "batch {id} names this gateway ({}) as its runner but this gateway does not \
+                 hold it; restart the gateway to take its batches up again",
+                self.instance
+            ))),
+        }
+    }
+
+    /// Cancels a batch this gateway holds.
+    async fn cancel_held(&self, id: &str, login_user: &str, batch: &Batch) -> CloseBatch {
         let state = *batch.state.borrow();
         if state.is_terminal() {
-            return Ok(CloseBatch {
+            return CloseBatch {
                 success: false,
                 msg: format!("batch {id} has already ended: {}", state.as_str()),
-            });
+            };
         }
         tracing::info!(batch = %id, user = login_user, "cancelling batch");
         batch.cancel.cancel();
@@ -1060,7 +1153,7 @@ impl BatchManager {
         .await
         .is_ok_and(|waited| waited.is_ok());
         let state = *batch.state.borrow();
-        Ok(match (ended, state) {
+        match (ended, state) {
             (_, BatchState::Canceled) => CloseBatch {
                 success: true,
                 msg: format!("batch {id} is canceled: its spark-submit process group was stopped"),
@@ -1076,7 +1169,7 @@ impl BatchManager {
                 success: false,
                 msg: format!("batch {id} is still stopping; ask for its state again shortly"),
             },
-        })
+        }
     }
 
     /// Forgets, now and then every [`CLEAN_INTERVAL`], the batches that ended more than
@@ -1124,6 +1217,10 @@ impl BatchManager {
             }
             let _ = std::fs::remove_dir_all(self.dir.join(id.to_string()));
         }
+        self.log_cursors
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .retain(|id, _| self.record_path(*id).exists());
         if !expired.is_empty() {
             tracing::info!(batches = expired.len(), max_age = ?max_age, "expired batches removed");
         }
@@ -1138,6 +1235,14 @@ impl BatchManager {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+}
+
+/// Where [`BatchManager::find`] found a batch.
+enum Found {
+    /// Held by this gateway (submitted here, or found at its start).
+    Here(Arc<Batch>),
+    /// Only in the work directory: another gateway sharing it runs it.
+    Elsewhere(Box<BatchRecord>),
 }
 
 /// What [`BatchManager::claim`] found.

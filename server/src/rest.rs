@@ -54,6 +54,7 @@ use crate::errors::GatewayError;
 use multipart::UploadError;
 use sessions::{Caller, MetadataKind, OperationPart, SessionsApi};
 
+mod forward;
 mod multipart;
 mod results;
 pub mod sessions;
@@ -232,11 +233,9 @@ impl RestApi {
             (Route::Batches, _) => query
                 .filter()
                 .map(|filter| json(&self.batches.list(&filter, &user, proxy))),
-            (Route::Batch(id), Method::DELETE) => self
-                .batches
-                .cancel(id, &user, proxy)
-                .await
-                .map(|closed| json(&closed)),
+            (Route::Batch(id), Method::DELETE) => {
+                forward::cancel_batch(&self.batches, id, &user, proxy, &req).await
+            }
             (Route::Batch(id), _) => self.batches.get(id, &user, proxy).map(|b| json(&b)),
             (Route::BatchLog(id), _) => query.log_page().and_then(|(from, size)| {
                 self.batches

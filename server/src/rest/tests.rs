@@ -938,7 +938,7 @@ async fn a_resubmission_with_the_same_batch_id_answers_with_the_batch_already_st
 
     for manager in [&api.batches, &other] {
         for batch in [&raced, &id] {
-            let _ = manager.cancel(batch, "alice", None).await;
+            let _ = manager.cancel(batch, "alice", None, true).await;
         }
     }
 }
@@ -1014,5 +1014,155 @@ async fn batches_that_ended_longer_ago_than_the_max_age_are_forgotten_with_their
     assert_eq!(restarted.remove_ended_before(Duration::ZERO), 1);
     assert!(restarted.get(&running, "alice", None).is_ok());
     assert!(!dir.join(format!("{finished}.json")).exists());
-    api.batches.cancel(&running, "alice", None).await.unwrap();
+    api.batches
+        .cancel(&running, "alice", None, true)
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn gateways_sharing_a_work_directory_serve_each_others_batches() {
+    let f = fixture();
+    // Two gateways on one work directory, each serving REST on a port of its own; the batch
+    // is submitted to `a` after `b` started, so `b` knows it only from its record.
+    let serve_gateway = |instance_listener: tokio::net::TcpListener| {
+        let instance = instance_listener.local_addr().unwrap().to_string();
+        let api = Arc::new(RestApi {
+            batches: f.another_gateway(&instance),
+            authenticator: Arc::new(AnyPassword),
+        });
+        let shutdown = CancellationToken::new();
+        let server = tokio::spawn(serve(
+            instance_listener,
+            api.clone(),
+            None,
+            shutdown.clone(),
+        ));
+        (instance, api, shutdown, server)
+    };
+    let bind = || tokio::net::TcpListener::bind("127.0.0.1:0");
+    let (a_instance, a, a_shutdown, a_server) = serve_gateway(bind().await.unwrap());
+    let (_, b, _b_shutdown, _) = serve_gateway(bind().await.unwrap());
+    let submit = |api: Arc<RestApi>| async move {
+        let batch = json_of(
+            &api,
+            request(
+                "POST",
+                "/api/v1/batches",
+                Some("alice"),
+                &submission("/jobs/sleep.py"),
+            ),
+        )
+        .await;
+        let id = batch["id"].as_str().unwrap().to_owned();
+        wait_for_state(&api, &id, "alice", "RUNNING").await;
+        id
+    };
+    let id = submit(a.clone()).await;
+
+    let seen = json_of(
+        &b,
+        request("GET", &format!("/api/v1/batches/{id}"), Some("alice"), ""),
+    )
+    .await;
+    assert_eq!(seen["state"], "RUNNING", "{seen}");
+    assert_eq!(seen["kyuubiInstance"], a_instance.as_str());
+    let listed = json_of(&b, request("GET", "/api/v1/batches", Some("alice"), "")).await;
+    assert_eq!(listed["batches"][0]["id"], id.as_str(), "{listed}");
+    let log = json_of(
+        &b,
+        request(
+            "GET",
+            &format!("/api/v1/batches/{id}/localLog"),
+            Some("alice"),
+            "",
+        ),
+    )
+    .await;
+    assert!(
+        log["logRowSet"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("kumiho: starting"),
+        "{log}"
+    );
+    let (status, body) = call(
+        &b,
+        request("GET", &format!("/api/v1/batches/{id}"), Some("bob"), ""),
+    )
+    .await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
+
+    // Cancelling through `b` is done by `a`, which runs the batch.
+    let closed = json_of(
+        &b,
+        request(
+            "DELETE",
+            &format!("/api/v1/batches/{id}"),
+            Some("alice"),
+            "",
+        ),
+    )
+    .await;
+    assert_eq!(closed["success"], true, "{closed}");
+    for api in [&a, &b] {
+        let batch = json_of(
+            api,
+            request("GET", &format!("/api/v1/batches/{id}"), Some("alice"), ""),
+        )
+        .await;
+        assert_eq!(batch["state"], "CANCELED", "{batch}");
+    }
+
+    // A gateway started while `a` runs a batch follows it, and still leaves its cancel to
+    // `a`, so that `a`, which waits for the process, records it CANCELED (not ERROR).
+    let followed = submit(a.clone()).await;
+    let (_, c, _c_shutdown, _) = serve_gateway(bind().await.unwrap());
+    let closed = json_of(
+        &c,
+        request(
+            "DELETE",
+            &format!("/api/v1/batches/{followed}"),
+            Some("alice"),
+            "",
+        ),
+    )
+    .await;
+    assert_eq!(closed["success"], true, "{closed}");
+    let ended = json_of(
+        &a,
+        request(
+            "GET",
+            &format!("/api/v1/batches/{followed}"),
+            Some("alice"),
+            "",
+        ),
+    )
+    .await;
+    assert_eq!(
+        (ended["state"].as_str(), ended["appState"].as_str()),
+        (Some("CANCELED"), Some("KILLED")),
+        "{ended}"
+    );
+
+    // When `a` does not answer, `b` says which gateway runs the batch.
+    let second = submit(a.clone()).await;
+    a_shutdown.cancel();
+    a_server.await.unwrap();
+    let (status, body) = call(
+        &b,
+        request(
+            "DELETE",
+            &format!("/api/v1/batches/{second}"),
+            Some("alice"),
+            "",
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_GATEWAY, "{body}");
+    assert!(body.contains(&a_instance), "{body}");
+    a.batches
+        .cancel(&second, "alice", None, true)
+        .await
+        .unwrap();
 }
