@@ -643,6 +643,77 @@ fn hive_unescape(text: &str) -> String {
     out
 }
 
+/// A statement's text with Hive's `\'` inside a string literal written `''`, which
+/// DataFusion's tokenizer reads as the quote (it ends the literal at `\'`, as standard SQL
+/// does); the other backslash escapes are left for [`hive_unescape`]. Comments and quoted
+/// identifiers are passed over, and a text without `\'` is returned as it is.
+pub fn quote_escapes(sql: &str) -> std::borrow::Cow<'_, str> {
+    if !sql.contains("\\'") {
+        return sql.into();
+    }
+    let mut out = String::with_capacity(sql.len() + 8);
+    let mut chars = sql.chars().peekable();
+    while let Some(c) = chars.next() {
+        out.push(c);
+        // Each arm copies up to the end of what `c` opens.
+        match c {
+            '\'' => {
+                while let Some(c) = chars.next() {
+                    match c {
+                        '\\' => match chars.next() {
+                            Some('\'') => out.push_str("''"),
+                            Some(next) => {
+                                out.push('\\');
+                                out.push(next);
+                            }
+                            None => out.push('\\'),
+                        },
+                        '\'' if chars.peek() == Some(&'\'') => {
+                            chars.next();
+                            out.push_str("''");
+                        }
+                        '\'' => {
+                            out.push('\'');
+                            break;
+                        }
+                        other => out.push(other),
+                    }
+                }
+            }
+            '"' | '`' => {
+                for next in chars.by_ref() {
+                    out.push(next);
+                    if next == c {
+                        break;
+                    }
+                }
+            }
+            '-' if chars.peek() == Some(&'-') => {
+                for next in chars.by_ref() {
+                    out.push(next);
+                    if next == '\n' {
+                        break;
+                    }
+                }
+            }
+            '/' if chars.peek() == Some(&'*') => {
+                chars.next();
+                out.push('*');
+                let mut last = ' ';
+                for next in chars.by_ref() {
+                    out.push(next);
+                    if last == '*' && next == '/' {
+                        break;
+                    }
+                    last = next;
+                }
+            }
+            _ => {}
+        }
+    }
+    out.into()
+}
+
 /// `uXXXX` after a backslash: the character of that UTF-16 code unit (a lone surrogate,
 /// which Rust's strings cannot hold, is left to the other rules).
 fn unicode_escape(after: &[char]) -> Option<char> {

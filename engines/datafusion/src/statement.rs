@@ -149,6 +149,13 @@ pub fn is_side_effect(plan: &LogicalPlan) -> bool {
 /// command, or DataFusion's logical plan.
 pub async fn plan(context: &SessionContext, sql: &str) -> Result<Planned> {
     let sql = trim_statement(sql);
+    // SET's value is raw text in Hive; elsewhere `\'` is a quote in a string literal.
+    let sql = if set_value(sql).is_some() {
+        sql.into()
+    } else {
+        hive_syntax::quote_escapes(sql)
+    };
+    let sql = sql.as_ref();
     if let Some(command) = recognise(sql)? {
         return Ok(match command {
             Recognised::Command(command) => Planned::Command(command),
@@ -571,10 +578,9 @@ enum Recognised {
 
 /// Recognises the Hive commands; `None` hands the statement to DataFusion as it is.
 fn recognise(sql: &str) -> Result<Option<Recognised>> {
-    let first_word = sql.split(|c: char| c.is_whitespace()).next().unwrap_or("");
     // SET's value is raw text in Hive (`SET a.b=x y z`), so it is not tokenised.
-    if first_word.eq_ignore_ascii_case("set") {
-        return Ok(recognise_set(sql[first_word.len()..].trim()).map(Recognised::Command));
+    if let Some(value) = set_value(sql) {
+        return Ok(recognise_set(value.trim()).map(Recognised::Command));
     }
     let tokens = match Tokenizer::new(&GenericDialect {}, sql).tokenize() {
         Ok(tokens) => tokens,
@@ -583,6 +589,14 @@ fn recognise(sql: &str) -> Result<Option<Recognised>> {
     };
     let words = Words::new(tokens);
     Ok(words.recognise())
+}
+
+/// What follows `SET` in a SET statement.
+fn set_value(sql: &str) -> Option<&str> {
+    let first_word = sql.split(|c: char| c.is_whitespace()).next().unwrap_or("");
+    first_word
+        .eq_ignore_ascii_case("set")
+        .then(|| &sql[first_word.len()..])
 }
 
 fn recognise_set(rest: &str) -> Option<HiveCommand> {

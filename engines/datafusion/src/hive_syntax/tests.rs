@@ -295,6 +295,43 @@ async fn string_literals_take_hives_backslash_escapes() {
     );
 }
 
+#[tokio::test]
+async fn a_quote_escaped_with_a_backslash_is_a_quote_as_in_hive() {
+    assert_eq!(value(r"SELECT 'it\'s'").await, "it's");
+    assert_eq!(value(r"SELECT concat('\'', 'a', '''')").await, "'a'");
+    // An escaped backslash before the closing quote leaves the quote closing.
+    assert_eq!(value(r"SELECT length('a\\') + length('\\\'')").await, "4");
+    let engine = engine().await;
+    let session = open(&engine);
+    // A quote in a comment or an identifier opens no literal.
+    assert_eq!(
+        lines(
+            &engine,
+            &session,
+            "SELECT 'x\\'y' AS \"it's\" -- it's\n, /* it's */ 'z' AS w"
+        )
+        .await[3],
+        "| x'y  | z |"
+    );
+}
+
+#[test]
+fn quote_escapes_turn_backslash_quotes_into_doubled_quotes() {
+    use super::quote_escapes;
+    assert_eq!(quote_escapes(r"SELECT 'a\'b'"), "SELECT 'a''b'");
+    assert_eq!(
+        quote_escapes(r"SELECT 'a\\', 'b\'c'"),
+        r"SELECT 'a\\', 'b''c'"
+    );
+    assert_eq!(quote_escapes(r"SELECT 'a''\'b'"), "SELECT 'a''''b'");
+    // Outside a literal, in a comment or a quoted identifier, a backslash stays.
+    assert_eq!(
+        quote_escapes("SELECT \"x\\'\" -- \\'\n, 'a\\''"),
+        "SELECT \"x\\'\" -- \\'\n, 'a'''"
+    );
+    assert_eq!(quote_escapes(r"SELECT '\d'"), r"SELECT '\d'");
+}
+
 #[test]
 fn hive_unescape_follows_hives_rules() {
     use super::hive_unescape;
