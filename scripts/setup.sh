@@ -2,6 +2,7 @@
 # Installs what building and testing Kumiho needs, and checks what it cannot install.
 # Idempotent and quick when everything is present; run as root on a fresh machine (CI).
 #   - Debian: zookeeper (the ZooKeeper registry's tests), thrift-compiler (scripts/gen-thrift.sh),
+#     apache2-utils (htpasswd: the password files of the authentication tests),
 #     a Java runtime (beeline, Spark Thrift Server)
 #   - Python (tests/requirements.txt): pyspark (beeline + Hive JDBC 2.3, spark-submit), PyHive
 #     with its Thrift/SASL stack, pytest, DuckDB with its TPC-H extension (the tests' oracle)
@@ -14,7 +15,7 @@ fail() { echo "setup: ERROR: $*" >&2; exit 1; }
 
 # --- Debian packages -------------------------------------------------------------------------
 # `dpkg-query` answers from the local database: no network, no apt-get update unless needed.
-apt_packages=(zookeeper thrift-compiler)
+apt_packages=(zookeeper thrift-compiler apache2-utils)
 command -v java >/dev/null || apt_packages+=(default-jre-headless)
 missing=()
 for package in "${apt_packages[@]}"; do

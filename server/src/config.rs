@@ -39,6 +39,13 @@ pub struct ServerConfig {
     /// (Kyuubi's `kyuubi.metadata.max.age`).
     #[serde(with = "duration::serde_text")]
     pub batch_max_age: Duration,
+    /// How clients prove who they are (Kyuubi's `kyuubi.authentication`): `NONE` takes any
+    /// password (and NOSASL connections), `FILE` checks it against `password-file`.
+    #[serde(deserialize_with = "crate::cluster::by_name")]
+    pub authentication: Authentication,
+    /// Users and bcrypt hashes, one `user:hash` per line as `htpasswd -B` writes them; read
+    /// again when it changes. Required by `authentication: FILE`.
+    pub password_file: Option<PathBuf>,
     /// Directory with one YAML file per cluster; relative paths start at the working directory.
     pub cluster_configs: PathBuf,
     /// Where engine registries, launch locks and engine logs live (embedded registry).
@@ -102,6 +109,31 @@ pub struct ServerConfig {
     pub cookie_secret: Option<Secret>,
 }
 
+/// How clients prove who they are.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Authentication {
+    /// Any user with any password, and NOSASL connections (HiveServer2's NONE).
+    #[default]
+    None,
+    /// Users and passwords from `password-file` ([`crate::password_file`]); NOSASL
+    /// connections, which carry no password, are refused.
+    File,
+}
+
+impl std::str::FromStr for Authentication {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        match text.to_ascii_uppercase().as_str() {
+            "NONE" => Ok(Authentication::None),
+            "FILE" => Ok(Authentication::File),
+            _ => Err(format!(
+                "authentication `{text}` is not supported; use NONE or FILE (with password-file)"
+            )),
+        }
+    }
+}
+
 /// The frontend a ZooKeeper registration points clients at.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum HaTransportMode {
@@ -145,6 +177,8 @@ impl Default for ServerConfig {
             rest_enabled: true,
             rest_port: 10099,
             batch_max_age: Duration::from_secs(72 * 3600),
+            authentication: Authentication::None,
+            password_file: None,
             cluster_configs: PathBuf::from("cluster-configs"),
             work_dir: PathBuf::from("work"),
             default_cluster: "default".to_owned(),
@@ -195,6 +229,11 @@ pub struct Cli {
     pub rest_enabled: Option<bool>,
     #[arg(long)]
     pub rest_port: Option<u16>,
+    /// `NONE` (any password) or `FILE` (checked against `--password-file`).
+    #[arg(long)]
+    pub authentication: Option<Authentication>,
+    #[arg(long)]
+    pub password_file: Option<PathBuf>,
     /// e.g. `72h` or `P3D`.
     #[arg(long, value_parser = duration::parse)]
     pub batch_max_age: Option<Duration>,
@@ -266,6 +305,7 @@ impl Cli {
             rest_enabled,
             rest_port,
             batch_max_age,
+            authentication,
             cluster_configs,
             work_dir,
             default_cluster,
@@ -285,6 +325,9 @@ impl Cli {
         );
         if self.engine_binary.is_some() {
             config.engine_binary = self.engine_binary;
+        }
+        if self.password_file.is_some() {
+            config.password_file = self.password_file;
         }
         if self.ha_addresses.is_some() {
             config.ha_addresses = self.ha_addresses;
@@ -365,6 +408,21 @@ impl ServerConfig {
         }
         if self.operation_idle_timeout.is_zero() {
             return Err("operation-idle-timeout must be longer than zero, e.g. `3h`".to_owned());
+        }
+        match (self.authentication, &self.password_file) {
+            (Authentication::File, None) => {
+                return Err(
+                    "authentication FILE needs password-file: a file of `user:bcrypt-hash` lines (htpasswd -B)"
+                        .to_owned(),
+                )
+            }
+            (Authentication::None, Some(_)) => {
+                return Err(
+                    "password-file is set but authentication is NONE, which takes any password; set authentication to FILE"
+                        .to_owned(),
+                )
+            }
+            _ => {}
         }
         if self.batch_max_age.is_zero() {
             return Err("batch-max-age must be longer than zero, e.g. `72h`".to_owned());
@@ -573,6 +631,33 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(off.validate(), Ok(()));
+    }
+
+    #[test]
+    fn authentication_file_needs_a_password_file_and_a_password_file_needs_it() {
+        assert_eq!(ServerConfig::default().authentication, Authentication::None);
+        let cli = Cli::try_parse_from([
+            "kumiho",
+            "--authentication",
+            "file",
+            "--password-file",
+            "/etc/kumiho/passwords",
+        ])
+        .unwrap();
+        let config = cli.into_config().unwrap();
+        assert_eq!(config.authentication, Authentication::File);
+        let alone = ServerConfig::from_yaml("authentication: FILE\n").unwrap();
+        assert!(alone
+            .validate()
+            .unwrap_err()
+            .contains("needs password-file"));
+        let ignored = ServerConfig::from_yaml("password-file: /p\n").unwrap();
+        assert!(ignored
+            .validate()
+            .unwrap_err()
+            .contains("set authentication to FILE"));
+        let unknown = ServerConfig::from_yaml("authentication: KERBEROS\n").unwrap_err();
+        assert!(unknown.contains("use NONE or FILE"), "{unknown}");
     }
 
     #[test]

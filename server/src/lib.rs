@@ -54,6 +54,7 @@ pub mod engine_connect;
 pub mod errors;
 pub mod metrics;
 pub mod operation;
+pub mod password_file;
 pub mod proxy;
 pub mod registries;
 pub mod rest;

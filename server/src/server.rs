@@ -24,9 +24,10 @@ use tokio_util::sync::CancellationToken;
 
 use crate::batch::BatchManager;
 use crate::cluster::{watcher, ClusterRegistry};
-use crate::config::ServerConfig;
+use crate::config::{Authentication, ServerConfig};
 use crate::discovery::{advertised_host, Advertised, Ensemble, GatewayRegistration};
 use crate::metrics::{Metered, Metrics};
+use crate::password_file::PasswordFile;
 use crate::proxy::Gateway;
 use crate::registries::Registries;
 use crate::rest::sessions::SessionsApi;
@@ -76,6 +77,12 @@ pub async fn start(mut config: ServerConfig) -> Result<RunningGateway, String> {
             config.work_dir.display()
         )
     })?;
+    // One authenticator for every frontend: Thrift (SASL PLAIN, HTTP Basic) and REST.
+    let authenticator: Arc<dyn Authenticator> = match (config.authentication, &config.password_file)
+    {
+        (Authentication::File, Some(path)) => Arc::new(PasswordFile::open(path)?),
+        _ => Arc::new(AnyPassword),
+    };
     let (clusters, report) = ClusterRegistry::load(&config.cluster_configs)?;
     watcher::log_report(&report);
     let clusters = Arc::new(clusters);
@@ -156,8 +163,6 @@ pub async fn start(mut config: ServerConfig) -> Result<RunningGateway, String> {
             }
         }
     };
-    // One authenticator for every frontend: Thrift (SASL PLAIN, HTTP Basic) and REST.
-    let authenticator: Arc<dyn Authenticator> = Arc::new(AnyPassword);
     let gateway = Arc::new(Metered::new(
         Gateway::new(sessions.clone()),
         sessions.metrics.clone(),
@@ -165,7 +170,8 @@ pub async fn start(mut config: ServerConfig) -> Result<RunningGateway, String> {
     let options = Arc::new(ServerOptions {
         authenticator: authenticator.clone(),
         allow_sasl: true,
-        allow_nosasl: true,
+        // NOSASL carries no password.
+        allow_nosasl: config.authentication == Authentication::None,
         max_message_size: config.max_message_size,
         http_path: config.http_path.trim_matches('/').to_owned(),
         cookie_secret,
