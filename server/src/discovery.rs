@@ -3,7 +3,8 @@
 //! A client with `jdbc:hive2://ZK/;serviceDiscoveryMode=zooKeeper;zooKeeperNamespace=NS` lists
 //! `/NS`, picks a child at random and reads its data, `key=value` pairs separated by `;`
 //! (Hive JDBC 2.3's `ZooKeeperHiveClientHelper`: it reads the bind host, the port, the
-//! transport mode, the HTTP path and port, and NOSASL among the authentication values). The
+//! transport mode, the HTTP path and port, and NOSASL among the authentication values; we
+//! write NONE, or CUSTOM when passwords are checked). The
 //! node is `/NS/serverUri=host:port;version=V;sequence=NNNNNNNNNN`, Kyuubi's and HiveServer2's
 //! name. It lives with the gateway's ZooKeeper session; when that session expires (the
 //! ensemble lost it, or was wiped) a new session registers again, and a node deleted by
@@ -64,6 +65,8 @@ pub struct Advertised {
     pub transport: HaTransportMode,
     /// The gateway's version.
     pub version: String,
+    /// Whether clients must send a password the gateway checks (authentication FILE).
+    pub checks_passwords: bool,
 }
 
 impl Advertised {
@@ -101,8 +104,14 @@ impl Advertised {
                 pairs.push(("hive.server2.transport.mode", "http".to_owned()));
             }
         }
-        // Password-based (SASL PLAIN) clients; the binary port takes NOSASL clients too.
-        pairs.push(("hive.server2.authentication", "NONE".to_owned()));
+        // Hive's names: NONE takes any password (and NOSASL on the binary port); CUSTOM, a
+        // checked password. Hive JDBC connects with SASL PLAIN either way.
+        let authentication = if self.checks_passwords {
+            "CUSTOM"
+        } else {
+            "NONE"
+        };
+        pairs.push(("hive.server2.authentication", authentication.to_owned()));
         pairs
             .iter()
             .map(|(key, value)| format!("{key}={value}"))
@@ -371,6 +380,7 @@ mod tests {
             http_path: "cliservice".to_owned(),
             transport,
             version: "0.1.0".to_owned(),
+            checks_passwords: false,
         }
     }
 
@@ -386,6 +396,13 @@ mod tests {
             "hive.server2.thrift.bind.host=gw1.example.com;hive.server2.thrift.port=10009;\
              hive.server2.transport.mode=binary;hive.server2.authentication=NONE"
         );
+        let checked = Advertised {
+            checks_passwords: true,
+            ..binary
+        };
+        assert!(checked
+            .node_data()
+            .ends_with(";hive.server2.authentication=CUSTOM"));
     }
 
     #[test]

@@ -234,6 +234,7 @@ pub async fn start(mut config: ServerConfig) -> Result<RunningGateway, String> {
                 http_path: config.http_path.trim_matches('/').to_owned(),
                 transport: config.ha_transport_mode,
                 version: env!("CARGO_PKG_VERSION").to_owned(),
+                checks_passwords: config.authentication == Authentication::File,
             };
             let registering = GatewayRegistration::start(
                 client,
