@@ -108,6 +108,11 @@ async fn json_of(api: &RestApi, req: Request<Full<Bytes>>) -> serde_json::Value 
     serde_json::from_str(&body).unwrap()
 }
 
+/// `POST /api/v1/batches` as `user`: the answer, which must be 200.
+async fn post_batch(api: &RestApi, user: &str, body: &str) -> serde_json::Value {
+    json_of(api, request("POST", "/api/v1/batches", Some(user), body)).await
+}
+
 async fn wait_for_state(api: &RestApi, id: &str, user: &str, state: &str) -> serde_json::Value {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
     loop {
@@ -182,16 +187,7 @@ async fn a_batch_runs_to_finished_with_its_log_and_app_id() {
     let f = fixture();
     let (status, body) = call(&f.api, request("GET", "/api/v1/ping", None, "")).await;
     assert_eq!((status, body.as_str()), (StatusCode::OK, "pong"));
-    let batch = json_of(
-        &f.api,
-        request(
-            "POST",
-            "/api/v1/batches",
-            Some("alice"),
-            &submission("/jobs/ok.py"),
-        ),
-    )
-    .await;
+    let batch = post_batch(&f.api, "alice", &submission("/jobs/ok.py")).await;
     assert_eq!(batch["user"], "alice");
     assert_eq!(batch["batchType"], "PYSPARK");
     assert_eq!(batch["name"], "n-/jobs/ok.py");
@@ -299,16 +295,7 @@ async fn a_batch_runs_to_finished_with_its_log_and_app_id() {
 #[tokio::test]
 async fn a_failing_batch_errors_with_its_diagnostic_and_a_deleted_one_is_canceled() {
     let f = fixture();
-    let failed = json_of(
-        &f.api,
-        request(
-            "POST",
-            "/api/v1/batches",
-            Some("alice"),
-            &submission("/jobs/fail.py"),
-        ),
-    )
-    .await;
+    let failed = post_batch(&f.api, "alice", &submission("/jobs/fail.py")).await;
     let failed = wait_for_state(&f.api, failed["id"].as_str().unwrap(), "alice", "ERROR").await;
     let diagnostic = failed["appDiagnostic"].as_str().unwrap();
     assert!(
@@ -317,16 +304,7 @@ async fn a_failing_batch_errors_with_its_diagnostic_and_a_deleted_one_is_cancele
     );
     assert_eq!(failed["appState"], "FAILED");
 
-    let sleeping = json_of(
-        &f.api,
-        request(
-            "POST",
-            "/api/v1/batches",
-            Some("alice"),
-            &submission("/jobs/sleep.py"),
-        ),
-    )
-    .await;
+    let sleeping = post_batch(&f.api, "alice", &submission("/jobs/sleep.py")).await;
     let id = sleeping["id"].as_str().unwrap().to_owned();
     let running = wait_for_state(&f.api, &id, "alice", "RUNNING").await;
     assert!(running["appStartTime"].as_u64().unwrap() > 0);
@@ -470,16 +448,7 @@ async fn bad_requests_get_the_status_that_says_whose_fault() {
 #[tokio::test]
 async fn a_restarted_manager_lists_old_batches_and_ends_those_whose_process_is_gone() {
     let f = fixture();
-    let batch = json_of(
-        &f.api,
-        request(
-            "POST",
-            "/api/v1/batches",
-            Some("alice"),
-            &submission("/jobs/ok.py"),
-        ),
-    )
-    .await;
+    let batch = post_batch(&f.api, "alice", &submission("/jobs/ok.py")).await;
     let id = batch["id"].as_str().unwrap().to_owned();
     wait_for_state(&f.api, &id, "alice", "FINISHED").await;
     // A record left RUNNING by a gateway that died, with a process that no longer exists.
@@ -548,7 +517,7 @@ async fn super_users_submit_as_others_and_restricted_keys_are_refused() {
     );
     // The conf key works as the query parameter does.
     let body = r#"{"batchType":"PYSPARK","resource":"/jobs/ok.py","conf":{"hive.server2.proxy.user":"carol"}}"#;
-    let batch = json_of(api, request("POST", "/api/v1/batches", Some("admin"), body)).await;
+    let batch = post_batch(api, "admin", body).await;
     assert_eq!(batch["user"], "carol");
     // The cluster's session-conf rules apply to a batch's conf as to a session's.
     let body = r#"{"batchType":"PYSPARK","resource":"/jobs/ok.py","conf":{"spark.driver.extraJavaOptions":"-Dx=1"}}"#;
@@ -865,28 +834,10 @@ async fn a_resubmission_with_the_same_batch_id_answers_with_the_batch_already_st
 
     // Over REST: a retry, even of a different request, shows the batch already running.
     let id = uuid::Uuid::new_v4().to_string();
-    let first = json_of(
-        api,
-        request(
-            "POST",
-            "/api/v1/batches",
-            Some("alice"),
-            &with_id(&id, "/jobs/sleep.py"),
-        ),
-    )
-    .await;
+    let first = post_batch(api, "alice", &with_id(&id, "/jobs/sleep.py")).await;
     assert_eq!(first["batchInfo"], serde_json::json!({}));
     wait_for_state(api, &id, "alice", "RUNNING").await;
-    let again = json_of(
-        api,
-        request(
-            "POST",
-            "/api/v1/batches",
-            Some("alice"),
-            &with_id(&id, "/jobs/ok.py"),
-        ),
-    )
-    .await;
+    let again = post_batch(api, "alice", &with_id(&id, "/jobs/ok.py")).await;
     assert_eq!(
         (again["id"].as_str(), again["state"].as_str()),
         (Some(id.as_str()), Some("RUNNING"))
@@ -1044,16 +995,7 @@ async fn gateways_sharing_a_work_directory_serve_each_others_batches() {
     let (a_instance, a, a_shutdown, a_server) = serve_gateway(bind().await.unwrap());
     let (_, b, _b_shutdown, _) = serve_gateway(bind().await.unwrap());
     let submit = |api: Arc<RestApi>| async move {
-        let batch = json_of(
-            &api,
-            request(
-                "POST",
-                "/api/v1/batches",
-                Some("alice"),
-                &submission("/jobs/sleep.py"),
-            ),
-        )
-        .await;
+        let batch = post_batch(&api, "alice", &submission("/jobs/sleep.py")).await;
         let id = batch["id"].as_str().unwrap().to_owned();
         wait_for_state(&api, &id, "alice", "RUNNING").await;
         id
