@@ -113,14 +113,19 @@ async fn post_batch(api: &RestApi, user: &str, body: &str) -> serde_json::Value 
     json_of(api, request("POST", "/api/v1/batches", Some(user), body)).await
 }
 
+/// `GET` or `DELETE` of `/api/v1/batches/{id}` as `user`: the answer, which must be 200.
+async fn on_batch(api: &RestApi, method: &str, id: &str, user: &str) -> serde_json::Value {
+    json_of(
+        api,
+        request(method, &format!("/api/v1/batches/{id}"), Some(user), ""),
+    )
+    .await
+}
+
 async fn wait_for_state(api: &RestApi, id: &str, user: &str, state: &str) -> serde_json::Value {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
     loop {
-        let batch = json_of(
-            api,
-            request("GET", &format!("/api/v1/batches/{id}"), Some(user), ""),
-        )
-        .await;
+        let batch = on_batch(api, "GET", id, user).await;
         if batch["state"] == state {
             return batch;
         }
@@ -278,16 +283,7 @@ async fn a_batch_runs_to_finished_with_its_log_and_app_id() {
     .await;
     assert_eq!(status, StatusCode::OK);
     // Deleting an ended batch says so.
-    let closed = json_of(
-        &f.api,
-        request(
-            "DELETE",
-            &format!("/api/v1/batches/{id}"),
-            Some("alice"),
-            "",
-        ),
-    )
-    .await;
+    let closed = on_batch(&f.api, "DELETE", &id, "alice").await;
     assert_eq!(closed["success"], false);
     assert!(closed["msg"].as_str().unwrap().contains("FINISHED"));
 }
@@ -314,22 +310,9 @@ async fn a_failing_batch_errors_with_its_diagnostic_and_a_deleted_one_is_cancele
     )
     .await;
     assert_eq!(status, StatusCode::FORBIDDEN);
-    let closed = json_of(
-        &f.api,
-        request(
-            "DELETE",
-            &format!("/api/v1/batches/{id}"),
-            Some("alice"),
-            "",
-        ),
-    )
-    .await;
+    let closed = on_batch(&f.api, "DELETE", &id, "alice").await;
     assert_eq!(closed["success"], true, "{closed}");
-    let canceled = json_of(
-        &f.api,
-        request("GET", &format!("/api/v1/batches/{id}"), Some("alice"), ""),
-    )
-    .await;
+    let canceled = on_batch(&f.api, "GET", &id, "alice").await;
     assert_eq!(
         (canceled["state"].as_str(), canceled["appState"].as_str()),
         (Some("CANCELED"), Some("KILLED"))
@@ -751,11 +734,7 @@ async fn a_restarted_manager_follows_a_batch_whose_process_lives_and_can_cancel_
         batches: f.another_gateway("h:1"),
         authenticator: Arc::new(AnyPassword),
     };
-    let running = json_of(
-        &restarted,
-        request("GET", &format!("/api/v1/batches/{long}"), Some("alice"), ""),
-    )
-    .await;
+    let running = on_batch(&restarted, "GET", &long, "alice").await;
     assert_eq!(running["state"], "RUNNING");
     // The short one ends on its own (reaped here, as init would reap an orphan).
     let _ = short_child.wait();
@@ -769,26 +748,13 @@ async fn a_restarted_manager_follows_a_batch_whose_process_lives_and_can_cancel_
     );
     // The long one is cancelled through its process group.
     let reaper = std::thread::spawn(move || long_child.wait());
-    let closed = json_of(
-        &restarted,
-        request(
-            "DELETE",
-            &format!("/api/v1/batches/{long}"),
-            Some("alice"),
-            "",
-        ),
-    )
-    .await;
+    let closed = on_batch(&restarted, "DELETE", &long, "alice").await;
     assert_eq!(closed["success"], true, "{closed}");
     assert!(
         !reaper.join().unwrap().unwrap().success(),
         "sleep was killed"
     );
-    let canceled = json_of(
-        &restarted,
-        request("GET", &format!("/api/v1/batches/{long}"), Some("alice"), ""),
-    )
-    .await;
+    let canceled = on_batch(&restarted, "GET", &long, "alice").await;
     assert_eq!(canceled["state"], "CANCELED");
 }
 
@@ -1002,11 +968,7 @@ async fn gateways_sharing_a_work_directory_serve_each_others_batches() {
     };
     let id = submit(a.clone()).await;
 
-    let seen = json_of(
-        &b,
-        request("GET", &format!("/api/v1/batches/{id}"), Some("alice"), ""),
-    )
-    .await;
+    let seen = on_batch(&b, "GET", &id, "alice").await;
     assert_eq!(seen["state"], "RUNNING", "{seen}");
     assert_eq!(seen["kyuubiInstance"], a_instance.as_str());
     let listed = json_of(&b, request("GET", "/api/v1/batches", Some("alice"), "")).await;
@@ -1036,23 +998,10 @@ async fn gateways_sharing_a_work_directory_serve_each_others_batches() {
     assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
 
     // Cancelling through `b` is done by `a`, which runs the batch.
-    let closed = json_of(
-        &b,
-        request(
-            "DELETE",
-            &format!("/api/v1/batches/{id}"),
-            Some("alice"),
-            "",
-        ),
-    )
-    .await;
+    let closed = on_batch(&b, "DELETE", &id, "alice").await;
     assert_eq!(closed["success"], true, "{closed}");
     for api in [&a, &b] {
-        let batch = json_of(
-            api,
-            request("GET", &format!("/api/v1/batches/{id}"), Some("alice"), ""),
-        )
-        .await;
+        let batch = on_batch(api, "GET", &id, "alice").await;
         assert_eq!(batch["state"], "CANCELED", "{batch}");
     }
 
@@ -1060,27 +1009,9 @@ async fn gateways_sharing_a_work_directory_serve_each_others_batches() {
     // `a`, so that `a`, which waits for the process, records it CANCELED (not ERROR).
     let followed = submit(a.clone()).await;
     let (_, c, _c_shutdown, _) = serve_gateway(bind().await.unwrap());
-    let closed = json_of(
-        &c,
-        request(
-            "DELETE",
-            &format!("/api/v1/batches/{followed}"),
-            Some("alice"),
-            "",
-        ),
-    )
-    .await;
+    let closed = on_batch(&c, "DELETE", &followed, "alice").await;
     assert_eq!(closed["success"], true, "{closed}");
-    let ended = json_of(
-        &a,
-        request(
-            "GET",
-            &format!("/api/v1/batches/{followed}"),
-            Some("alice"),
-            "",
-        ),
-    )
-    .await;
+    let ended = on_batch(&a, "GET", &followed, "alice").await;
     assert_eq!(
         (ended["state"].as_str(), ended["appState"].as_str()),
         (Some("CANCELED"), Some("KILLED")),
