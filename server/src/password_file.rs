@@ -5,24 +5,17 @@
 //! `htpasswd -B -C 10 FILE USER` use. The file is mounted like a ConfigMap: it is read
 //! again when its modification time or size changes, and a version that does not parse
 //! keeps the last good one (logged, naming the line). bcrypt is slow on purpose (tens of
-//! milliseconds), so a password that matched is remembered, as a SHA-256 digest, for
-//! [`REMEMBER_FOR`] or until the file changes: clients reconnecting for every statement
-//! pay for one check, not one per connection.
+//! milliseconds), so a password that matched is remembered
+//! ([`crate::password_check::RememberedPasswords`]) until the file changes.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::SystemTime;
 
 use kumiho_thrift::auth::Authenticator;
-use sha2::{Digest, Sha256};
-use subtle::ConstantTimeEq;
 
-/// How long a password that matched is taken without checking its hash again.
-pub const REMEMBER_FOR: Duration = Duration::from_secs(300);
-
-/// The most users remembered at once; beyond that the oldest are forgotten.
-const REMEMBERED_USERS: usize = 10_000;
+use crate::password_check::{run_slow, wrong_credentials, RememberedPasswords};
 
 /// Users and their bcrypt hashes.
 #[derive(Debug, PartialEq)]
@@ -77,14 +70,14 @@ fn stamp(path: &Path) -> std::io::Result<Stamp> {
 struct Loaded {
     users: Users,
     stamp: Stamp,
-    /// Passwords that matched: user -> (SHA-256 of the password, when it matched).
-    remembered: HashMap<String, ([u8; 32], Instant)>,
 }
 
 /// Authentication FILE (see the module's documentation).
 pub struct PasswordFile {
     path: PathBuf,
     loaded: Mutex<Loaded>,
+    /// Passwords that matched, forgotten when the file changes.
+    remembered: RememberedPasswords,
 }
 
 impl PasswordFile {
@@ -98,11 +91,8 @@ impl PasswordFile {
         tracing::info!(file = %path.display(), users = users.0.len(), "password file loaded");
         Ok(PasswordFile {
             path: path.to_owned(),
-            loaded: Mutex::new(Loaded {
-                users,
-                stamp,
-                remembered: HashMap::new(),
-            }),
+            loaded: Mutex::new(Loaded { users, stamp }),
+            remembered: RememberedPasswords::default(),
         })
     }
 
@@ -122,7 +112,7 @@ impl PasswordFile {
             Ok(users) => {
                 tracing::info!(file = %self.path.display(), users = users.0.len(), "password file reloaded");
                 loaded.users = users;
-                loaded.remembered.clear();
+                self.remembered.forget_all();
             }
             Err(e) => {
                 tracing::warn!(file = %self.path.display(), error = %e, "password file not reloaded: keeping its last good version");
@@ -134,19 +124,16 @@ impl PasswordFile {
 impl Authenticator for PasswordFile {
     fn authenticate(&self, user: &str, password: &str) -> Result<(), String> {
         let refused = || {
-            format!(
-                "wrong user name or password for user '{user}': check both, or ask an operator \
-                 to add the user to the gateway's password file"
+            wrong_credentials(
+                user,
+                "check both, or ask an operator to add the user to the gateway's password file",
             )
         };
-        let digest: [u8; 32] = Sha256::digest(password.as_bytes()).into();
         let hash = {
             let mut loaded = self.loaded.lock().unwrap_or_else(|p| p.into_inner());
             self.refresh(&mut loaded);
-            if let Some((known, at)) = loaded.remembered.get(user) {
-                if at.elapsed() < REMEMBER_FOR && bool::from(known.ct_eq(&digest)) {
-                    return Ok(());
-                }
+            if self.remembered.knows(user, password) {
+                return Ok(());
             }
             match loaded.users.0.get(user) {
                 Some(hash) => hash.clone(),
@@ -154,26 +141,10 @@ impl Authenticator for PasswordFile {
             }
         };
         // bcrypt takes tens of milliseconds: off the runtime's other tasks when it can be.
-        let verify = || bcrypt::verify(password, &hash).unwrap_or(false);
-        let matched = match tokio::runtime::Handle::try_current().map(|h| h.runtime_flavor()) {
-            Ok(tokio::runtime::RuntimeFlavor::MultiThread) => tokio::task::block_in_place(verify),
-            _ => verify(),
-        };
-        if !matched {
+        if !run_slow(|| bcrypt::verify(password, &hash).unwrap_or(false)) {
             return Err(refused());
         }
-        let mut loaded = self.loaded.lock().unwrap_or_else(|p| p.into_inner());
-        if loaded.remembered.len() >= REMEMBERED_USERS {
-            loaded
-                .remembered
-                .retain(|_, (_, at)| at.elapsed() < REMEMBER_FOR);
-            if loaded.remembered.len() >= REMEMBERED_USERS {
-                loaded.remembered.clear();
-            }
-        }
-        loaded
-            .remembered
-            .insert(user.to_owned(), (digest, Instant::now()));
+        self.remembered.remember(user, password);
         Ok(())
     }
 }
