@@ -40,12 +40,25 @@ pub struct ServerConfig {
     #[serde(with = "duration::serde_text")]
     pub batch_max_age: Duration,
     /// How clients prove who they are (Kyuubi's `kyuubi.authentication`): `NONE` takes any
-    /// password (and NOSASL connections), `FILE` checks it against `password-file`.
+    /// password (and NOSASL connections), `FILE` checks it against `password-file`, `LDAP`
+    /// by binding to `ldap-url` as the user.
     #[serde(deserialize_with = "crate::cluster::by_name")]
     pub authentication: Authentication,
     /// Users and bcrypt hashes, one `user:hash` per line as `htpasswd -B` writes them; read
     /// again when it changes. Required by `authentication: FILE`.
     pub password_file: Option<PathBuf>,
+    /// LDAP servers, `ldap://` or `ldaps://`, separated by spaces and tried in order
+    /// (`kyuubi.authentication.ldap.url`). Required by `authentication: LDAP`.
+    pub ldap_url: Option<String>,
+    /// Users bind as `uid=USER,` this DN when no `ldap-user-dn-pattern` is set
+    /// (`kyuubi.authentication.ldap.baseDN`).
+    pub ldap_base_dn: Option<String>,
+    /// DNs users bind as, `%s` for the user name, several separated by `:`
+    /// (`kyuubi.authentication.ldap.userDNPattern`), e.g. `uid=%s,ou=people,dc=example,dc=com`.
+    pub ldap_user_dn_pattern: Option<String>,
+    /// Users bind as `USER@` this domain, as Active Directory takes them
+    /// (`kyuubi.authentication.ldap.domain`).
+    pub ldap_domain: Option<String>,
     /// Directory with one YAML file per cluster; relative paths start at the working directory.
     pub cluster_configs: PathBuf,
     /// Where engine registries, launch locks and engine logs live (embedded registry).
@@ -118,6 +131,17 @@ pub enum Authentication {
     /// Users and passwords from `password-file` ([`crate::password_file`]); NOSASL
     /// connections, which carry no password, are refused.
     File,
+    /// A bind to the `ldap-url` directory as the user ([`crate::ldap`]); NOSASL connections
+    /// are refused.
+    Ldap,
+}
+
+impl Authentication {
+    /// Whether clients' passwords are checked (and NOSASL connections, which carry none,
+    /// refused).
+    pub fn checks_passwords(self) -> bool {
+        self != Authentication::None
+    }
 }
 
 impl std::str::FromStr for Authentication {
@@ -127,8 +151,9 @@ impl std::str::FromStr for Authentication {
         match text.to_ascii_uppercase().as_str() {
             "NONE" => Ok(Authentication::None),
             "FILE" => Ok(Authentication::File),
+            "LDAP" => Ok(Authentication::Ldap),
             _ => Err(format!(
-                "authentication `{text}` is not supported; use NONE or FILE (with password-file)"
+                "authentication `{text}` is not supported; use NONE, FILE (with password-file) or LDAP (with ldap-url)"
             )),
         }
     }
@@ -179,6 +204,10 @@ impl Default for ServerConfig {
             batch_max_age: Duration::from_secs(72 * 3600),
             authentication: Authentication::None,
             password_file: None,
+            ldap_url: None,
+            ldap_base_dn: None,
+            ldap_user_dn_pattern: None,
+            ldap_domain: None,
             cluster_configs: PathBuf::from("cluster-configs"),
             work_dir: PathBuf::from("work"),
             default_cluster: "default".to_owned(),
@@ -229,11 +258,22 @@ pub struct Cli {
     pub rest_enabled: Option<bool>,
     #[arg(long)]
     pub rest_port: Option<u16>,
-    /// `NONE` (any password) or `FILE` (checked against `--password-file`).
+    /// `NONE` (any password), `FILE` (checked against `--password-file`) or `LDAP` (a bind
+    /// to `--ldap-url` as the user).
     #[arg(long)]
     pub authentication: Option<Authentication>,
     #[arg(long)]
     pub password_file: Option<PathBuf>,
+    /// e.g. `ldaps://ldap.example.com:636`; several separated by spaces.
+    #[arg(long)]
+    pub ldap_url: Option<String>,
+    #[arg(long)]
+    pub ldap_base_dn: Option<String>,
+    /// e.g. `uid=%s,ou=people,dc=example,dc=com`; several separated by `:`.
+    #[arg(long)]
+    pub ldap_user_dn_pattern: Option<String>,
+    #[arg(long)]
+    pub ldap_domain: Option<String>,
     /// e.g. `72h` or `P3D`.
     #[arg(long, value_parser = duration::parse)]
     pub batch_max_age: Option<Duration>,
@@ -329,6 +369,16 @@ impl Cli {
         if self.password_file.is_some() {
             config.password_file = self.password_file;
         }
+        for (flag, setting) in [
+            (self.ldap_url, &mut config.ldap_url),
+            (self.ldap_base_dn, &mut config.ldap_base_dn),
+            (self.ldap_user_dn_pattern, &mut config.ldap_user_dn_pattern),
+            (self.ldap_domain, &mut config.ldap_domain),
+        ] {
+            if flag.is_some() {
+                *setting = flag;
+            }
+        }
         if self.ha_addresses.is_some() {
             config.ha_addresses = self.ha_addresses;
         }
@@ -344,6 +394,39 @@ impl Cli {
 }
 
 impl ServerConfig {
+    /// Each authentication has its own settings, and takes none of the others'.
+    fn validate_authentication(&self) -> Result<(), String> {
+        let ldap_keys = [
+            ("ldap-url", &self.ldap_url),
+            ("ldap-base-dn", &self.ldap_base_dn),
+            ("ldap-user-dn-pattern", &self.ldap_user_dn_pattern),
+            ("ldap-domain", &self.ldap_domain),
+        ];
+        let ldap_key = ldap_keys.iter().find(|(_, value)| value.is_some());
+        match self.authentication {
+            Authentication::File if self.password_file.is_none() => Err(
+                "authentication FILE needs password-file: a file of `user:bcrypt-hash` lines (htpasswd -B)"
+                    .to_owned(),
+            ),
+            Authentication::Ldap if self.password_file.is_some() => Err(
+                "password-file is set but authentication is LDAP, where the directory checks passwords; remove password-file, or set authentication to FILE"
+                    .to_owned(),
+            ),
+            Authentication::Ldap => crate::ldap::LdapSettings::from_config(self).map(drop),
+            Authentication::None if self.password_file.is_some() => Err(
+                "password-file is set but authentication is NONE, which takes any password; set authentication to FILE"
+                    .to_owned(),
+            ),
+            other => match ldap_key {
+                Some((key, _)) => Err(format!(
+                    "{key} is set but authentication is {}; set authentication to LDAP, or remove the ldap-* settings",
+                    if other == Authentication::File { "FILE" } else { "NONE" }
+                )),
+                None => Ok(()),
+            },
+        }
+    }
+
     /// Parses a YAML settings file; errors name the file and line.
     pub fn from_file(path: &Path) -> Result<Self, String> {
         let text = std::fs::read_to_string(path)
@@ -409,21 +492,7 @@ impl ServerConfig {
         if self.operation_idle_timeout.is_zero() {
             return Err("operation-idle-timeout must be longer than zero, e.g. `3h`".to_owned());
         }
-        match (self.authentication, &self.password_file) {
-            (Authentication::File, None) => {
-                return Err(
-                    "authentication FILE needs password-file: a file of `user:bcrypt-hash` lines (htpasswd -B)"
-                        .to_owned(),
-                )
-            }
-            (Authentication::None, Some(_)) => {
-                return Err(
-                    "password-file is set but authentication is NONE, which takes any password; set authentication to FILE"
-                        .to_owned(),
-                )
-            }
-            _ => {}
-        }
+        self.validate_authentication()?;
         if self.batch_max_age.is_zero() {
             return Err("batch-max-age must be longer than zero, e.g. `72h`".to_owned());
         }
@@ -657,7 +726,68 @@ mod tests {
             .unwrap_err()
             .contains("set authentication to FILE"));
         let unknown = ServerConfig::from_yaml("authentication: KERBEROS\n").unwrap_err();
-        assert!(unknown.contains("use NONE or FILE"), "{unknown}");
+        assert!(unknown.contains("use NONE, FILE"), "{unknown}");
+    }
+
+    #[test]
+    fn authentication_ldap_needs_a_url_and_a_way_to_name_users_and_no_other_modes_settings() {
+        let cli = Cli::try_parse_from([
+            "kumiho",
+            "--authentication",
+            "ldap",
+            "--ldap-url",
+            "ldap://a:389 ldaps://b",
+            "--ldap-user-dn-pattern",
+            "uid=%s,ou=people,dc=example,dc=com:cn=%s,ou=admins,dc=example,dc=com",
+        ])
+        .unwrap();
+        let config = cli.into_config().unwrap();
+        assert_eq!(config.authentication, Authentication::Ldap);
+        assert!(config.authentication.checks_passwords());
+        let settings = crate::ldap::LdapSettings::from_config(&config).unwrap();
+        assert_eq!(settings.urls, ["ldap://a:389", "ldaps://b"]);
+        let error = |yaml: &str| {
+            ServerConfig::from_yaml(yaml)
+                .unwrap()
+                .validate()
+                .unwrap_err()
+        };
+        let ldap = "authentication: LDAP\n";
+        assert!(error(ldap).contains("needs ldap-url"));
+        let url = "ldap-url: ldap://localhost:389\n";
+        assert!(error(&format!("{ldap}{url}")).contains("needs ldap-user-dn-pattern"));
+        for ok in [
+            "ldap-base-dn: ou=people,dc=example,dc=com\n",
+            "ldap-domain: example.com\n",
+            "ldap-user-dn-pattern: uid=%s,dc=example,dc=com\n",
+        ] {
+            let config = ServerConfig::from_yaml(&format!("{ldap}{url}{ok}")).unwrap();
+            assert_eq!(config.validate(), Ok(()), "{ok}");
+        }
+        assert!(
+            error(&format!("{ldap}ldap-url: http://x\nldap-domain: d\n"))
+                .contains("not an ldap:// or ldaps:// URL")
+        );
+        assert!(
+            error(&format!("{ldap}ldap-url: ldap://\nldap-domain: d\n")).contains("names no host")
+        );
+        assert!(
+            error(&format!("{ldap}{url}ldap-user-dn-pattern: ou=people\n"))
+                .contains("not a DN with %s")
+        );
+        assert!(error(&format!(
+            "{ldap}{url}ldap-domain: d\nldap-user-dn-pattern: uid=%s,dc=d\n"
+        ))
+        .contains("remove one"));
+        assert!(
+            error(&format!("{ldap}{url}ldap-domain: d\npassword-file: /p\n"))
+                .contains("remove password-file")
+        );
+        assert!(error(url).contains("ldap-url is set but authentication is NONE"));
+        assert!(
+            error("authentication: FILE\npassword-file: /p\nldap-domain: d\n")
+                .contains("ldap-domain is set but authentication is FILE")
+        );
     }
 
     #[test]

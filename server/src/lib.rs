@@ -41,8 +41,8 @@
 //!   statements as calls on the gateway's own HiveServer2 service.
 //! - [`batch`]: batch jobs submitted over REST: `spark-submit` processes, their logs and
 //!   records.
-//! - [`password_file`]: authentication FILE; [`password_check`]: its memory of passwords
-//!   that matched.
+//! - [`password_file`], [`ldap`]: authentication FILE and LDAP, sharing
+//!   [`password_check`]'s memory of passwords that matched.
 //! - [`server`]: services started in order and stopped in reverse.
 //! - [`secret`], [`duration`]: the internal engine secret; durations as operators write them.
 #![forbid(unsafe_code)]
@@ -54,6 +54,7 @@ pub mod discovery;
 pub mod duration;
 pub mod engine_connect;
 pub mod errors;
+pub mod ldap;
 pub mod metrics;
 pub mod operation;
 pub mod password_check;

@@ -26,6 +26,7 @@ use crate::batch::BatchManager;
 use crate::cluster::{watcher, ClusterRegistry};
 use crate::config::{Authentication, ServerConfig};
 use crate::discovery::{advertised_host, Advertised, Ensemble, GatewayRegistration};
+use crate::ldap::{LdapAuthenticator, LdapSettings};
 use crate::metrics::{Metered, Metrics};
 use crate::password_file::PasswordFile;
 use crate::proxy::Gateway;
@@ -81,6 +82,9 @@ pub async fn start(mut config: ServerConfig) -> Result<RunningGateway, String> {
     let authenticator: Arc<dyn Authenticator> = match (config.authentication, &config.password_file)
     {
         (Authentication::File, Some(path)) => Arc::new(PasswordFile::open(path)?),
+        (Authentication::Ldap, _) => {
+            Arc::new(LdapAuthenticator::new(LdapSettings::from_config(&config)?))
+        }
         _ => Arc::new(AnyPassword),
     };
     let (clusters, report) = ClusterRegistry::load(&config.cluster_configs)?;
@@ -171,7 +175,7 @@ pub async fn start(mut config: ServerConfig) -> Result<RunningGateway, String> {
         authenticator: authenticator.clone(),
         allow_sasl: true,
         // NOSASL carries no password.
-        allow_nosasl: config.authentication == Authentication::None,
+        allow_nosasl: !config.authentication.checks_passwords(),
         max_message_size: config.max_message_size,
         http_path: config.http_path.trim_matches('/').to_owned(),
         cookie_secret,
@@ -234,7 +238,7 @@ pub async fn start(mut config: ServerConfig) -> Result<RunningGateway, String> {
                 http_path: config.http_path.trim_matches('/').to_owned(),
                 transport: config.ha_transport_mode,
                 version: env!("CARGO_PKG_VERSION").to_owned(),
-                checks_passwords: config.authentication == Authentication::File,
+                checks_passwords: config.authentication.checks_passwords(),
             };
             let registering = GatewayRegistration::start(
                 client,
