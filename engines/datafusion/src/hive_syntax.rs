@@ -6,7 +6,8 @@
 //!   (`m['k']`) and struct fields are DataFusion's own. An [`ExprPlanner`] placed before
 //!   DataFusion's ([`HiveSubscripts`]).
 //! - `a / b` divides integers into a `DOUBLE` (`1 / 2` is 0.5) and gives NULL for a zero
-//!   divisor, as Hive and Spark do ([`HiveDivision`]).
+//!   divisor, as Hive and Spark do; `a DIV b` is the quotient's integer part, a `BIGINT`
+//!   ([`HiveDivision`]).
 //! - `SUBSTR`/`SUBSTRING` is Hive's ([`HiveSubstring`]): a negative start counts from the
 //!   end.
 //! - `count(DISTINCT a, b)` counts the distinct combinations without a NULL, as Hive
@@ -69,9 +70,12 @@ impl ExprPlanner for HiveDivision {
         expr: RawBinaryExpr,
         schema: &DFSchema,
     ) -> Result<PlannerResult<RawBinaryExpr>> {
-        if expr.op != BinaryOperator::Divide {
-            return Ok(PlannerResult::Original(expr));
-        }
+        let integer_division = match expr.op {
+            BinaryOperator::Divide => false,
+            // `DIV`, written `//` before parsing ([`rewrite_text`]).
+            BinaryOperator::DuckIntegerDivide | BinaryOperator::MyIntegerDivide => true,
+            _ => return Ok(PlannerResult::Original(expr)),
+        };
         // A type that cannot be known here (an error DataFusion reports better later) leaves
         // the division to DataFusion.
         let (Ok(left), Ok(right)) = (expr.left.get_type(schema), expr.right.get_type(schema))
@@ -82,6 +86,12 @@ impl ExprPlanner for HiveDivision {
         let numeric = |t: &DataType| t.is_numeric() || t.is_null();
         if !(numeric(&left) && numeric(&right)) {
             return Ok(PlannerResult::Original(expr));
+        }
+        if integer_division {
+            let integers = integer(&left) && integer(&right);
+            return Ok(PlannerResult::Planned(integer_divide(
+                expr.left, expr.right, integers,
+            )));
         }
         let (dividend, divisor) = if integer(&left) && integer(&right) {
             (
@@ -94,6 +104,22 @@ impl ExprPlanner for HiveDivision {
         let divisor = datafusion::functions::expr_fn::nullif(divisor, lit(0i64));
         Ok(PlannerResult::Planned(dividend / divisor))
     }
+}
+
+/// `a DIV b` as Hive's and Spark's: the quotient's integer part (towards zero) as a
+/// `BIGINT`, NULL for a zero divisor. Integers divide as `BIGINT`s; other numbers divide in
+/// their type before the fraction is dropped (`7.9 DIV 0.5` is 15, as Spark's decimals).
+fn integer_divide(dividend: LogicalExpr, divisor: LogicalExpr, integers: bool) -> LogicalExpr {
+    let (dividend, divisor) = if integers {
+        (
+            cast(dividend, DataType::Int64),
+            cast(divisor, DataType::Int64),
+        )
+    } else {
+        (dividend, divisor)
+    };
+    let divisor = datafusion::functions::expr_fn::nullif(divisor, lit(0i64));
+    cast(dividend / divisor, DataType::Int64)
 }
 
 /// `SUBSTR(s, p[, n])` and `SUBSTRING(s FROM p [FOR n])`, which the parser reads as one
@@ -643,17 +669,36 @@ fn hive_unescape(text: &str) -> String {
     out
 }
 
-/// A statement's text with Hive's `\'` inside a string literal written `''`, which
-/// DataFusion's tokenizer reads as the quote (it ends the literal at `\'`, as standard SQL
-/// does); the other backslash escapes are left for [`hive_unescape`]. Comments and quoted
-/// identifiers are passed over, and a text without `\'` is returned as it is.
-pub fn quote_escapes(sql: &str) -> std::borrow::Cow<'_, str> {
-    if !sql.contains("\\'") {
+/// A statement's text with what DataFusion's tokenizer reads otherwise than Hive written
+/// as it reads it: Hive's `\'` inside a string literal as `''` (DataFusion ends the literal
+/// at `\'`, as standard SQL does; the other backslash escapes are left for
+/// [`hive_unescape`]), and the operator `DIV` as `//`, which DataFusion parses (with `*`'s
+/// precedence) and [`HiveDivision`] plans. Comments and quoted identifiers are passed over,
+/// and a text with neither is returned as it is.
+pub fn rewrite_text(sql: &str) -> std::borrow::Cow<'_, str> {
+    if !sql.contains("\\'") && !sql.to_ascii_lowercase().contains("div") {
         return sql.into();
     }
     let mut out = String::with_capacity(sql.len() + 8);
     let mut chars = sql.chars().peekable();
     while let Some(c) = chars.next() {
+        if c.is_alphanumeric() || c == '_' {
+            let mut word = String::from(c);
+            while let Some(&next) = chars.peek() {
+                if !(next.is_alphanumeric() || next == '_') {
+                    break;
+                }
+                word.push(next);
+                chars.next();
+            }
+            // `t.div` is a column.
+            if word.eq_ignore_ascii_case("div") && !out.trim_end().ends_with('.') {
+                out.push_str("//");
+            } else {
+                out.push_str(&word);
+            }
+            continue;
+        }
         out.push(c);
         // Each arm copies up to the end of what `c` opens.
         match c {

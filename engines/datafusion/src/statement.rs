@@ -149,11 +149,12 @@ pub fn is_side_effect(plan: &LogicalPlan) -> bool {
 /// command, or DataFusion's logical plan.
 pub async fn plan(context: &SessionContext, sql: &str) -> Result<Planned> {
     let sql = trim_statement(sql);
-    // SET's value is raw text in Hive; elsewhere `\'` is a quote in a string literal.
+    // SET's value is raw text in Hive; elsewhere `\'` is a quote in a string literal and
+    // DIV an operator.
     let sql = if set_value(sql).is_some() {
         sql.into()
     } else {
-        hive_syntax::quote_escapes(sql)
+        hive_syntax::rewrite_text(sql)
     };
     let sql = sql.as_ref();
     if let Some(command) = recognise(sql)? {

@@ -316,20 +316,24 @@ async fn a_quote_escaped_with_a_backslash_is_a_quote_as_in_hive() {
 }
 
 #[test]
-fn quote_escapes_turn_backslash_quotes_into_doubled_quotes() {
-    use super::quote_escapes;
-    assert_eq!(quote_escapes(r"SELECT 'a\'b'"), "SELECT 'a''b'");
+fn rewrite_text_turn_backslash_quotes_into_doubled_quotes() {
+    use super::rewrite_text;
+    assert_eq!(rewrite_text(r"SELECT 'a\'b'"), "SELECT 'a''b'");
     assert_eq!(
-        quote_escapes(r"SELECT 'a\\', 'b\'c'"),
+        rewrite_text(r"SELECT 'a\\', 'b\'c'"),
         r"SELECT 'a\\', 'b''c'"
     );
-    assert_eq!(quote_escapes(r"SELECT 'a''\'b'"), "SELECT 'a''''b'");
+    assert_eq!(rewrite_text(r"SELECT 'a''\'b'"), "SELECT 'a''''b'");
     // Outside a literal, in a comment or a quoted identifier, a backslash stays.
     assert_eq!(
-        quote_escapes("SELECT \"x\\'\" -- \\'\n, 'a\\''"),
+        rewrite_text("SELECT \"x\\'\" -- \\'\n, 'a\\''"),
         "SELECT \"x\\'\" -- \\'\n, 'a'''"
     );
-    assert_eq!(quote_escapes(r"SELECT '\d'"), r"SELECT '\d'");
+    assert_eq!(rewrite_text(r"SELECT '\d'"), r"SELECT '\d'");
+    assert_eq!(
+        rewrite_text("SELECT a DIV b, 'a div b', t.div, divide, \"div\" FROM t -- div"),
+        "SELECT a // b, 'a div b', t.div, divide, \"div\" FROM t -- div"
+    );
 }
 
 #[test]
@@ -447,6 +451,32 @@ async fn division_gives_doubles_and_null_for_zero_as_in_hive() {
         )
         .await,
         ["2,13.6", "3,15.4"]
+    );
+}
+
+#[tokio::test]
+async fn div_gives_the_integer_part_as_a_bigint_and_null_for_zero_as_in_hive() {
+    assert_eq!(
+        value("SELECT concat_ws(',', 7 DIV 2, -7 DIV 2, 7 div 0 IS NULL, NULL DIV 1 IS NULL)")
+            .await,
+        "3,-3,true,true"
+    );
+    // Other numbers divide before the fraction is dropped.
+    assert_eq!(
+        value(
+            "SELECT concat_ws(',', 7.9 DIV 0.5, CAST(7.5 AS DECIMAL(3,1)) DIV 2, -7.5 DIV 2, \
+             1.5 DIV 0.0 IS NULL)"
+        )
+        .await,
+        "15,3,-3,true"
+    );
+    assert_eq!(
+        value("SELECT arrow_typeof(CAST(7 AS TINYINT) DIV CAST(2 AS TINYINT))").await,
+        "Int64"
+    );
+    assert_eq!(
+        value("SELECT sum(n_nationkey DIV 5) FROM tpch.nation").await,
+        "50"
     );
 }
 
