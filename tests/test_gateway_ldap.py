@@ -7,8 +7,8 @@ import requests
 
 from gateway_fixtures import DEFAULT_CLUSTER, kill_engines_on, start_gateway
 from gateway_fixtures import gateway_binary  # noqa: F401 (fixture)
-from harness import hive
-from harness.beeline import binary_url, http_url, run_beeline
+from harness import hive, passwords
+from harness.passwords import *  # noqa: F401,F403 (the shared tests: every frontend checks passwords)
 from harness.engine import HOST
 from harness.ldap import PEOPLE_DN, start_slapd
 from harness.zookeeper import free_port
@@ -44,57 +44,25 @@ def gateway(gateway_binary, directory, tmp_path_factory):  # noqa: F811
     kill_engines_on(str(root / "work"))
 
 
-def test_beeline_with_the_right_password_runs_queries_and_a_wrong_one_is_refused(gateway):
-    run = run_beeline(binary_url(gateway.port), ["SELECT 1 AS one"], password=ALICE_PASSWORD)
-    assert run.returncode == 0, run.describe()
-    assert run.result_sets() == [[["one"], ["1"]]]
-    run = run_beeline(binary_url(gateway.port), ["SELECT 1 AS one"], password=WRONG)
-    assert run.returncode != 0, run.describe()
-    assert "Peer indicated failure" in run.stderr and "wrong user name or password" in run.stderr, run.describe()
-    assert run.result_sets() == [], run.describe()
+@pytest.fixture(scope="module")
+def login():
+    # Bob's password is not Alice's.
+    return passwords.Login("alice", ALICE_PASSWORD, WRONG, refused=[("alice", BOB_PASSWORD)])
 
 
-def test_beeline_over_http_is_checked_too(gateway):
-    run = run_beeline(http_url(gateway.http_port), ["SELECT 2 AS two"], user="bob", password=BOB_PASSWORD)
-    assert run.returncode == 0, run.describe()
-    assert run.result_sets() == [[["two"], ["2"]]]
-    run = run_beeline(http_url(gateway.http_port), ["SELECT 2 AS two"], user="bob", password=WRONG)
-    assert run.returncode != 0, run.describe()
-    assert "401" in run.stderr, run.describe()
-
-
-def test_pyhive_unknown_users_wrong_and_empty_passwords_are_refused_and_nosasl_too(gateway):
-    for user, password in [("alice", WRONG), ("mallory", ALICE_PASSWORD), ("alice", BOB_PASSWORD)]:
-        with pytest.raises(Exception, match="(?i)wrong user name or password|bad status|auth"):
-            hive.connect(gateway, "sasl", user=user, password=password)
-    # An empty password would be an anonymous bind, which slapd takes.
-    url = f"http://{HOST}:{gateway.rest_port}/api/v1/batches"
-    empty = requests.get(url, auth=("alice", ""), timeout=30)
-    assert empty.status_code == 401 and "wrong user name or password" in empty.text, empty.text
+def test_an_empty_password_is_refused(gateway):
+    """It would be an anonymous bind, which slapd takes."""
+    empty = requests.get(passwords.batches_url(gateway), auth=("alice", ""), timeout=30)
+    assert empty.status_code == 401 and passwords.REFUSED in empty.text, empty.text
     with pytest.raises(Exception):
-        hive.query(hive.connect(gateway, "nosasl"), "SELECT 1")
-    connection = hive.connect(gateway, "sasl", password=ALICE_PASSWORD)
-    try:
-        assert hive.query(connection, "SELECT 3 AS three")[2] == [(3,)]
-    finally:
-        connection.close()
-
-
-def test_rest_calls_need_the_password_too(gateway):
-    url = f"http://{HOST}:{gateway.rest_port}/api/v1/batches"
-    refused = requests.get(url, auth=("alice", WRONG), timeout=30)
-    assert refused.status_code == 401, refused.text
-    assert "wrong user name or password" in refused.text
-    listed = requests.get(url, auth=("alice", ALICE_PASSWORD), timeout=30)
-    assert listed.status_code == 200 and listed.json()["batches"] == [], listed.text
+        hive.connect(gateway, "sasl", user="alice", password="")
 
 
 def test_user_names_with_ldap_special_characters_cannot_name_another_entry(gateway):
     """Unescaped, `bob,ou=people,dc=example,dc=com` would make the second pattern
     `uid=bob,ou=people,...,ou=people,...`; `*` and `=` would be filter or RDN syntax."""
-    url = f"http://{HOST}:{gateway.rest_port}/api/v1/batches"
     for user in [f"bob,{PEOPLE_DN}", "bob+cn=x", "*", "uid=bob", "bob\\", " bob", "#bob"]:
-        refused = requests.get(url, auth=(user, BOB_PASSWORD), timeout=30)
+        refused = requests.get(passwords.batches_url(gateway), auth=(user, BOB_PASSWORD), timeout=30)
         assert refused.status_code == 401, (user, refused.text)
         assert "wrong user name or password" in refused.text, (user, refused.text)
 
@@ -113,8 +81,7 @@ def test_a_directory_that_does_not_answer_is_reported_as_the_operators_problem(g
                             "--authentication", "LDAP", "--ldap-url", f"ldap://{HOST}:{nothing_listens}",
                             "--ldap-base-dn", PEOPLE_DN)
     try:
-        url = f"http://{HOST}:{gateway.rest_port}/api/v1/batches"
-        refused = requests.get(url, auth=("alice", ALICE_PASSWORD), timeout=60)
+        refused = requests.get(passwords.batches_url(gateway), auth=("alice", ALICE_PASSWORD), timeout=60)
         assert refused.status_code == 401, refused.text
         assert "LDAP server does not answer" in refused.text and "ask an operator" in refused.text, refused.text
         assert "wrong user name or password" not in refused.text
