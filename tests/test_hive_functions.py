@@ -34,6 +34,7 @@ FUNCTIONS = {
     "SELECT unix_timestamp('garbage', 'dd/MM/yyyy') IS NULL AS u, to_date('garbage', 'dd/MM/yyyy') IS NULL AS d, unix_timestamp('02/01/1970', 'dd/MM/yyyy') AS v": ["true", "true", "86400"],
     "SELECT 1 / 2 AS h, 1 / 0 IS NULL AS z": ["0.5", "true"],
     "SELECT CAST('abc' AS INT) IS NULL AS c": ["true"],
+    "SELECT CAST('1.5' AS INT) AS a, CAST('-1.9' AS BIGINT) AS b, CAST('300' AS TINYINT) IS NULL AS c, CAST(300 AS TINYINT) AS d, CAST(70000 AS SMALLINT) AS e": ["1", "-1", "true", "44", "4464"],
     "SELECT 7 DIV 2 AS a, -7 DIV 2 AS b, 7 DIV 0 IS NULL AS z, 7.9 DIV 0.5 AS d": ["3", "-3", "true", "15"],
     # A quote escaped with a backslash, as in Hive.
     "SELECT 'it\\'s' AS q, length('a\\\\') AS b": ["it's", "2"],

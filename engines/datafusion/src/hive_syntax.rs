@@ -18,7 +18,8 @@
 //! - Result columns without a name are named by their SQL, as Spark names them (`1 + 1`
 //!   rather than DataFusion's `Int64(1) + Int64(1)`) ([`name_columns`]).
 //! - `CAST(x AS type)` is NULL when `x` does not convert, as in Hive, instead of an error
-//!   (DataFusion's `TRY_CAST`; `x::type` keeps DataFusion's meaning).
+//!   (DataFusion's `TRY_CAST`; `x::type` keeps DataFusion's meaning); to an integer type, a
+//!   decimal string is truncated and a number out of range wraps ([`HiveIntegerCasts`]).
 //! - String literals take Hive's backslash escapes (`'\\d'` is `\d`, `'\t'` a tab), so
 //!   regexes written for Hive mean the same ([`hive_unescape`]).
 //! - `GROUP BY a WITH ROLLUP|WITH CUBE`, `GROUP BY a GROUPING SETS (...)`, which DataFusion
@@ -31,13 +32,21 @@ use std::ops::ControlFlow;
 use std::sync::Arc;
 
 use datafusion::arrow::datatypes::DataType;
+use datafusion::common::config::ConfigOptions;
+use datafusion::common::tree_node::{Transformed, TreeNode};
 use datafusion::common::{DFSchema, DataFusionError, Result, ScalarValue};
 use datafusion::functions_nested::expr_fn::array_element;
+use datafusion::logical_expr::expr::TryCast;
 use datafusion::logical_expr::expr::{Expr as LogicalExpr, GetFieldAccess};
+use datafusion::logical_expr::expr_rewriter::NamePreserver;
 use datafusion::logical_expr::planner::{
     ExprPlanner, PlannerResult, RawBinaryExpr, RawFieldAccessExpr,
 };
-use datafusion::logical_expr::{cast, lit, when, ExprSchemable};
+use datafusion::logical_expr::utils::merge_schema;
+use datafusion::logical_expr::{
+    cast, lit, try_cast, when, BinaryExpr, ExprSchemable, LogicalPlan, Operator,
+};
+use datafusion::optimizer::AnalyzerRule;
 use datafusion::sql::parser::Statement;
 use datafusion::sql::sqlparser::ast::{
     visit_expressions_mut, BinaryOperator, CastKind, DuplicateTreatment, Expr, Function,
@@ -120,6 +129,110 @@ fn integer_divide(dividend: LogicalExpr, divisor: LogicalExpr, integers: bool) -
     };
     let divisor = datafusion::functions::expr_fn::nullif(divisor, lit(0i64));
     cast(dividend / divisor, DataType::Int64)
+}
+
+/// Hive's `CAST(x AS TINYINT|SMALLINT|INT|BIGINT)` (DataFusion's `TRY_CAST` after
+/// [`rewrite`]) where Hive's answer is not DataFusion's NULL: a decimal string is truncated
+/// (`CAST('1.5' AS INT)` is 1; `' 2 '` is 2; a string out of the type's range stays NULL),
+/// and a number out of the type's range wraps (`CAST(300 AS TINYINT)` is 44), after a
+/// decimal's fraction is dropped; a floating-point number first saturates at `INT`'s (or
+/// `BIGINT`'s) bounds, as Java's `(int)` does. An analyzer rule, run after type coercion,
+/// since the answer depends on `x`'s type.
+#[derive(Debug)]
+pub struct HiveIntegerCasts;
+
+impl AnalyzerRule for HiveIntegerCasts {
+    fn name(&self) -> &str {
+        "hive_integer_casts"
+    }
+
+    fn analyze(&self, plan: LogicalPlan, _: &ConfigOptions) -> Result<LogicalPlan> {
+        plan.transform_up_with_subqueries(|plan| {
+            if plan.inputs().is_empty() {
+                return Ok(Transformed::no(plan));
+            }
+            let schema = merge_schema(&plan.inputs());
+            let names = NamePreserver::new(&plan);
+            plan.map_expressions(|expr| {
+                let name = names.save(&expr);
+                expr.transform_up(|expr| hive_integer_cast(expr, &schema))?
+                    .map_data(|expr| Ok(name.restore(expr)))
+            })
+        })
+        .map(|transformed| transformed.data)
+    }
+}
+
+fn hive_integer_cast(expr: LogicalExpr, schema: &DFSchema) -> Result<Transformed<LogicalExpr>> {
+    let LogicalExpr::TryCast(TryCast { expr: value, field }) = &expr else {
+        return Ok(Transformed::no(expr));
+    };
+    let data_type = field.data_type();
+    let bits = match data_type {
+        DataType::Int8 => 8,
+        DataType::Int16 => 16,
+        DataType::Int32 => 32,
+        DataType::Int64 => 64,
+        _ => return Ok(Transformed::no(expr)),
+    };
+    let Ok(source) = value.get_type(schema) else {
+        return Ok(Transformed::no(expr));
+    };
+    let value = value.as_ref().clone();
+    let long = match &source {
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => {
+            // Digits with an optional fraction, read as a decimal and truncated; a string out
+            // of the type's range is NULL, as in Hive, so it does not wrap.
+            let trimmed = datafusion::functions::expr_fn::btrim(vec![value]);
+            let number = datafusion::functions::expr_fn::regexp_like(
+                trimmed.clone(),
+                lit(r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)$"),
+                None,
+            );
+            let truncated = try_cast(
+                try_cast(trimmed, DataType::Decimal128(38, 9)),
+                data_type.clone(),
+            );
+            return Ok(Transformed::yes(
+                when(number, truncated).otherwise(lit(ScalarValue::try_from(data_type)?))?,
+            ));
+        }
+        t if t.is_integer() || matches!(t, DataType::Decimal128(..) | DataType::Decimal256(..)) => {
+            try_cast(value, DataType::Int64)
+        }
+        t if t.is_floating() => {
+            let (low, high) = if bits == 64 {
+                (i64::MIN as f64, i64::MAX as f64)
+            } else {
+                (f64::from(i32::MIN), f64::from(i32::MAX))
+            };
+            let clamped = datafusion::functions::expr_fn::least(vec![
+                datafusion::functions::expr_fn::greatest(vec![
+                    cast(value, DataType::Float64),
+                    lit(low),
+                ]),
+                lit(high),
+            ]);
+            try_cast(clamped, DataType::Int64)
+        }
+        _ => return Ok(Transformed::no(expr)),
+    };
+    // The low bits, sign-extended: Java's narrowing of an integer.
+    let wrapped = if bits == 64 {
+        long
+    } else {
+        let shift = lit(64 - bits as i64);
+        LogicalExpr::BinaryExpr(BinaryExpr::new(
+            Box::new(LogicalExpr::BinaryExpr(BinaryExpr::new(
+                Box::new(long),
+                Operator::BitwiseShiftLeft,
+                Box::new(shift.clone()),
+            ))),
+            Operator::BitwiseShiftRight,
+            Box::new(shift),
+        ))
+    };
+    Ok(Transformed::yes(cast(wrapped, data_type.clone())))
 }
 
 /// `SUBSTR(s, p[, n])` and `SUBSTRING(s FROM p [FOR n])`, which the parser reads as one

@@ -350,7 +350,8 @@ fn session_template(
         .with_config(config)
         .with_runtime_env(runtime)
         .with_catalog_list(catalogs)
-        .with_default_features();
+        .with_default_features()
+        .with_analyzer_rule(Arc::new(hive_syntax::HiveIntegerCasts));
     // Hive's meanings first: the first planner that plans an expression wins.
     let planners = builder.expr_planners().get_or_insert_with(Vec::new);
     planners.splice(0..0, hive_syntax::expr_planners());

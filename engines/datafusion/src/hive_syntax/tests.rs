@@ -264,11 +264,41 @@ async fn cast_is_null_for_what_does_not_convert_as_in_hive() {
         value("SELECT sum(CAST(s AS INT)) FROM (VALUES ('1'), ('x'), ('2')) t(s)").await,
         "3"
     );
+    // A decimal string is truncated, as in Hive; a number out of range wraps.
+    assert_eq!(
+        value(
+            "SELECT concat_ws(',', CAST('1.5' AS INT), CAST('-1.9' AS INT), CAST(' 2 ' AS INT), \
+             CAST('1.5' AS TINYINT), CAST('1.5' AS BIGINT), CAST('1e2' AS INT) IS NULL, \
+             CAST('300' AS TINYINT) IS NULL, CAST('3000000000' AS INT) IS NULL)"
+        )
+        .await,
+        "1,-1,2,1,1,true,true,true"
+    );
+    assert_eq!(
+        value(
+            "SELECT concat_ws(',', CAST(300 AS TINYINT), CAST(-129 AS TINYINT), \
+             CAST(70000 AS SMALLINT), CAST(3000000000 AS INT), CAST(CAST(1.9 AS DECIMAL(2,1)) AS INT), \
+             CAST(CAST(300.5 AS DECIMAL(4,1)) AS TINYINT), CAST(1e10 AS INT), CAST(-1.9 AS INT), \
+             CAST(42 AS BIGINT))"
+        )
+        .await,
+        "44,127,4464,-1294967296,1,44,2147483647,-1,42"
+    );
     // `::` is DataFusion's own cast, and keeps failing.
     let engine = engine().await;
     let session = open(&engine);
     let strict = error(&engine, &session, "SELECT 'abc'::INT").await;
     assert!(strict.to_string().contains("Cannot cast"), "{strict}");
+    // Over a column, and under the name the query gives.
+    assert_eq!(
+        lines(
+            &engine,
+            &session,
+            "SELECT CAST(s AS TINYINT) AS v FROM (VALUES ('1.5'), ('x'), ('300'), ('-7')) t(s)"
+        )
+        .await[1..7],
+        ["| v  |", "+----+", "| 1  |", "|    |", "|    |", "| -7 |"]
+    );
 }
 
 #[tokio::test]
