@@ -92,3 +92,18 @@ fn a_directory_that_does_not_answer_is_the_operators_problem_not_the_users() {
         "{message}"
     );
 }
+
+#[test]
+fn an_ldaps_server_whose_handshake_fails_is_unreachable_too() {
+    // A TCP listener that hangs up at once: the TLS client is built, its handshake fails.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let hang_up = std::thread::spawn(move || drop(listener.accept()));
+    let ldap = LdapAuthenticator::new(LdapSettings {
+        urls: vec![format!("ldaps://127.0.0.1:{port}")],
+        bind_as: BindAs::Domain("example.com".to_owned()),
+    });
+    let message = ldap.authenticate("alice", "alice-pw").unwrap_err();
+    assert!(message.contains("LDAP server does not answer"), "{message}");
+    hang_up.join().unwrap();
+}
