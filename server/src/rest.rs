@@ -301,12 +301,7 @@ impl RestApi {
         B: Body<Data = Bytes> + Send + 'static,
         B::Error: std::fmt::Display + Into<Box<dyn std::error::Error + Send + Sync>>,
     {
-        let content_type = req
-            .headers()
-            .get(header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("")
-            .to_owned();
+        let content_type = content_type(&req).to_owned();
         if !content_type.to_ascii_lowercase().starts_with("multipart/") {
             let body = read_json_body(
                 req,
@@ -383,6 +378,15 @@ impl RestApi {
     }
 }
 
+/// The request's `Content-Type` as sent (a multipart boundary is case-sensitive); empty when
+/// there is none or it is not text.
+fn content_type<B>(req: &Request<B>) -> &str {
+    req.headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+}
+
 /// The body of a JSON request (`what` says how to send it), at most [`MAX_BODY`] bytes: refused from
 /// its `Content-Length` before a byte is read, and cut off when it streams past the cap.
 async fn read_json_body<B>(req: Request<B>, what: &str) -> Result<Bytes, Box<Response<Full<Bytes>>>>
@@ -390,12 +394,7 @@ where
     B: Body<Data = Bytes> + Send + 'static,
     B::Error: std::fmt::Display + Into<Box<dyn std::error::Error + Send + Sync>>,
 {
-    let content_type = req
-        .headers()
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("")
-        .to_ascii_lowercase();
+    let content_type = content_type(&req).to_ascii_lowercase();
     if !content_type.is_empty() && !content_type.starts_with("application/json") {
         return Err(Box::new(text_response(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
