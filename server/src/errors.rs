@@ -18,6 +18,13 @@ pub enum GatewayError {
     })]
     InvalidHandle { what: &'static str },
 
+    /// The client named a session or operation an operator closed (`reason`: who, how).
+    #[error("this {what} was closed {reason}; {}", match *what {
+        "operation" => "run the statement again",
+        _ => "open a new session",
+    })]
+    Closed { what: &'static str, reason: String },
+
     /// The client named something this gateway does not hold (a batch id), in words of its
     /// own.
     #[error("{0}")]
@@ -89,7 +96,9 @@ impl GatewayError {
     pub fn to_status(&self) -> TStatus {
         let message = self.to_string();
         match self {
-            GatewayError::InvalidHandle { .. } => status::invalid_handle(message),
+            GatewayError::InvalidHandle { .. } | GatewayError::Closed { .. } => {
+                status::invalid_handle(message)
+            }
             GatewayError::Refused(_) => status::error(status::SQLSTATE_SYNTAX, message),
             GatewayError::LaunchWait { .. } => status::error(status::SQLSTATE_TIMEOUT, message),
             // 08xxx: connection exceptions; JDBC tools treat the session as broken.
@@ -110,6 +119,7 @@ impl GatewayError {
         matches!(
             self,
             GatewayError::InvalidHandle { .. }
+                | GatewayError::Closed { .. }
                 | GatewayError::NotFound(_)
                 | GatewayError::BadRequest(_)
                 | GatewayError::Refused(_)

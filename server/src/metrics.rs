@@ -142,6 +142,7 @@ fn frontend(transport: Transport) -> &'static str {
     match transport {
         Transport::Sasl | Transport::NoSasl => "binary",
         Transport::Http => "http",
+        Transport::Rest => "rest",
     }
 }
 
@@ -408,9 +409,7 @@ impl Metrics {
                 frontend: frontend(ctx.transport),
             })
             .inc();
-        if ctx.transport != Transport::Http
-            && self.open_binary_connections.insert(ctx.connection_id)
-        {
+        if ctx.transport.is_binary() && self.open_binary_connections.insert(ctx.connection_id) {
             self.binary_connections.inc();
         }
     }

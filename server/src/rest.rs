@@ -9,8 +9,9 @@
 //! | `GET /api/v1/batches/{id}/localLog?from=&size=` | `{"logRowSet","rowCount"}` |
 //! | `DELETE /api/v1/batches/{id}` | `{"success","msg"}` |
 //! | `POST /api/v1/sessions` (JSON `{"configs"}`) | `{"identifier","kyuubiInstance"}` |
-//! | `GET /api/v1/sessions` | `[SessionData]`: the caller's REST sessions |
+//! | `GET /api/v1/sessions` | `[SessionData]`: the caller's sessions, whichever frontend opened them |
 //! | `GET /api/v1/sessions/count` | `{"openSessionCount"}` |
+//! | `GET /api/v1/sessions/execPool/statistic` | `{"execPoolSize","execPoolActiveCount","execPoolWorkQueueSize"}` |
 //! | `GET /api/v1/sessions/{id}` | `KyuubiSessionEvent` |
 //! | `DELETE /api/v1/sessions/{id}` | 200, closed |
 //! | `GET /api/v1/sessions/{id}/info/{infoType}` | `{"infoType","infoValue"}` |
@@ -22,6 +23,12 @@
 //! | `GET /api/v1/operations/{id}/resultsetmetadata` | `{"columns"}` |
 //! | `GET /api/v1/operations/{id}/rowset?maxrows=&fetchorientation=` | `{"rows","rowCount"}` |
 //! | `PUT /api/v1/operations/{id}` (JSON `{"action": "CANCEL" or "CLOSE"}`) | 200 |
+//! | `GET /api/v1/admin/sessions?users=&sessionType=` | `[SessionData]` of every user ([`admin`]: super-users) |
+//! | `DELETE /api/v1/admin/sessions/{id}` | closed |
+//! | `GET /api/v1/admin/operations?users=&sessionHandle=&sessionType=` | `[OperationData]` |
+//! | `DELETE /api/v1/admin/operations/{id}` | closed |
+//! | `GET /api/v1/admin/engine?type=&sharelevel=&subdomain=&hive.server2.proxy.user=&cluster=` | `[Engine]` |
+//! | `DELETE /api/v1/admin/engine?...` | the engine deregistered and stopped |
 //!
 //! Every other call needs HTTP Basic credentials, checked by the gateway's authenticator (the
 //! one the Thrift HTTP frontend uses); `proxyUser` (or `hive.server2.proxy.user`) in the query
@@ -54,6 +61,7 @@ use crate::errors::GatewayError;
 use multipart::UploadError;
 use sessions::{Caller, MetadataKind, OperationPart, SessionsApi};
 
+mod admin;
 mod forward;
 mod multipart;
 mod results;
@@ -114,6 +122,12 @@ enum Route<'a> {
     Metadata(&'a str, MetadataKind),
     Operation(&'a str),
     OperationRead(&'a str, OperationPart),
+    ExecPool,
+    AdminSessions,
+    AdminSession(&'a str),
+    AdminOperations,
+    AdminOperation(&'a str),
+    AdminEngine,
 }
 
 /// The route of `path`, or `None` (404).
@@ -128,6 +142,7 @@ fn route(path: &str) -> Option<Route<'_>> {
         ["batches", id, "localLog"] if !id.is_empty() => Some(Route::BatchLog(id)),
         ["sessions"] => Some(Route::Sessions),
         ["sessions", "count"] => Some(Route::SessionCount),
+        ["sessions", "execPool", "statistic"] => Some(Route::ExecPool),
         ["sessions", id] if !id.is_empty() => Some(Route::Session(id)),
         ["sessions", id, "info", info] if !id.is_empty() => Some(Route::SessionInfo(id, info)),
         ["sessions", id, "operations"] if !id.is_empty() => Some(Route::SessionOperations(id)),
@@ -139,6 +154,11 @@ fn route(path: &str) -> Option<Route<'_>> {
         ["operations", id, part] if !id.is_empty() => {
             OperationPart::parse(part).map(|part| Route::OperationRead(id, part))
         }
+        ["admin", "sessions"] => Some(Route::AdminSessions),
+        ["admin", "sessions", id] if !id.is_empty() => Some(Route::AdminSession(id)),
+        ["admin", "operations"] => Some(Route::AdminOperations),
+        ["admin", "operations", id] if !id.is_empty() => Some(Route::AdminOperation(id)),
+        ["admin", "engine"] => Some(Route::AdminEngine),
         _ => None,
     }
 }
@@ -169,7 +189,7 @@ impl RestApi {
             return text_response(
                 StatusCode::NOT_FOUND,
                 format!(
-                    "no such endpoint {path}; the REST API serves {BASE_PATH}/ping, {BASE_PATH}/batches, {BASE_PATH}/sessions and {BASE_PATH}/operations\n"
+                    "no such endpoint {path}; the REST API serves {BASE_PATH}/ping, {BASE_PATH}/batches, {BASE_PATH}/sessions, {BASE_PATH}/operations and {BASE_PATH}/admin\n"
                 ),
             );
         };
@@ -179,7 +199,12 @@ impl RestApi {
             | Route::SessionCount
             | Route::SessionInfo(..)
             | Route::SessionOperations(_)
-            | Route::OperationRead(..) => "GET",
+            | Route::OperationRead(..)
+            | Route::ExecPool
+            | Route::AdminSessions
+            | Route::AdminOperations => "GET",
+            Route::AdminSession(_) | Route::AdminOperation(_) => "DELETE",
+            Route::AdminEngine => "GET, DELETE",
             Route::Batches | Route::Sessions => "GET, POST",
             Route::Batch(_) | Route::Session(_) => "GET, DELETE",
             Route::Statement(_) | Route::Metadata(..) => "POST",
@@ -285,6 +310,15 @@ impl RestApi {
             (Route::Metadata(id, kind), _) => sessions.metadata(id, kind, caller, &body).await,
             (Route::Operation(id), _) => sessions.act(id, caller, &body).await,
             (Route::OperationRead(id, part), _) => sessions.read(id, part, caller, query).await,
+            (Route::ExecPool, _) => Ok(sessions.exec_pool()),
+            (Route::AdminSessions, _) => sessions.admin(caller.user).list_sessions(query),
+            (Route::AdminSession(id), _) => sessions.admin(caller.user).close_session(id).await,
+            (Route::AdminOperations, _) => sessions.admin(caller.user).list_operations(query),
+            (Route::AdminOperation(id), _) => sessions.admin(caller.user).close_operation(id).await,
+            (Route::AdminEngine, Method::DELETE) => {
+                sessions.admin(caller.user).stop_engines(query).await
+            }
+            (Route::AdminEngine, _) => sessions.admin(caller.user).list_engines(query).await,
             _ => unreachable!("batch routes are answered by respond_with"),
         }
     }
@@ -455,7 +489,9 @@ fn error_response(error: &GatewayError) -> Response<Full<Bytes>> {
     let status = match error {
         GatewayError::BadRequest(_) => StatusCode::BAD_REQUEST,
         GatewayError::Refused(_) => StatusCode::FORBIDDEN,
-        GatewayError::NotFound(_) | GatewayError::InvalidHandle { .. } => StatusCode::NOT_FOUND,
+        GatewayError::NotFound(_)
+        | GatewayError::InvalidHandle { .. }
+        | GatewayError::Closed { .. } => StatusCode::NOT_FOUND,
         GatewayError::RegistryUnavailable { .. } | GatewayError::Config(_) => {
             StatusCode::SERVICE_UNAVAILABLE
         }

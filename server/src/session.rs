@@ -5,10 +5,10 @@
 //! kept for the session's life. The manager also knows which session owns each operation
 //! handle, so that operation RPCs reach the right engine connection.
 
-use std::collections::{BTreeMap, HashSet};
-use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::collections::{BTreeMap, HashSet, VecDeque};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use dashmap::DashMap;
 use kumiho_engine_launcher::{
@@ -78,6 +78,14 @@ pub struct GatewaySession {
     /// Its operations (but the launch's), so that closing it forgets them without looking
     /// at every operation of every session. A std mutex, never held across an await.
     operation_ids: std::sync::Mutex<HashSet<HandleId>>,
+    /// The frontend the client came through (binary, HTTP, REST).
+    pub transport: Transport,
+    /// The client's IP address.
+    pub client_ip: String,
+    /// When it was opened, in milliseconds since the epoch.
+    pub created_ms: u64,
+    /// Operations created in it so far (statements and metadata calls).
+    operations_created: AtomicUsize,
 }
 
 impl GatewaySession {
@@ -131,6 +139,18 @@ impl GatewaySession {
     pub fn idle_for(&self) -> Duration {
         self.last_access.idle_for()
     }
+
+    /// How many operations (statements and metadata calls) it has created.
+    pub fn operations_created(&self) -> usize {
+        self.operations_created.load(Ordering::Relaxed)
+    }
+}
+
+/// Milliseconds since the epoch.
+pub fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
 }
 
 /// When a client last used a session or an operation, for the idle reapers. A std mutex,
@@ -177,6 +197,8 @@ pub struct OperationEntry {
     /// When its client last used it, for the idle-operation reaper (shared by the entry's
     /// copies handed to calls).
     last_access: Arc<LastUse>,
+    /// When it was created, in milliseconds since the epoch.
+    pub created_ms: u64,
 }
 
 impl OperationEntry {
@@ -185,8 +207,25 @@ impl OperationEntry {
             session,
             kind,
             last_access: Arc::new(LastUse::now()),
+            created_ms: now_ms(),
         }
     }
+}
+
+/// Sessions and operations an operator closed, remembered so that their client's next call
+/// is told so rather than that the handle is unknown.
+const CLOSED_REMEMBERED: usize = 1024;
+
+/// How the gateway's background work stands (the REST API's `execPool/statistic`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BackgroundWork {
+    /// How many engine sessions may be opened at once (`engine-session-opens`).
+    pub engine_session_opens: usize,
+    /// Engine sessions being opened now.
+    pub opening: usize,
+    /// LaunchEngine operations and session cleanups in flight but not opening an engine
+    /// session: looking up or launching an engine, waiting for a turn, closing.
+    pub waiting: usize,
 }
 
 /// All sessions of this gateway.
@@ -204,6 +243,11 @@ pub struct SessionManager {
     /// Launches and session cleanups, awaited on shutdown.
     tasks: TaskTracker,
     pub metrics: Arc<Metrics>,
+    /// How many engine sessions may be opened at once.
+    engine_session_opens_max: usize,
+    /// Handles an operator closed, and why, oldest first (at most [`CLOSED_REMEMBERED`]). A
+    /// std mutex, never held across an await.
+    closed_by_operator: std::sync::Mutex<VecDeque<(uuid::Uuid, String)>>,
 }
 
 impl std::fmt::Debug for GatewaySession {
@@ -232,6 +276,8 @@ impl SessionManager {
             engine_session_opens: Arc::new(Semaphore::new(engine_session_opens)),
             tasks: TaskTracker::new(),
             metrics,
+            engine_session_opens_max: engine_session_opens,
+            closed_by_operator: Default::default(),
         }
     }
 
@@ -272,7 +318,7 @@ impl SessionManager {
         let launch = LaunchEngine::new(route.engine_ref.clone());
         let session = Arc::new(GatewaySession {
             id,
-            connection_id: (ctx.transport != Transport::Http).then_some(ctx.connection_id),
+            connection_id: ctx.transport.is_binary().then_some(ctx.connection_id),
             route,
             launch: launch.clone(),
             client_protocol: req.client_protocol,
@@ -282,6 +328,10 @@ impl SessionManager {
             fetch_size: AtomicI64::new(0),
             closed: AtomicBool::new(false),
             operation_ids: Default::default(),
+            transport: ctx.transport,
+            client_ip: ctx.peer.ip().to_string(),
+            created_ms: now_ms(),
+            operations_created: AtomicUsize::new(0),
         });
         self.sessions.insert(id, session.clone());
         self.operations.insert(
@@ -311,11 +361,98 @@ impl SessionManager {
 
     /// The session of a handle (guid and secret must both match).
     pub fn session(&self, handle: &TSessionHandle) -> Result<Arc<GatewaySession>, GatewayError> {
-        let session = HandleId::from_session(handle)
+        let id = HandleId::from_session(handle);
+        let session = id
             .and_then(|id| self.sessions.get(&id).map(|s| s.clone()))
-            .ok_or(GatewayError::InvalidHandle { what: "session" })?;
+            .ok_or_else(|| self.unknown("session", id))?;
         session.touch();
         Ok(session)
+    }
+
+    /// The error for a handle this gateway does not hold: why, if an operator closed it.
+    fn unknown(&self, what: &'static str, id: Option<HandleId>) -> GatewayError {
+        match id.and_then(|id| self.closed_by_operator(&id.guid)) {
+            Some(reason) => GatewayError::Closed { what, reason },
+            None => GatewayError::InvalidHandle { what },
+        }
+    }
+
+    /// Why an operator closed the session or operation `guid`, if one did lately.
+    pub fn closed_by_operator(&self, guid: &uuid::Uuid) -> Option<String> {
+        self.closed_memory()
+            .iter()
+            .find(|(closed, _)| closed == guid)
+            .map(|(_, reason)| reason.clone())
+    }
+
+    fn closed_memory(&self) -> std::sync::MutexGuard<'_, VecDeque<(uuid::Uuid, String)>> {
+        self.closed_by_operator
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn remember_closed(&self, guid: uuid::Uuid, reason: String) {
+        let mut memory = self.closed_memory();
+        if memory.len() >= CLOSED_REMEMBERED {
+            memory.pop_front();
+        }
+        memory.push_back((guid, reason));
+    }
+
+    /// The open session whose handle has this guid (the REST API names sessions by guid).
+    pub fn find(&self, guid: &uuid::Uuid) -> Option<Arc<GatewaySession>> {
+        self.sessions
+            .iter()
+            .find(|s| s.id.guid == *guid)
+            .map(|s| s.value().clone())
+    }
+
+    /// Closes a session for an operator (`reason` says who and how); its client's next call
+    /// is told so. False if it is not open.
+    pub async fn close_for_operator(&self, id: &HandleId, reason: String) -> bool {
+        if !self.sessions.contains_key(id) {
+            return false;
+        }
+        self.remember_closed(id.guid, reason);
+        self.close(id).await
+    }
+
+    /// The open client operations (sessions' LaunchEngine operations left out), oldest first.
+    pub fn operations_snapshot(&self) -> Vec<(HandleId, OperationEntry)> {
+        let mut operations: Vec<(HandleId, OperationEntry)> = self
+            .operations
+            .iter()
+            .filter(|entry| {
+                !matches!(entry.kind, OperationKind::Launch) && !entry.session.is_closed()
+            })
+            .map(|entry| (*entry.key(), entry.value().clone()))
+            .collect();
+        operations.sort_by_key(|(_, entry)| entry.created_ms);
+        operations
+    }
+
+    /// Closes a client operation for an operator, here and in its engine; its client's next
+    /// call on it is told so. False if it is not open.
+    pub async fn close_operation_for_operator(&self, id: &HandleId, reason: String) -> bool {
+        let Some(entry) = self.operations.get(id).map(|entry| entry.clone()) else {
+            return false;
+        };
+        if matches!(entry.kind, OperationKind::Launch) {
+            return false;
+        }
+        self.remember_closed(id.guid, reason);
+        self.close_operation(*id, entry).await
+    }
+
+    /// How the background work stands now.
+    pub fn background_work(&self) -> BackgroundWork {
+        let max = self.engine_session_opens_max;
+        let opening = max.saturating_sub(self.engine_session_opens.available_permits());
+        BackgroundWork {
+            engine_session_opens: max,
+            opening,
+            waiting: self.tasks.len().saturating_sub(opening),
+        }
     }
 
     /// The session of a handle without counting as a use of it (the REST API's listings).
@@ -342,7 +479,7 @@ impl SessionManager {
             .and_then(|id| self.operations.get(&id).map(|entry| entry.clone()))
             // Recorded by a call that ended after its session was closed.
             .filter(|entry| !entry.session.is_closed())
-            .ok_or(GatewayError::InvalidHandle { what: "operation" })?;
+            .ok_or_else(|| self.unknown("operation", HandleId::from_operation(handle)))?;
         entry.last_access.touch();
         entry.session.touch();
         Ok(entry)
@@ -358,6 +495,7 @@ impl SessionManager {
         self.operations
             .insert(handle, OperationEntry::new(session.clone(), kind));
         session.operation_ids().insert(handle);
+        session.operations_created.fetch_add(1, Ordering::Relaxed);
         // Recorded by a call that ended after its session was closed: the close may have
         // taken the session's operations before this one was among them.
         if session.is_closed() {
@@ -449,29 +587,36 @@ impl SessionManager {
             .collect();
         let mut closed = 0;
         for (id, entry) in idle {
-            if self.operations.remove(&id).is_none() {
-                continue;
-            }
-            entry.session.operation_ids().remove(&id);
-            closed += 1;
             tracing::info!(
                 session = %entry.session.id, operation = %id,
                 idle_timeout = %crate::duration::format(timeout), "closing idle operation"
             );
-            if let OperationKind::Engine { prefetched, .. } = &entry.kind {
-                let req = TCloseOperationReq {
-                    operation_handle: id.operation_handle(TOperationType::EXECUTE_STATEMENT, true),
-                };
-                let closing = crate::proxy::close_in_engine(&entry.session, prefetched, &req);
-                if tokio::time::timeout(ENGINE_CLOSE_TIMEOUT, closing)
-                    .await
-                    .is_err()
-                {
-                    tracing::warn!(session = %entry.session.id, operation = %id, "the engine did not take the close of an idle operation in time");
-                }
+            if self.close_operation(id, entry).await {
+                closed += 1;
             }
         }
         closed
+    }
+
+    /// Forgets an operation and closes it in its engine; false if it was gone already.
+    async fn close_operation(&self, id: HandleId, entry: OperationEntry) -> bool {
+        if self.operations.remove(&id).is_none() {
+            return false;
+        }
+        entry.session.operation_ids().remove(&id);
+        if let OperationKind::Engine { prefetched, .. } = &entry.kind {
+            let req = TCloseOperationReq {
+                operation_handle: id.operation_handle(TOperationType::EXECUTE_STATEMENT, true),
+            };
+            let closing = crate::proxy::close_in_engine(&entry.session, prefetched, &req);
+            if tokio::time::timeout(ENGINE_CLOSE_TIMEOUT, closing)
+                .await
+                .is_err()
+            {
+                tracing::warn!(session = %entry.session.id, operation = %id, "the engine did not take the close of an operation in time");
+            }
+        }
+        true
     }
 
     /// The open sessions, for the metrics scraped from them.

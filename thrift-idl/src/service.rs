@@ -24,6 +24,16 @@ pub enum Transport {
     NoSasl,
     /// One message per HTTP POST body.
     Http,
+    /// Calls made in-process on the service for a REST API client (Kyuubi's `/api/v1`
+    /// sessions), one per REST request: like HTTP, a session outlives its connections.
+    Rest,
+}
+
+impl Transport {
+    /// Whether a session lives as long as the TCP connection that opened it (binary).
+    pub fn is_binary(self) -> bool {
+        matches!(self, Transport::Sasl | Transport::NoSasl)
+    }
 }
 
 /// What the server knows about the caller of an RPC.

@@ -237,6 +237,41 @@ impl Exception {
     }
 }
 
+/// `GET /sessions/execPool/statistic` (Kyuubi's `ExecPoolStatistic`), mapped onto the
+/// gateway's own background work: Kyuubi's pool runs launches and async operations, whose
+/// counterparts here are the LaunchEngine tasks and their turns at opening an engine session.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExecPoolStatistic {
+    /// How many engine sessions may be opened at once (`engine-session-opens`).
+    pub exec_pool_size: usize,
+    /// Engine sessions being opened now.
+    pub exec_pool_active_count: usize,
+    /// Launches and session cleanups in flight that are not opening an engine session now
+    /// (looking up or starting an engine, waiting for a turn, closing).
+    pub exec_pool_work_queue_size: usize,
+}
+
+/// An entry of `GET /admin/engine` (Kyuubi's `Engine`): one registration in a registry.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Engine {
+    /// The version the engine registered with.
+    pub version: String,
+    /// The user whose engines were asked for.
+    pub user: String,
+    pub engine_type: &'static str,
+    pub sharelevel: &'static str,
+    /// The last component of its engine space (`default`, a pool member, a session id).
+    pub subdomain: String,
+    /// `host:port`.
+    pub instance: String,
+    /// Its engine space, `/{ns}_{version}_{SHARE}_{TYPE}/{user}/{subdomain}`.
+    pub namespace: String,
+    /// The registration's fields (`serviceUri`, `version`, `refId`, `sequence`).
+    pub attributes: BTreeMap<String, String>,
+}
+
 /// `GET /sessions/{id}/info/{infoType}`.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]

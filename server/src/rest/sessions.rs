@@ -3,15 +3,17 @@
 //! Nothing here routes, launches or proxies: every call becomes the Thrift request a
 //! HiveServer2 client would send (OpenSession, ExecuteStatement, GetOperationStatus,
 //! FetchResults, ...), made in-process on the [`Gateway`] the binary and HTTP frontends
-//! serve (counted in its metrics as `frontend="http"`), and its reply is translated into
+//! serve (counted in its metrics as `frontend="rest"`), and its reply is translated into
 //! Kyuubi's JSON ([`super::results`]). Cluster selection, share levels, engine launch, the
 //! session-conf rules, impersonation and the idle timeouts are thus the gateway's own.
 //!
 //! Identifiers are the guids of the gateway's handles (a session's is the one the gateway
 //! logs); the handles' secrets never leave the gateway. A session and its operations belong
 //! to the user who opened it (or whom it runs as): another user gets 403, unless a super
-//! user of its cluster acting as its user (`proxyUser`). Only sessions opened over REST are
-//! listed and reachable here.
+//! user of its cluster acting as its user (`proxyUser`). `GET /sessions` lists every session
+//! of this gateway the caller may use, whichever frontend opened it (binary, HTTP, REST);
+//! the calls on one session and its operations reach those opened over REST. (Kyuubi lists
+//! every user's sessions to anyone; here that is the admin API's, [`super::admin`].)
 //!
 //! A statement run with `runAsync` that the engine refuses outright (no operation created)
 //! still gets an identifier: its `event` says ERROR with the engine's message, as Kyuubi's
@@ -92,7 +94,7 @@ struct Known {
 const FIRST_SWEEP: usize = 1024;
 
 #[derive(Clone)]
-struct RestSession {
+pub(super) struct RestSession {
     handle: TSessionHandle,
     /// The settings the client sent.
     conf: BTreeMap<String, String>,
@@ -212,7 +214,7 @@ impl SessionsApi {
         CallContext {
             connection_id: 0,
             peer: caller.peer,
-            transport: Transport::Http,
+            transport: Transport::Rest,
             user: Some(caller.user.to_owned()),
             after_reply: Default::default(),
         }
@@ -265,24 +267,57 @@ impl SessionsApi {
         }))
     }
 
-    /// `GET /sessions`: the caller's open REST sessions, oldest first.
+    /// `GET /sessions`: the open sessions the caller may use, whichever frontend opened
+    /// them, oldest first.
     pub(super) fn list(&self, caller: &Caller<'_>) -> Response<Full<Bytes>> {
+        json(&self.sessions_data(|live| may_use(live, caller)))
+    }
+
+    /// Every open session of the gateway that `keep` keeps, as `SessionData`, oldest first.
+    pub(super) fn sessions_data(&self, keep: impl Fn(&GatewaySession) -> bool) -> Vec<SessionData> {
         self.forget_closed();
-        let known: Vec<(Uuid, RestSession)> = self
-            .known()
+        let known = self.known().sessions.clone();
+        let mut list: Vec<SessionData> = self
             .sessions
-            .iter()
-            .map(|(id, s)| (*id, s.clone()))
-            .collect();
-        let mut list: Vec<SessionData> = known
+            .snapshot()
             .into_iter()
-            .filter_map(|(id, known)| {
-                let live = self.sessions.peek(&known.handle)?;
-                may_use(&live, caller).then(|| self.session_data(id, &known, &live))
-            })
+            .filter(|live| keep(live))
+            .map(|live| self.session_data(&live, known.get(&live.id.guid)))
             .collect();
         list.sort_by_key(|s| s.create_time);
-        json(&list)
+        list
+    }
+
+    /// `GET /sessions/execPool/statistic`.
+    pub(super) fn exec_pool(&self) -> Response<Full<Bytes>> {
+        let work = self.sessions.background_work();
+        json(&results::ExecPoolStatistic {
+            exec_pool_size: work.engine_session_opens,
+            exec_pool_active_count: work.opening,
+            exec_pool_work_queue_size: work.waiting,
+        })
+    }
+
+    /// The statement of a REST operation, if this is one.
+    pub(super) fn statement_of(&self, id: &Uuid) -> Option<(String, bool)> {
+        self.known()
+            .operations
+            .get(id)
+            .map(|op| (op.statement.clone(), op.run_async))
+    }
+
+    /// `host:port` of this REST API.
+    pub(super) fn instance(&self) -> &str {
+        &self.instance
+    }
+
+    /// The admin calls, made by `user` ([`super::admin`]).
+    pub(super) fn admin<'a>(&'a self, user: &'a str) -> super::admin::Admin<'a> {
+        super::admin::Admin {
+            api: self,
+            sessions: &self.sessions,
+            user,
+        }
     }
 
     /// `GET /sessions/count`: sessions open on this gateway (all frontends).
@@ -296,8 +331,8 @@ impl SessionsApi {
         id: &str,
         caller: &Caller<'_>,
     ) -> Result<Response<Full<Bytes>>, GatewayError> {
-        let (id, known, live) = self.session(id, caller)?;
-        let data = self.session_data(id, &known, &live);
+        let (_, known, live) = self.session(id, caller)?;
+        let data = self.session_data(&live, Some(&known));
         Ok(json(&SessionEvent {
             session_id: data.identifier,
             client_version: known.protocol + 1,
@@ -744,12 +779,20 @@ impl SessionsApi {
             ))
         };
         let uuid = parse_id(id, "session")?;
-        let known = self
-            .known()
-            .sessions
-            .get(&uuid)
-            .cloned()
-            .ok_or_else(unknown)?;
+        if let Some(reason) = self.sessions.closed_by_operator(&uuid) {
+            return Err(GatewayError::Closed {
+                what: "session",
+                reason,
+            });
+        }
+        let Some(known) = self.known().sessions.get(&uuid).cloned() else {
+            if self.sessions.find(&uuid).is_some() {
+                return Err(GatewayError::NotFound(format!(
+                    "session `{id}` was opened over Thrift (binary or HTTP), not over REST: it is listed here, and only its own client can use it"
+                )));
+            }
+            return Err(unknown());
+        };
         let Some(live) = self.sessions.peek(&known.handle) else {
             self.forget_session(uuid);
             return Err(unknown());
@@ -775,6 +818,12 @@ impl SessionsApi {
             ))
         };
         let uuid = parse_id(id, "operation")?;
+        if let Some(reason) = self.sessions.closed_by_operator(&uuid) {
+            return Err(GatewayError::Closed {
+                what: "operation",
+                reason,
+            });
+        }
         let operation = self
             .known()
             .operations
@@ -829,7 +878,13 @@ impl SessionsApi {
         });
     }
 
-    fn session_data(&self, id: Uuid, known: &RestSession, live: &GatewaySession) -> SessionData {
+    /// A session as Kyuubi's `SessionData`; `known`: what the REST API kept of it, if it was
+    /// opened over REST (the settings as sent, rather than as the gateway kept them).
+    pub(super) fn session_data(
+        &self,
+        live: &GatewaySession,
+        known: Option<&RestSession>,
+    ) -> SessionData {
         let (engine_url, exception) = match live.launch.state() {
             crate::operation::launch_engine::LaunchState::Finished(engine) => {
                 (engine.registration.address(), String::new())
@@ -851,14 +906,18 @@ impl SessionsApi {
             .unwrap_or_default();
         let idle = live.idle_for().as_millis() as u64;
         let now = now_ms();
+        let conf = match known {
+            Some(known) => known.conf.clone(),
+            None => live.route.conf.settings.clone().into_iter().collect(),
+        };
         SessionData {
-            identifier: id.to_string(),
+            identifier: live.id.guid.to_string(),
             remote_session_id,
             user: live.route.user.clone(),
-            ip_addr: known.client_ip.clone(),
-            conf: known.conf.clone(),
-            create_time: known.created,
-            duration: now.saturating_sub(known.created).saturating_sub(idle),
+            ip_addr: live.client_ip.clone(),
+            conf,
+            create_time: live.created_ms,
+            duration: now.saturating_sub(live.created_ms).saturating_sub(idle),
             idle_time: idle,
             exception,
             session_type: INTERACTIVE,
@@ -867,14 +926,14 @@ impl SessionsApi {
             engine_name: String::new(),
             engine_url,
             session_name: String::new(),
-            total_operations: known.operations,
+            total_operations: live.operations_created(),
         }
     }
 }
 
 /// Whether the caller may use `session`: it runs as them or they opened it, or they are a
 /// super user of its cluster acting as its user.
-fn may_use(session: &GatewaySession, caller: &Caller<'_>) -> bool {
+pub(super) fn may_use(session: &GatewaySession, caller: &Caller<'_>) -> bool {
     let route = &session.route;
     route.user == caller.user
         || route.login_user == caller.user
