@@ -1,6 +1,10 @@
 """Authentication LDAP: the gateway checks every client's password by binding to a real
 OpenLDAP server (slapd) as the user, on every frontend (binary SASL, HTTP, REST); a directory
-that does not answer is told apart from a wrong password."""
+that does not answer is told apart from a wrong password. With a bind DN it searches for the
+user as a service account first; user and group filters and a custom query admit only some
+users, and tell the others, once their password is right, that they are not allowed."""
+
+import os
 
 import pytest
 import requests
@@ -8,14 +12,26 @@ import requests
 from gateway_fixtures import DEFAULT_CLUSTER, kill_engines_on, start_gateway
 from gateway_fixtures import gateway_binary  # noqa: F401 (fixture)
 from harness import hive, passwords
+from harness.beeline import binary_url, run_beeline
 from harness.passwords import *  # noqa: F401,F403 (the shared tests: every frontend checks passwords)
 from harness.engine import HOST
-from harness.ldap import PEOPLE_DN, start_slapd
+from harness.ldap import BASE_DN, GROUPS_DN, PEOPLE_DN, SERVICE_DN, ssha, start_slapd
 from harness.zookeeper import free_port
 
 ALICE_PASSWORD = "alice-Ldap-Passw0rd"
 BOB_PASSWORD = "bob-Ldap-Passw0rd"
+CAROL_PASSWORD = "carol-Ldap-Passw0rd"
+TWIN_PASSWORD = "twin-Ldap-Passw0rd"
+SERVICE_PASSWORD = "svc-Kumiho-Bind-Passw0rd"
 WRONG = "not-Her-Ldap-Passw0rd"
+NOT_ALLOWED = "is not allowed to use this gateway"
+# Two entries hold uid=twin (one under ou=people, one under ou=contractors): a search finds both.
+CONTRACTORS_DN = f"ou=contractors,{BASE_DN}"
+TWIN_ELSEWHERE = [
+    f"dn: {CONTRACTORS_DN}\nobjectClass: organizationalUnit\nou: contractors\n",
+    f"dn: uid=twin,{CONTRACTORS_DN}\nobjectClass: inetOrgPerson\nuid: twin\ncn: twin\nsn: twin\n"
+    f"userPassword: {ssha(TWIN_PASSWORD)}\n",
+]
 
 
 def cluster_dir(root):
@@ -27,7 +43,12 @@ def cluster_dir(root):
 
 @pytest.fixture(scope="module")
 def directory(tmp_path_factory):
-    slapd = start_slapd(tmp_path_factory.mktemp("slapd"), {"alice": ALICE_PASSWORD, "bob": BOB_PASSWORD})
+    # alice and carol are analysts, bob is in no group.
+    slapd = start_slapd(tmp_path_factory.mktemp("slapd"),
+                        {"alice": ALICE_PASSWORD, "bob": BOB_PASSWORD, "carol": CAROL_PASSWORD,
+                         "twin": TWIN_PASSWORD},
+                        groups={"analysts": ["alice", "carol"], "ops": ["carol"]},
+                        service_password=SERVICE_PASSWORD, extra_ldif=TWIN_ELSEWHERE)
     yield slapd
     slapd.stop()
 
@@ -92,3 +113,132 @@ def test_a_directory_that_does_not_answer_is_reported_as_the_operators_problem(g
     finally:
         gateway.stop()
         kill_engines_on(str(tmp_path / "work"))
+
+
+def rest_login(gateway, user: str, password: str) -> requests.Response:
+    return requests.get(passwords.batches_url(gateway), auth=(user, password), timeout=30)
+
+
+@pytest.fixture(scope="module")
+def searching_gateway(gateway_binary, directory, tmp_path_factory):  # noqa: F811
+    """Searches as the service account (its password from the environment) under the base DN;
+    admits alice and bob by name, and only members of analysts: alice, not bob nor carol."""
+    root = tmp_path_factory.mktemp("ldap-search")
+    os.environ["KUMIHO_LDAP_BIND_PASSWORD"] = SERVICE_PASSWORD
+    try:
+        running = start_gateway(gateway_binary, root / "work", cluster_dir(root),
+                                "--authentication", "LDAP", "--ldap-url", directory.url,
+                                "--ldap-bind-dn", SERVICE_DN, "--ldap-base-dn", BASE_DN,
+                                "--ldap-user-filter", "alice,BOB", "--ldap-group-filter", "analysts",
+                                "--ldap-group-dn-pattern", f"cn=%s,{GROUPS_DN}")
+    finally:
+        del os.environ["KUMIHO_LDAP_BIND_PASSWORD"]
+    yield running
+    running.stop()
+    kill_engines_on(str(root / "work"))
+
+
+def test_a_user_found_by_the_service_account_logs_in_with_beeline_and_pyhive(searching_gateway):
+    run = run_beeline(binary_url(searching_gateway.port), ["SELECT 1 AS one"], user="alice", password=ALICE_PASSWORD)
+    assert run.returncode == 0, run.describe()
+    assert run.result_sets() == [[["one"], ["1"]]]
+    connection = hive.connect(searching_gateway, "sasl", user="alice", password=ALICE_PASSWORD)
+    try:
+        assert hive.query(connection, "SELECT 2 AS two")[2] == [(2,)]
+    finally:
+        connection.close()
+    assert rest_login(searching_gateway, "alice", ALICE_PASSWORD).status_code == 200
+
+
+def test_wrong_passwords_unknown_users_and_names_two_entries_hold_are_refused_alike(searching_gateway):
+    """The service account itself is no user: no search for people finds it."""
+    for user, password in [("alice", WRONG), ("alice", BOB_PASSWORD), ("mallory", ALICE_PASSWORD),
+                           ("twin", TWIN_PASSWORD), ("kumiho", SERVICE_PASSWORD), ("alice", "")]:
+        refused = rest_login(searching_gateway, user, password)
+        assert refused.status_code == 401, (user, refused.text)
+        assert passwords.REFUSED in refused.text and NOT_ALLOWED not in refused.text, (user, refused.text)
+    with pytest.raises(Exception, match=f"(?i){passwords.REFUSED}|bad status|auth"):
+        hive.connect(searching_gateway, "sasl", user="alice", password=WRONG)
+
+
+def test_users_the_filters_leave_out_are_told_they_are_not_allowed_once_their_password_is_right(
+        searching_gateway):
+    """bob is in the user filter but in no group, carol in the group but not in the user filter;
+    with a wrong password both get the usual answer, which says nothing of the filters."""
+    for user, password in [("bob", BOB_PASSWORD), ("carol", CAROL_PASSWORD)]:
+        refused = rest_login(searching_gateway, user, password)
+        assert refused.status_code == 401, (user, refused.text)
+        assert NOT_ALLOWED in refused.text and passwords.REFUSED not in refused.text, (user, refused.text)
+        assert "analysts" not in refused.text and "alice" not in refused.text, refused.text
+        wrong = rest_login(searching_gateway, user, WRONG)
+        assert wrong.status_code == 401 and passwords.REFUSED in wrong.text, wrong.text
+        assert NOT_ALLOWED not in wrong.text, wrong.text
+    run = run_beeline(binary_url(searching_gateway.port), ["SELECT 1"], user="bob", password=BOB_PASSWORD)
+    assert run.returncode != 0 and NOT_ALLOWED in run.stderr, run.describe()
+
+
+def test_a_user_name_holding_filter_syntax_cannot_log_in_as_someone_else(searching_gateway):
+    """Unescaped, `*)(uid=*` would make the search `(uid=*)(uid=*)`, `*` match every user:
+    with alice's password they would log in as alice under another name."""
+    for user in ["*", "*)(uid=*", "alice)(uid=*", "al*", "alice)(|(uid=*", "*)(cn=alice", "alice\\"]:
+        refused = rest_login(searching_gateway, user, ALICE_PASSWORD)
+        assert refused.status_code == 401, (user, refused.text)
+        assert passwords.REFUSED in refused.text, (user, refused.text)
+
+
+def test_the_bind_password_is_never_logged_nor_shown(searching_gateway):
+    log = searching_gateway.log()
+    assert "LDAP authentication" in log and SERVICE_DN in log
+    for secret in (SERVICE_PASSWORD, ALICE_PASSWORD, BOB_PASSWORD, CAROL_PASSWORD):
+        assert secret not in log
+
+
+def test_a_service_account_the_directory_refuses_is_reported_as_the_operators_problem(gateway_binary,  # noqa: F811
+                                                                                     directory, tmp_path):
+    """The bind password from the config file this time."""
+    config = tmp_path / "kumiho.yaml"
+    config.write_text(f"ldap-bind-dn: {SERVICE_DN}\nldap-bind-password: {WRONG}\n")
+    gateway = start_gateway(gateway_binary, tmp_path / "work", cluster_dir(tmp_path), "--config", str(config),
+                            "--authentication", "LDAP", "--ldap-url", directory.url, "--ldap-base-dn", BASE_DN)
+    try:
+        refused = rest_login(gateway, "alice", ALICE_PASSWORD)
+        assert refused.status_code == 401, refused.text
+        assert "cannot search its LDAP directory" in refused.text and "ask an operator" in refused.text
+        assert passwords.REFUSED not in refused.text and WRONG not in refused.text, refused.text
+        gateway.wait_for_log("refused the gateway's bind as")
+        assert WRONG not in gateway.log() and ALICE_PASSWORD not in gateway.log()
+    finally:
+        gateway.stop()
+        kill_engines_on(str(tmp_path / "work"))
+
+
+# Each admits alice (an analyst) and leaves out bob, with users binding by the DN pattern.
+ADMITTING_ANALYSTS = {
+    "custom query for the group": ["--ldap-base-dn", BASE_DN,
+                                   "--ldap-custom-query", "(&(objectClass=groupOfNames)(cn=analysts))"],
+    "custom query for the user": ["--ldap-base-dn", BASE_DN, "--ldap-custom-query",
+                                  f"(&(objectClass=person)(uid=%s)(seeAlso=cn=analysts,{GROUPS_DN}))"],
+    "group listed by the user": ["--ldap-base-dn", BASE_DN, "--ldap-group-filter", "ops,analysts",
+                                 "--ldap-group-dn-pattern", f"cn=%s,{GROUPS_DN}",
+                                 "--ldap-user-membership-key", "seeAlso"],
+}
+
+
+@pytest.fixture(scope="module", params=list(ADMITTING_ANALYSTS))
+def admitting_gateway(request, gateway_binary, directory, tmp_path_factory):  # noqa: F811
+    root = tmp_path_factory.mktemp("ldap-admit")
+    running = start_gateway(gateway_binary, root / "work", cluster_dir(root),
+                            "--authentication", "LDAP", "--ldap-url", directory.url,
+                            "--ldap-user-dn-pattern", f"uid=%s,{PEOPLE_DN}", *ADMITTING_ANALYSTS[request.param])
+    yield running
+    running.stop()
+    kill_engines_on(str(root / "work"))
+
+
+def test_a_custom_query_or_the_users_own_group_list_admits_only_analysts(admitting_gateway):
+    assert rest_login(admitting_gateway, "alice", ALICE_PASSWORD).status_code == 200
+    left_out = rest_login(admitting_gateway, "bob", BOB_PASSWORD)
+    assert left_out.status_code == 401 and NOT_ALLOWED in left_out.text, left_out.text
+    for user, password in [("bob", WRONG), ("*)(uid=*", ALICE_PASSWORD), ("alice", WRONG)]:
+        refused = rest_login(admitting_gateway, user, password)
+        assert refused.status_code == 401 and passwords.REFUSED in refused.text, (user, refused.text)

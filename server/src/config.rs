@@ -59,6 +59,37 @@ pub struct ServerConfig {
     /// Users bind as `USER@` this domain, as Active Directory takes them
     /// (`kyuubi.authentication.ldap.domain`).
     pub ldap_domain: Option<String>,
+    /// Service account the gateway binds as to search for the user's entry, which the user
+    /// then binds as (`kyuubi.authentication.ldap.binddn`).
+    pub ldap_bind_dn: Option<String>,
+    /// Password of `ldap-bind-dn` (`kyuubi.authentication.ldap.bindpw`); best from the
+    /// environment, `KUMIHO_LDAP_BIND_PASSWORD`. Never logged.
+    pub ldap_bind_password: Option<Secret>,
+    /// Attribute holding user (and, without `ldap-group-dn-pattern`, group) names, default
+    /// `uid` (`kyuubi.authentication.ldap.guidKey`).
+    pub ldap_guid_key: Option<String>,
+    /// Users admitted, a list or comma-separated (`kyuubi.authentication.ldap.userFilter`).
+    #[serde(deserialize_with = "crate::ldap::names")]
+    pub ldap_user_filter: Option<Vec<String>>,
+    /// Groups whose members are admitted, a list or comma-separated
+    /// (`kyuubi.authentication.ldap.groupFilter`).
+    #[serde(deserialize_with = "crate::ldap::names")]
+    pub ldap_group_filter: Option<Vec<String>>,
+    /// DNs of groups, `%s` for the name, several separated by `:`
+    /// (`kyuubi.authentication.ldap.groupDNPattern`).
+    pub ldap_group_dn_pattern: Option<String>,
+    /// Attribute of a group listing its members, default `member`
+    /// (`kyuubi.authentication.ldap.groupMembershipKey`).
+    pub ldap_group_membership_key: Option<String>,
+    /// Attribute of a user listing its groups, e.g. `memberOf`
+    /// (`kyuubi.authentication.ldap.userMembershipKey`).
+    pub ldap_user_membership_key: Option<String>,
+    /// Object class of groups, default `groupOfNames`
+    /// (`kyuubi.authentication.ldap.groupClassKey`).
+    pub ldap_group_class_key: Option<String>,
+    /// Search filter that must find the user, `%s` for the user name, instead of the user and
+    /// group filters (`kyuubi.authentication.ldap.customLDAPQuery`).
+    pub ldap_custom_query: Option<String>,
     /// Directory with one YAML file per cluster; relative paths start at the working directory.
     pub cluster_configs: PathBuf,
     /// Where engine registries, launch locks and engine logs live (embedded registry).
@@ -208,6 +239,16 @@ impl Default for ServerConfig {
             ldap_base_dn: None,
             ldap_user_dn_pattern: None,
             ldap_domain: None,
+            ldap_bind_dn: None,
+            ldap_bind_password: None,
+            ldap_guid_key: None,
+            ldap_user_filter: None,
+            ldap_group_filter: None,
+            ldap_group_dn_pattern: None,
+            ldap_group_membership_key: None,
+            ldap_user_membership_key: None,
+            ldap_group_class_key: None,
+            ldap_custom_query: None,
             cluster_configs: PathBuf::from("cluster-configs"),
             work_dir: PathBuf::from("work"),
             default_cluster: "default".to_owned(),
@@ -274,6 +315,33 @@ pub struct Cli {
     pub ldap_user_dn_pattern: Option<String>,
     #[arg(long)]
     pub ldap_domain: Option<String>,
+    /// Service account to search for users as, e.g. `cn=kumiho,ou=services,dc=example,dc=com`.
+    #[arg(long)]
+    pub ldap_bind_dn: Option<String>,
+    /// Password of `--ldap-bind-dn` (use the environment: flags show in `ps`).
+    #[arg(long, env = "KUMIHO_LDAP_BIND_PASSWORD", hide_env_values = true)]
+    pub ldap_bind_password: Option<String>,
+    /// Attribute naming users, default `uid` (`sAMAccountName` for Active Directory).
+    #[arg(long)]
+    pub ldap_guid_key: Option<String>,
+    /// Users admitted, comma-separated.
+    #[arg(long, value_delimiter = ',')]
+    pub ldap_user_filter: Option<Vec<String>>,
+    /// Groups whose members are admitted, comma-separated.
+    #[arg(long, value_delimiter = ',')]
+    pub ldap_group_filter: Option<Vec<String>>,
+    /// e.g. `cn=%s,ou=groups,dc=example,dc=com`; several separated by `:`.
+    #[arg(long)]
+    pub ldap_group_dn_pattern: Option<String>,
+    #[arg(long)]
+    pub ldap_group_membership_key: Option<String>,
+    #[arg(long)]
+    pub ldap_user_membership_key: Option<String>,
+    #[arg(long)]
+    pub ldap_group_class_key: Option<String>,
+    /// A search filter that must find the user, `%s` for the user name.
+    #[arg(long)]
+    pub ldap_custom_query: Option<String>,
     /// e.g. `72h` or `P3D`.
     #[arg(long, value_parser = duration::parse)]
     pub batch_max_age: Option<Duration>,
@@ -374,6 +442,33 @@ impl Cli {
             (self.ldap_base_dn, &mut config.ldap_base_dn),
             (self.ldap_user_dn_pattern, &mut config.ldap_user_dn_pattern),
             (self.ldap_domain, &mut config.ldap_domain),
+            (self.ldap_bind_dn, &mut config.ldap_bind_dn),
+            (self.ldap_guid_key, &mut config.ldap_guid_key),
+            (
+                self.ldap_group_dn_pattern,
+                &mut config.ldap_group_dn_pattern,
+            ),
+            (
+                self.ldap_group_membership_key,
+                &mut config.ldap_group_membership_key,
+            ),
+            (
+                self.ldap_user_membership_key,
+                &mut config.ldap_user_membership_key,
+            ),
+            (self.ldap_group_class_key, &mut config.ldap_group_class_key),
+            (self.ldap_custom_query, &mut config.ldap_custom_query),
+        ] {
+            if flag.is_some() {
+                *setting = flag;
+            }
+        }
+        if let Some(password) = self.ldap_bind_password {
+            config.ldap_bind_password = Some(Secret(password));
+        }
+        for (flag, setting) in [
+            (self.ldap_user_filter, &mut config.ldap_user_filter),
+            (self.ldap_group_filter, &mut config.ldap_group_filter),
         ] {
             if flag.is_some() {
                 *setting = flag;
@@ -401,8 +496,27 @@ impl ServerConfig {
             ("ldap-base-dn", &self.ldap_base_dn),
             ("ldap-user-dn-pattern", &self.ldap_user_dn_pattern),
             ("ldap-domain", &self.ldap_domain),
+            ("ldap-bind-dn", &self.ldap_bind_dn),
+            ("ldap-guid-key", &self.ldap_guid_key),
+            ("ldap-group-dn-pattern", &self.ldap_group_dn_pattern),
+            ("ldap-group-membership-key", &self.ldap_group_membership_key),
+            ("ldap-user-membership-key", &self.ldap_user_membership_key),
+            ("ldap-group-class-key", &self.ldap_group_class_key),
+            ("ldap-custom-query", &self.ldap_custom_query),
         ];
-        let ldap_key = ldap_keys.iter().find(|(_, value)| value.is_some());
+        let ldap_key = ldap_keys
+            .iter()
+            .find(|(_, value)| value.is_some())
+            .map(|(key, _)| *key)
+            .or_else(|| {
+                [
+                    ("ldap-bind-password", self.ldap_bind_password.is_some()),
+                    ("ldap-user-filter", self.ldap_user_filter.is_some()),
+                    ("ldap-group-filter", self.ldap_group_filter.is_some()),
+                ]
+                .into_iter()
+                .find_map(|(key, set)| set.then_some(key))
+            });
         match self.authentication {
             Authentication::File if self.password_file.is_none() => Err(
                 "authentication FILE needs password-file: a file of `user:bcrypt-hash` lines (htpasswd -B)"
@@ -418,7 +532,7 @@ impl ServerConfig {
                     .to_owned(),
             ),
             other => match ldap_key {
-                Some((key, _)) => Err(format!(
+                Some(key) => Err(format!(
                     "{key} is set but authentication is {}; set authentication to LDAP, or remove the ldap-* settings",
                     if other == Authentication::File { "FILE" } else { "NONE" }
                 )),

@@ -1,9 +1,19 @@
-"""Runs an OpenLDAP server (Debian's `slapd`) on a free loopback port, with users to bind as.
+"""Runs an OpenLDAP server (Debian's `slapd`) on a free loopback port, with users to bind as,
+groups and a service account to search as.
 
-    directory = start_slapd(tmp_path, {"alice": "alice-pw", "bob": "bob-pw"})
+    directory = start_slapd(tmp_path, {"alice": "alice-pw", "bob": "bob-pw"},
+                            groups={"analysts": ["alice"]}, service_password="svc-pw")
     directory.url                       # "ldap://127.0.0.1:PORT"
     directory.user_dn("alice")          # "uid=alice,ou=people,dc=example,dc=com"
+    directory.group_dn("analysts")      # "cn=analysts,ou=groups,dc=example,dc=com"
+    SERVICE_DN                          # "cn=kumiho,ou=services,dc=example,dc=com"
     directory.stop()
+
+A group is a `groupOfNames` listing its members' DNs under `member`; each member's entry
+also lists the group's DN under `seeAlso`, a DN attribute every `person` may hold, which
+stands in for Active Directory's `memberOf` (`ldap-user-membership-key`). The service
+account is a `simpleSecurityObject`, which no search for people finds. `extra_ldif` adds
+entries as they are written.
 
 Its configuration is a `slapd.conf` of its own (`slapd -f`), its data an mdb database in the
 given directory, loaded with `slapadd` before the start; the users' passwords are stored
@@ -26,6 +36,8 @@ SCHEMA_DIR = Path("/etc/ldap/schema")
 MODULE_DIR = Path("/usr/lib/ldap")
 BASE_DN = "dc=example,dc=com"
 PEOPLE_DN = f"ou=people,{BASE_DN}"
+GROUPS_DN = f"ou=groups,{BASE_DN}"
+SERVICE_DN = f"cn=kumiho,ou=services,{BASE_DN}"
 # slapd answers within a fraction of a second; this bounds a broken start.
 READY_TIMEOUT_S = 30
 
@@ -53,6 +65,10 @@ class Slapd:
     def user_dn(user: str) -> str:
         return f"uid={user},{PEOPLE_DN}"
 
+    @staticmethod
+    def group_dn(group: str) -> str:
+        return f"cn={group},{GROUPS_DN}"
+
     def log(self) -> str:
         return (self.directory / "slapd.log").read_text(errors="replace")
 
@@ -78,16 +94,29 @@ access to * by * read
 """
 
 
-def _entries(users: dict[str, str]) -> str:
+def _entries(users: dict[str, str], groups: dict[str, list[str]], service_password: str | None,
+             extra_ldif: list[str]) -> str:
     ldif = [
         f"dn: {BASE_DN}\nobjectClass: dcObject\nobjectClass: organization\ndc: example\no: Example\n",
         f"dn: {PEOPLE_DN}\nobjectClass: organizationalUnit\nou: people\n",
     ]
     for user, password in users.items():
+        see_also = "".join(f"seeAlso: {Slapd.group_dn(group)}\n"
+                           for group, members in groups.items() if user in members)
         ldif.append(
             f"dn: {Slapd.user_dn(user)}\nobjectClass: inetOrgPerson\nuid: {user}\ncn: {user}\nsn: {user}\n"
-            f"userPassword: {ssha(password)}\n"
+            f"userPassword: {ssha(password)}\n{see_also}"
         )
+    if groups:
+        ldif.append(f"dn: {GROUPS_DN}\nobjectClass: organizationalUnit\nou: groups\n")
+    for group, members in groups.items():
+        listed = "".join(f"member: {Slapd.user_dn(member)}\n" for member in members)
+        ldif.append(f"dn: {Slapd.group_dn(group)}\nobjectClass: groupOfNames\ncn: {group}\n{listed}")
+    if service_password is not None:
+        ldif.append(f"dn: {SERVICE_DN.split(',', 1)[1]}\nobjectClass: organizationalUnit\nou: services\n")
+        ldif.append(f"dn: {SERVICE_DN}\nobjectClass: organizationalRole\nobjectClass: simpleSecurityObject\n"
+                    f"cn: kumiho\nuserPassword: {ssha(service_password)}\n")
+    ldif.extend(extra_ldif)
     return "\n".join(ldif)
 
 
@@ -98,8 +127,9 @@ def _answers(port: int) -> bool:
     return run.returncode == 0
 
 
-def start_slapd(directory: Path, users: dict[str, str]) -> Slapd:
-    """Writes the config and the users, starts slapd on a free port; returns once it answers."""
+def start_slapd(directory: Path, users: dict[str, str], groups: dict[str, list[str]] | None = None,
+                service_password: str | None = None, extra_ldif: list[str] | None = None) -> Slapd:
+    """Writes the config and the entries, starts slapd on a free port; returns once it answers."""
     for tool in (SLAPD, SLAPADD):
         if not tool.is_file():
             raise RuntimeError(f"{tool} is missing: install Debian's slapd and ldap-utils (scripts/setup.sh)")
@@ -108,7 +138,7 @@ def start_slapd(directory: Path, users: dict[str, str]) -> Slapd:
     config = directory / "slapd.conf"
     config.write_text(_config(directory))
     entries = directory / "users.ldif"
-    entries.write_text(_entries(users))
+    entries.write_text(_entries(users, groups or {}, service_password, extra_ldif or []))
     subprocess.run([str(SLAPADD), "-f", str(config), "-l", str(entries)], check=True, capture_output=True)
     port = free_port()
     log = open(directory / "slapd.log", "wb")

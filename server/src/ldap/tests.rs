@@ -4,6 +4,8 @@ fn settings(bind_as: BindAs) -> LdapSettings {
     LdapSettings {
         urls: vec!["ldap://127.0.0.1:1".to_owned()],
         bind_as,
+        user_bases: Vec::new(),
+        admission: Admission::default(),
     }
 }
 
@@ -101,9 +103,250 @@ fn an_ldaps_server_whose_handshake_fails_is_unreachable_too() {
     let hang_up = std::thread::spawn(move || drop(listener.accept()));
     let ldap = LdapAuthenticator::new(LdapSettings {
         urls: vec![format!("ldaps://127.0.0.1:{port}")],
-        bind_as: BindAs::Domain("example.com".to_owned()),
+        ..settings(BindAs::Domain("example.com".to_owned()))
     });
     let message = ldap.authenticate("alice", "alice-pw").unwrap_err();
     assert!(message.contains("LDAP server does not answer"), "{message}");
     hang_up.join().unwrap();
+}
+
+fn config(yaml: &str) -> Result<LdapSettings, String> {
+    let config =
+        ServerConfig::from_yaml(&format!("authentication: LDAP\nldap-url: ldap://h\n{yaml}"))
+            .unwrap();
+    LdapSettings::from_config(&config)
+}
+
+#[test]
+fn search_filter_values_are_escaped_so_that_a_user_name_cannot_widen_a_search() {
+    use query::escape_filter_value as escape;
+    assert_eq!(escape("alice"), "alice");
+    assert_eq!(escape("*"), "\\2a");
+    assert_eq!(escape("*)(uid=*"), "\\2a\\29\\28uid=\\2a");
+    assert_eq!(escape("a\\b"), "a\\5cb");
+    assert_eq!(escape("a\0b\nc"), "a\\00b\\0ac");
+    assert_eq!(escape("Jürgen o'Neil, Jr."), "Jürgen o'Neil, Jr.");
+    // Built into a filter, the name stays one value: the filter parses, as one assertion.
+    let people = query::NamedUnder::by_key("uid", "ou=people,dc=example,dc=com");
+    let filter = query::user(&people, "*)(uid=*");
+    assert_eq!(
+        filter,
+        "(&(|(objectClass=person)(objectClass=user)(objectClass=inetOrgPerson))(uid=\\2a\\29\\28uid=\\2a))"
+    );
+    assert!(ldap3::parse_filter(&filter).is_ok());
+    for user in ["*", "alice)(|(uid=*", "x\\", "\0", "a*b"] {
+        let filter = query::user(&people, user);
+        assert!(ldap3::parse_filter(&filter).is_ok(), "{filter}");
+        assert!(!filter.contains("=*)"), "{filter}");
+    }
+}
+
+#[test]
+fn dn_patterns_give_the_base_and_attribute_ldap_searches_under() {
+    let people = query::NamedUnder::from_pattern("uid=%s,ou=people,dc=example,dc=com").unwrap();
+    assert_eq!(
+        (
+            people.base.as_str(),
+            people.attribute.as_str(),
+            people.value.as_str()
+        ),
+        ("ou=people,dc=example,dc=com", "uid", "%s")
+    );
+    assert_eq!(people.assertion("al*ce"), "(uid=al\\2ace)");
+    let prefixed = query::NamedUnder::from_pattern("cn=svc-%s, ou=x\\,y,dc=c").unwrap();
+    assert_eq!(prefixed.base, "ou=x\\,y,dc=c");
+    assert_eq!(prefixed.assertion("a(b"), "(cn=svc-a\\28b)");
+    for bad in ["uid=alice,ou=%s", "uid=%s", "%s,dc=c", "u)(x=%s,dc=c"] {
+        assert_eq!(query::NamedUnder::from_pattern(bad), None, "{bad}");
+    }
+    assert!(query::is_attribute("sAMAccountName"));
+    assert!(query::is_attribute("0.9.2342.19200300.100.1.1"));
+    for bad in ["", "uid)", "a b", "-x", "member=*"] {
+        assert!(!query::is_attribute(bad), "{bad}");
+    }
+}
+
+#[test]
+fn group_and_custom_ldap_queries_escape_the_user_and_its_dn() {
+    let groups = query::NamedUnder::by_key("cn", "ou=groups,dc=example,dc=com");
+    assert_eq!(
+        query::groups_with_member(
+            "groupOfNames",
+            &groups,
+            &["analysts".to_owned(), "ops*".to_owned()],
+            "member",
+            "uid=a\\2Cb,ou=people,dc=example,dc=com",
+            "a,b*",
+        ),
+        "(&(objectClass=groupOfNames)(|(cn=analysts)(cn=ops\\2a))\
+         (|(member=uid=a\\5c2Cb,ou=people,dc=example,dc=com)(member=a,b\\2a)))"
+    );
+    assert_eq!(
+        query::group("groupOfNames", &groups, "x)(cn=*"),
+        "(&(objectClass=groupOfNames)(cn=x\\29\\28cn=\\2a))"
+    );
+    assert_eq!(
+        query::lists_group("memberOf", "cn=a(b),ou=groups"),
+        "(memberOf=cn=a\\28b\\29,ou=groups)"
+    );
+    assert_eq!(
+        query::custom("(&(objectClass=person)(uid=%s))", "*)(uid=*"),
+        "(&(objectClass=person)(uid=\\2a\\29\\28uid=\\2a))"
+    );
+    assert_eq!(
+        query::comparable_dn(" UID=Alice , ou=People,DC=example, dc=com"),
+        "uid=alice,ou=people,dc=example,dc=com"
+    );
+}
+
+#[test]
+fn a_bind_dn_makes_the_gateway_search_for_users_by_the_guid_key_or_the_patterns() {
+    let settings = config(
+        "ldap-bind-dn: cn=kumiho,dc=example,dc=com\nldap-bind-password: s3cret-Pw\n\
+         ldap-base-dn: dc=example,dc=com\nldap-guid-key: sAMAccountName\n",
+    )
+    .unwrap();
+    assert_eq!(
+        settings.bind_as,
+        BindAs::ServiceAccount {
+            dn: "cn=kumiho,dc=example,dc=com".to_owned(),
+            password: crate::cluster::Secret("s3cret-Pw".to_owned()),
+        }
+    );
+    assert_eq!(
+        settings.user_bases,
+        [query::NamedUnder::by_key(
+            "sAMAccountName",
+            "dc=example,dc=com"
+        )]
+    );
+    assert_eq!(settings.bind_names("alice"), Some(Vec::new()));
+    assert_eq!(settings.bind_names(" alice"), None);
+    assert!(!format!("{settings:?}").contains("s3cret-Pw"));
+    let patterns = config(
+        "ldap-bind-dn: cn=kumiho,dc=example,dc=com\nldap-bind-password: pw\n\
+         ldap-user-dn-pattern: uid=%s,ou=people,dc=example,dc=com:cn=%s,ou=admins,dc=example,dc=com\n",
+    )
+    .unwrap();
+    assert_eq!(patterns.user_bases.len(), 2);
+    assert_eq!(patterns.user_bases[1].attribute, "cn");
+    // Without a bind DN, the base DN's pattern uses the guid key.
+    assert_eq!(
+        config("ldap-base-dn: dc=example,dc=com\nldap-guid-key: cn\n")
+            .unwrap()
+            .bind_as,
+        BindAs::Patterns(vec!["cn=%s,dc=example,dc=com".to_owned()])
+    );
+}
+
+#[test]
+fn ldap_filters_are_read_from_lists_or_comma_separated_text() {
+    let settings = config(
+        "ldap-base-dn: dc=example,dc=com\nldap-user-filter: Alice, bob\n\
+         ldap-group-filter: [analysts, ops]\nldap-group-dn-pattern: cn=%s,ou=groups,dc=example,dc=com\n",
+    )
+    .unwrap();
+    assert_eq!(settings.admission.users, ["alice", "bob"]);
+    let groups = settings.admission.groups.unwrap();
+    assert_eq!(groups.names, ["analysts", "ops"]);
+    assert_eq!(
+        groups.bases,
+        [query::NamedUnder::by_key(
+            "cn",
+            "ou=groups,dc=example,dc=com"
+        )]
+    );
+    assert_eq!(
+        (groups.class.as_str(), groups.membership_key.as_str()),
+        ("groupOfNames", "member")
+    );
+    assert_eq!(groups.user_membership_key, None);
+    let by_user = config(
+        "ldap-base-dn: dc=example,dc=com\nldap-group-filter: analysts\n\
+         ldap-user-membership-key: memberOf\nldap-group-class-key: group\n",
+    )
+    .unwrap()
+    .admission
+    .groups
+    .unwrap();
+    assert_eq!(by_user.user_membership_key.as_deref(), Some("memberOf"));
+    assert_eq!(
+        by_user.bases,
+        [query::NamedUnder::by_key("uid", "dc=example,dc=com")]
+    );
+    let custom = config(
+        "ldap-base-dn: dc=example,dc=com\nldap-custom-query: (&(objectClass=person)(uid=%s))\n",
+    )
+    .unwrap()
+    .admission
+    .custom_query
+    .unwrap();
+    assert_eq!(custom.base, "dc=example,dc=com");
+}
+
+#[test]
+fn ldap_settings_that_cannot_work_say_what_to_change() {
+    let error = |yaml: &str| config(yaml).unwrap_err();
+    let base = "ldap-base-dn: dc=example,dc=com\n";
+    assert!(error("ldap-bind-dn: cn=k,dc=c\nldap-base-dn: dc=c\n").contains("go together"));
+    assert!(error("ldap-bind-password: pw\nldap-base-dn: dc=c\n").contains("go together"));
+    assert!(
+        error("ldap-bind-dn: cn=k,dc=c\nldap-bind-password: pw\nldap-domain: c.com\n")
+            .contains("remove ldap-domain")
+    );
+    assert!(
+        error("ldap-bind-dn: cn=k,dc=c\nldap-bind-password: pw\n").contains("needs ldap-base-dn")
+    );
+    assert!(error(
+        "ldap-bind-dn: cn=k,dc=c\nldap-bind-password: pw\nldap-user-dn-pattern: uid=x,ou=%s\n"
+    )
+    .contains("first RDN holds %s"));
+    assert!(
+        error("ldap-user-dn-pattern: uid=%s,dc=c\nldap-group-filter: g\n")
+            .contains("ldap-group-filter needs ldap-group-dn-pattern")
+    );
+    assert!(
+        error("ldap-domain: c.com\nldap-group-filter: g\nldap-group-dn-pattern: cn=%s,dc=c\n")
+            .contains("set ldap-base-dn")
+    );
+    assert!(error(&format!(
+        "{base}ldap-custom-query: (uid=%s)\nldap-user-filter: a\n"
+    ))
+    .contains("takes the place of"));
+    assert!(
+        error(&format!("{base}ldap-custom-query: (uid=%s\n")).contains("not an LDAP search filter")
+    );
+    assert!(
+        error("ldap-user-dn-pattern: uid=%s,dc=c\nldap-custom-query: (uid=%s)\n")
+            .contains("needs ldap-base-dn")
+    );
+    assert!(
+        error(&format!("{base}ldap-user-membership-key: memberOf\n"))
+            .contains("ldap-group-filter is not")
+    );
+    assert!(error(&format!("{base}ldap-group-membership-key: memberUid\n")).contains("remove it"));
+    assert!(error(&format!("{base}ldap-guid-key: uid)(x\n")).contains("not an LDAP attribute"));
+    assert!(error(&format!(
+        "{base}ldap-group-filter: g\nldap-group-class-key: \"a b\"\n"
+    ))
+    .contains("ldap-group-class-key"));
+}
+
+#[test]
+fn a_service_account_on_a_directory_that_does_not_answer_is_the_operators_problem() {
+    let ldap = LdapAuthenticator::new(LdapSettings {
+        user_bases: vec![query::NamedUnder::by_key("uid", "dc=example,dc=com")],
+        ..settings(BindAs::ServiceAccount {
+            dn: "cn=kumiho,dc=example,dc=com".to_owned(),
+            password: crate::cluster::Secret("service-Pw".to_owned()),
+        })
+    });
+    let message = ldap.authenticate("alice", "alice-pw").unwrap_err();
+    assert!(
+        message.contains("LDAP server does not answer") && !message.contains("service-Pw"),
+        "{message}"
+    );
+    assert!(
+        not_allowed("alice").contains("not allowed") && !not_allowed("alice").contains("wrong")
+    );
 }
