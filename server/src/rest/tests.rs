@@ -1039,3 +1039,288 @@ async fn gateways_sharing_a_work_directory_serve_each_others_batches() {
         .await
         .unwrap();
 }
+
+/// A gateway's REST API with sessions: the fixture's clusters (`admin` is a super-user of
+/// `default`), an embedded registry in its work directory, and no engine builder, so that a
+/// session opens at once and its launch fails.
+struct Gateway {
+    fixture: Fixture,
+    sessions: Arc<crate::session::SessionManager>,
+    statements: sessions::SessionsApi,
+}
+
+fn gateway() -> Gateway {
+    let fixture = fixture();
+    let (clusters, _) = ClusterRegistry::load(&fixture._dir.path().join("clusters")).unwrap();
+    let router = crate::routing::Router {
+        clusters: Arc::new(clusters),
+        registries: Arc::new(crate::registries::Registries::new(
+            &fixture._dir.path().join("work"),
+        )),
+        groups: Arc::new(kumiho_engine_launcher::HostGroupProvider),
+        default_cluster: "default".to_owned(),
+        max_pool_size: 4,
+        server_user: "kumiho".to_owned(),
+        version: "0.1.0".to_owned(),
+    };
+    let metrics = Arc::new(crate::metrics::Metrics::new());
+    let sessions = Arc::new(crate::session::SessionManager::new(
+        router,
+        Arc::new(kumiho_engine_launcher::Launcher::new()),
+        Duration::from_secs(5),
+        3,
+        metrics.clone(),
+    ));
+    let service = Arc::new(crate::metrics::Metered::new(
+        crate::proxy::Gateway::new(sessions.clone()),
+        metrics,
+    ));
+    let statements =
+        sessions::SessionsApi::new(service, sessions.clone(), "127.0.0.1:10099".into());
+    Gateway {
+        fixture,
+        sessions,
+        statements,
+    }
+}
+
+impl Gateway {
+    async fn call(&self, method: &str, uri: &str, user: &str, body: &str) -> (StatusCode, String) {
+        let req = request(method, uri, Some(user), body);
+        let response = self
+            .fixture
+            .api
+            .respond_with(Some(&self.statements), req, "127.0.0.1:1".parse().unwrap())
+            .await;
+        let status = response.status();
+        let body = response.into_body().collect().await.unwrap().to_bytes();
+        (status, String::from_utf8_lossy(&body).into_owned())
+    }
+
+    async fn json(&self, method: &str, uri: &str, user: &str) -> serde_json::Value {
+        let (status, body) = self.call(method, uri, user, "").await;
+        assert_eq!(status, StatusCode::OK, "{method} {uri}: {body}");
+        serde_json::from_str(&body).unwrap()
+    }
+
+    fn work_dir(&self) -> std::path::PathBuf {
+        self.fixture._dir.path().join("work")
+    }
+}
+
+#[test]
+fn admin_and_exec_pool_paths_route() {
+    assert_eq!(
+        route("/api/v1/sessions/execPool/statistic"),
+        Some(Route::ExecPool)
+    );
+    assert_eq!(route("/api/v1/admin/sessions"), Some(Route::AdminSessions));
+    assert_eq!(
+        route("/api/v1/admin/sessions/s"),
+        Some(Route::AdminSession("s"))
+    );
+    assert_eq!(
+        route("/api/v1/admin/operations/"),
+        Some(Route::AdminOperations)
+    );
+    assert_eq!(
+        route("/api/v1/admin/operations/o"),
+        Some(Route::AdminOperation("o"))
+    );
+    assert_eq!(route("/api/v1/admin/engine"), Some(Route::AdminEngine));
+    assert_eq!(route("/api/v1/admin/nonsense"), None);
+}
+
+#[tokio::test]
+async fn rest_sessions_are_listed_and_an_admin_closes_them_for_good() {
+    let gateway = gateway();
+    let opened = gateway.json("POST", "/api/v1/sessions", "ann").await;
+    let id = opened["identifier"].as_str().unwrap().to_owned();
+    let listed = gateway.json("GET", "/api/v1/sessions", "ann").await;
+    assert_eq!(listed[0]["identifier"], id.as_str(), "{listed}");
+    assert_eq!(listed[0]["ipAddr"], "127.0.0.1", "{listed}");
+    assert_eq!(
+        gateway.json("GET", "/api/v1/sessions", "bob").await,
+        serde_json::json!([])
+    );
+
+    // The admin API is the super-users'.
+    for (method, path) in [
+        ("GET", "/api/v1/admin/sessions".to_owned()),
+        ("DELETE", format!("/api/v1/admin/sessions/{id}")),
+        ("GET", "/api/v1/admin/operations".to_owned()),
+        ("GET", "/api/v1/admin/engine".to_owned()),
+        ("DELETE", "/api/v1/admin/engine".to_owned()),
+    ] {
+        let (status, body) = gateway.call(method, &path, "ann", "").await;
+        assert_eq!(status, StatusCode::FORBIDDEN, "{method} {path}: {body}");
+        assert!(
+            body.contains("`ann`") && body.contains("super-users"),
+            "{body}"
+        );
+    }
+    let all = gateway.json("GET", "/api/v1/admin/sessions", "admin").await;
+    assert_eq!(all[0]["user"], "ann", "{all}");
+    let none = gateway
+        .json("GET", "/api/v1/admin/sessions?users=bob,carl", "admin")
+        .await;
+    assert_eq!(none, serde_json::json!([]));
+
+    let (status, body) = gateway
+        .call(
+            "DELETE",
+            &format!("/api/v1/admin/sessions/{id}"),
+            "admin",
+            "",
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert!(gateway.sessions.is_empty());
+    let (status, body) = gateway
+        .call("GET", &format!("/api/v1/sessions/{id}"), "ann", "")
+        .await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+    assert!(
+        body.contains("closed by administrator `admin`") && body.contains("open a new session"),
+        "{body}"
+    );
+    let (status, _) = gateway
+        .call(
+            "DELETE",
+            &format!("/api/v1/admin/sessions/{id}"),
+            "admin",
+            "",
+        )
+        .await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+}
+
+#[tokio::test]
+async fn the_exec_pool_statistic_is_the_gateways_background_work() {
+    let gateway = gateway();
+    let statistic = gateway
+        .json("GET", "/api/v1/sessions/execPool/statistic", "ann")
+        .await;
+    assert_eq!(
+        statistic,
+        serde_json::json!({"execPoolSize": 3, "execPoolActiveCount": 0, "execPoolWorkQueueSize": 0})
+    );
+}
+
+#[tokio::test]
+async fn an_admin_lists_a_users_engines_and_stops_the_process_listening_at_one() {
+    use kumiho_engine_launcher::{EmbeddedRegistry, EngineEndpoint, Registry};
+    let gateway = gateway();
+    // An "engine": a process listening on a port of this host, registered for user `eve`;
+    // started in the background of a shell, so that it is not this process's child (which
+    // would stay a zombie until waited for) but init's, as an engine whose gateway is gone.
+    let mut shell = std::process::Command::new("sh")
+        .args([
+            "-c",
+            "python3 -c 'import os,socket,time\ns=socket.socket()\ns.bind((\"127.0.0.1\",0))\ns.listen()\nprint(os.getpid(),s.getsockname()[1],flush=True)\ntime.sleep(60)' &",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(shell.stdout.take().unwrap()),
+        &mut line,
+    )
+    .unwrap();
+    shell.wait().unwrap();
+    let (pid, port) = line.trim().split_once(' ').unwrap();
+    let (pid, port): (u32, u16) = (pid.parse().unwrap(), port.parse().unwrap());
+    let registry = EmbeddedRegistry::open(gateway.work_dir()).unwrap();
+    let space = "/kumiho_0.1.0_USER_DATAFUSION/eve/default";
+    let registered = registry
+        .register_engine(
+            space,
+            EngineEndpoint {
+                host: "127.0.0.1".to_owned(),
+                port,
+                version: "0.1.0".to_owned(),
+                ref_id: "ref-eve".to_owned(),
+            },
+        )
+        .await
+        .unwrap();
+
+    let engines = gateway
+        .json(
+            "GET",
+            "/api/v1/admin/engine?hive.server2.proxy.user=eve",
+            "admin",
+        )
+        .await;
+    assert_eq!(engines.as_array().unwrap().len(), 1, "{engines}");
+    let listed = &engines[0];
+    assert_eq!(
+        (
+            &listed["user"],
+            &listed["engineType"],
+            &listed["sharelevel"],
+            &listed["subdomain"],
+            &listed["namespace"],
+            &listed["attributes"]["refId"],
+        ),
+        (
+            &serde_json::json!("eve"),
+            &serde_json::json!("DATAFUSION"),
+            &serde_json::json!("USER"),
+            &serde_json::json!("default"),
+            &serde_json::json!(space),
+            &serde_json::json!("ref-eve"),
+        ),
+        "{listed}"
+    );
+    assert_eq!(listed["instance"], format!("127.0.0.1:{port}"));
+    for other in [
+        "proxyUser=fay",
+        "proxyUser=eve&sharelevel=GROUP",
+        "proxyUser=eve&subdomain=etl",
+    ] {
+        let listed = gateway
+            .json("GET", &format!("/api/v1/admin/engine?{other}"), "admin")
+            .await;
+        assert_eq!(listed, serde_json::json!([]), "{other}");
+    }
+    let (status, body) = gateway
+        .call("GET", "/api/v1/admin/engine?sharelevel=TEAM", "admin", "")
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    let (status, body) = gateway
+        .call("GET", "/api/v1/admin/engine?cluster=nospark", "admin", "")
+        .await;
+    assert_eq!(
+        status,
+        StatusCode::FORBIDDEN,
+        "not a super-user there: {body}"
+    );
+
+    let (status, body) = gateway
+        .call(
+            "DELETE",
+            "/api/v1/admin/engine?hive.server2.proxy.user=eve",
+            "admin",
+            "",
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert!(
+        body.contains("refId=ref-eve") && body.contains(&format!("process {pid} stopped")),
+        "{body}"
+    );
+    assert!(!kumiho_engine_launcher::is_alive(pid));
+    drop(registered);
+    let (status, body) = gateway
+        .call(
+            "DELETE",
+            "/api/v1/admin/engine?hive.server2.proxy.user=eve",
+            "admin",
+            "",
+        )
+        .await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+    assert!(body.contains("no engine is registered"), "{body}");
+}
