@@ -6,6 +6,7 @@
 //!   sales.orders: {format: csv, location: /data/orders.csv, has-header: true}
 //! demo-data: true
 //! tpch-scale: 0.1
+//! warehouse: /srv/kumiho/warehouse   # or s3://bucket/warehouse/
 //! ```
 //!
 //! A table's key is `name` (database `default`) or `database.name`; its database is
@@ -28,6 +29,10 @@ pub struct EngineConfig {
     pub demo_data: bool,
     /// TPC-H scale factor of the demo data; 0 turns the demo data off.
     pub tpch_scale: f64,
+    /// The warehouse: where `CREATE DATABASE` and `CREATE TABLE` keep databases and tables
+    /// (a local path or an object-store URL); None: such tables live in memory and die
+    /// with the engine ([`crate::warehouse`]).
+    pub warehouse: Option<String>,
 }
 
 impl Default for EngineConfig {
@@ -36,6 +41,7 @@ impl Default for EngineConfig {
             tables: BTreeMap::new(),
             demo_data: true,
             tpch_scale: DEFAULT_TPCH_SCALE,
+            warehouse: None,
         }
     }
 }

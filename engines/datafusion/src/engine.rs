@@ -21,6 +21,7 @@ use crate::config::EngineConfig;
 use crate::operation::{OpError, OpState, Operation, OperationManager};
 use crate::session::{Session, SessionError, SessionManager};
 use crate::statement::{self, Planned};
+use crate::warehouse::{self, Warehouse};
 
 /// Longest statement text written to an operation log; longer ones are cut.
 const MAX_LOGGED_STATEMENT_CHARS: usize = 2_000;
@@ -66,6 +67,8 @@ pub enum StartupError {
     Table(#[from] TableRegistrationError),
     #[error("cannot create the demo database: {0}")]
     Demo(DataFusionError),
+    #[error("cannot open the warehouse at '{location}': {reason}")]
+    Warehouse { location: String, reason: String },
 }
 
 /// One engine: a shared catalog, its sessions, their operations.
@@ -78,7 +81,21 @@ impl Engine {
     /// Builds the catalog (demo data, configured tables) and an engine with no session.
     /// A table that cannot be registered stops the start, naming the table and location.
     pub async fn start(config: &EngineConfig) -> Result<Self, StartupError> {
-        let catalogs = catalog::new_catalog_list();
+        let warehouse = match &config.warehouse {
+            Some(location) => {
+                Some(
+                    Warehouse::open(location).map_err(|e| StartupError::Warehouse {
+                        location: location.clone(),
+                        reason: e.strip_backtrace(),
+                    })?,
+                )
+            }
+            None => None,
+        };
+        let catalogs = match &warehouse {
+            Some(warehouse) => warehouse::catalog::catalog_list(Arc::clone(warehouse)),
+            None => catalog::new_catalog_list(),
+        };
         if config.demo_enabled() {
             let parts = std::thread::available_parallelism().map_or(1, |n| n.get());
             catalog::register_demo_data(catalogs.as_ref(), config.tpch_scale, parts)
@@ -86,6 +103,10 @@ impl Engine {
         }
         let sessions = SessionManager::new(catalogs);
         let setup = sessions.new_context();
+        if let Some(warehouse) = &warehouse {
+            warehouse.set_planner(setup.state());
+            tracing::info!(warehouse = %warehouse.root(), "warehouse opened");
+        }
         for (name, table) in &config.tables {
             catalog::register_table(&setup, name, table).await?;
         }

@@ -16,6 +16,8 @@
 //!   result columns named by their SQL.
 //! - [`statement`]: Hive commands (`USE`, `SHOW TABLES`, `SET`, ...) and DataFusion planning.
 //! - [`variables`]: Hive's `${var}` substitution in statements.
+//! - [`warehouse`]: databases and managed tables kept as files under the warehouse
+//!   directory (Hive's layout), shared by every engine of a cluster.
 //! - [`operation`]: the state machine of an operation, its result cursor and its log.
 //! - [`service`]: the HiveServer2 RPCs, translated to [`engine::Engine`] calls.
 //! - [`types`]: Arrow types as HiveServer2 types.
@@ -39,6 +41,7 @@ pub mod session;
 pub mod statement;
 pub mod types;
 pub mod variables;
+pub mod warehouse;
 
 #[cfg(test)]
 mod test_util;

@@ -58,6 +58,10 @@ struct Args {
     /// TPC-H demo data scale factor (default 0.1, or the config file's); 0 disables it.
     #[arg(long)]
     tpch_scale: Option<f64>,
+    /// The warehouse (a directory or an object-store URL) where databases and tables created
+    /// with CREATE DATABASE and CREATE TABLE are kept; over the config file's `warehouse`.
+    #[arg(long)]
+    warehouse: Option<String>,
     /// CPU slice the engine's threads ask Linux (6.12 or later) for: longer than the
     /// kernel's default (at most 3 ms), so that a gateway, client or shell waking up on a CPU
     /// where a query runs takes it at once instead of queueing behind it; `0` leaves the
@@ -134,6 +138,9 @@ async fn run(args: Args, registration: Option<EngineRegistrationArgs>) -> Result
             .validate()
             .map_err(|e| format!("--tpch-scale: {e}"))?;
     }
+    if let Some(warehouse) = &args.warehouse {
+        config.warehouse = Some(warehouse.clone());
+    }
     let engine = Engine::start(&config).await.map_err(|e| e.to_string())?;
     let service = Arc::new(EngineService::new(engine));
     let shutdown = CancellationToken::new();
@@ -194,6 +201,7 @@ async fn run(args: Args, registration: Option<EngineRegistrationArgs>) -> Result
     tracing::info!(
         demo = config.demo_enabled(),
         tables = config.tables.len(),
+        warehouse = config.warehouse.as_deref().unwrap_or("none"),
         "kumiho-engine {} ready",
         env!("CARGO_PKG_VERSION")
     );

@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex};
 
 use dashmap::DashMap;
 use datafusion::catalog::CatalogProviderList;
+use datafusion::execution::cache::cache_manager::CacheManagerConfig;
 use datafusion::execution::runtime_env::{RuntimeEnv, RuntimeEnvBuilder};
 use datafusion::execution::{SessionState, SessionStateBuilder};
 use datafusion::prelude::{SessionConfig, SessionContext};
@@ -258,7 +259,10 @@ pub struct SessionManager {
 impl SessionManager {
     /// A manager whose sessions share `catalogs`.
     pub fn new(catalogs: Arc<dyn CatalogProviderList>) -> Self {
+        // No cache of directory listings: files another engine writes into a table (a
+        // warehouse table, a configured location) are seen at the next statement.
         let runtime = RuntimeEnvBuilder::new()
+            .with_cache_manager(CacheManagerConfig::default().with_list_files_cache_limit(0))
             .with_object_store_registry(Arc::new(SchemeObjectStoreRegistry::new()))
             .build_arc()
             .expect("a runtime with default pools and disk manager builds");

@@ -28,6 +28,7 @@ use crate::catalog::{self, CATALOG};
 use crate::hive_syntax;
 use crate::session::Session;
 use crate::types;
+use crate::warehouse::{self, ddl::WarehouseCommand};
 
 /// A statement ready to execute: planning errors have already been reported.
 #[derive(Debug)]
@@ -101,6 +102,9 @@ pub enum HiveCommand {
         table: Vec<String>,
         spec: Vec<(String, String)>,
     },
+    /// A statement over the engine's warehouse (`CREATE TABLE`, `INSERT`, ...;
+    /// [`crate::warehouse`]).
+    Warehouse(Box<WarehouseCommand>),
 }
 
 #[derive(Debug, PartialEq, Eq)]
@@ -126,6 +130,7 @@ impl Planned {
         match self {
             Planned::Command(HiveCommand::Use(_))
             | Planned::Command(HiveCommand::CreateDatabase { .. })
+            | Planned::Command(HiveCommand::Warehouse(_))
             | Planned::Command(HiveCommand::Set(SetCommand::Assign(..))) => false,
             Planned::Command(_) => true,
             Planned::Plan(plan) => !is_side_effect(plan),
@@ -157,6 +162,9 @@ pub async fn plan(context: &SessionContext, sql: &str) -> Result<Planned> {
         hive_syntax::rewrite_text(sql)
     };
     let sql = sql.as_ref();
+    if let Some(command) = warehouse::ddl::recognise(context, sql).await? {
+        return Ok(Planned::Command(HiveCommand::Warehouse(Box::new(command))));
+    }
     if let Some(command) = recognise(sql)? {
         return Ok(match command {
             Recognised::Command(command) => Planned::Command(command),
@@ -266,12 +274,20 @@ pub async fn run_command(session: &Session, command: &HiveCommand) -> Result<Exe
                 rows.push(detail("Database", &name[0]));
                 rows.push(detail("Table", &name[1]));
                 let listing = provider.downcast_ref::<ListingTable>();
-                let kind = match (provider.table_type(), listing) {
-                    (TableType::View, _) => "VIEW",
-                    (_, Some(_)) => "EXTERNAL",
+                let stored =
+                    warehouse::commands::table_meta(session.context(), &name[0], &name[1]).await;
+                let kind = match (provider.table_type(), listing, &stored) {
+                    (TableType::View, _, _) => "VIEW",
+                    (_, _, Some((_, meta))) if meta.kind == warehouse::meta::TableKind::Managed => {
+                        "MANAGED"
+                    }
+                    (_, Some(_), _) => "EXTERNAL",
                     _ => "MANAGED",
                 };
                 rows.push(detail("Type", kind));
+                if let Some(comment) = stored.as_ref().and_then(|(_, meta)| meta.comment.clone()) {
+                    rows.push(detail("Comment", &comment));
+                }
                 if let Some(text) = provider.get_table_definition() {
                     rows.push(detail("View Text", text));
                 }
@@ -329,6 +345,18 @@ pub async fn run_command(session: &Session, command: &HiveCommand) -> Result<Exe
             let provider = table_provider(session, parts).await?;
             // Qualified, so that the statement means the same table in any session.
             let name = qualified(session, parts);
+            if let Some((warehouse, meta)) =
+                warehouse::commands::table_meta(session.context(), &name[0], &name[1]).await
+            {
+                let name = warehouse::ddl::TableName {
+                    database: name[0].clone(),
+                    table: name[1].clone(),
+                };
+                return string_rows(
+                    "createtab_stmt",
+                    warehouse::commands::create_statement(&name, &warehouse, &meta),
+                );
+            }
             string_rows("createtab_stmt", create_statement(&name, provider.as_ref()))
         }
         HiveCommand::ShowColumns { table, pattern } => {
@@ -352,6 +380,12 @@ pub async fn run_command(session: &Session, command: &HiveCommand) -> Result<Exe
         }
         HiveCommand::ShowPartitions { table, spec } => {
             table_info::show_partitions(session, table, spec).await
+        }
+        HiveCommand::Warehouse(command) => {
+            if let Some(rows) = warehouse::commands::run(session.context(), command).await? {
+                tracing::debug!(rows, "rows written to the warehouse");
+            }
+            Ok(Executed::NoResult)
         }
     }
 }

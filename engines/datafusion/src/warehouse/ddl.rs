@@ -1,0 +1,1205 @@
+//! Recognising the statements the warehouse answers: Hive's DDL and DML over its tables.
+//!
+//! `CREATE [EXTERNAL] TABLE` is read here clause by clause (Hive's `PARTITIONED BY`,
+//! `ROW FORMAT DELIMITED`, `STORED AS`, `LOCATION`, `TBLPROPERTIES`, Spark's `USING` and
+//! `OPTIONS`), because neither DataFusion's parser nor its planner takes Hive's forms; the
+//! column lists and the query are still parsed and planned by DataFusion. `INSERT`,
+//! `TRUNCATE`, `DROP TABLE|VIEW` and `ALTER TABLE` are the warehouse's when they name a
+//! warehouse table; otherwise they stay DataFusion's (in-memory and configured tables).
+
+use std::sync::Arc;
+
+use datafusion::arrow::datatypes::{DataType, Field};
+use datafusion::common::Column;
+use datafusion::error::{DataFusionError, Result};
+use datafusion::execution::SessionState;
+use datafusion::logical_expr::{cast, DdlStatement, Expr, LogicalPlan, LogicalPlanBuilder};
+use datafusion::prelude::SessionContext;
+use datafusion::sql::parser::Statement as DfStatement;
+use datafusion::sql::sqlparser::ast::{
+    BinaryOperator, ColumnOption, Expr as SqlExpr, Statement as SqlStatement, TableObject,
+};
+use datafusion::sql::sqlparser::dialect::GenericDialect;
+use datafusion::sql::sqlparser::parser::Parser;
+use datafusion::sql::sqlparser::tokenizer::{Token, Tokenizer};
+
+use super::meta::{ColumnMeta, DatabaseMeta, StoredFormat, TableKind, TableMeta};
+use super::{warehouse_of, Warehouse};
+use crate::hive_syntax;
+
+/// A table's database and name, the session's database filled in.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TableName {
+    pub database: String,
+    pub table: String,
+}
+
+impl std::fmt::Display for TableName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}.{}", self.database, self.table)
+    }
+}
+
+/// A statement the warehouse runs.
+#[derive(Debug, PartialEq, Eq)]
+pub enum WarehouseCommand {
+    /// `CREATE DATABASE|SCHEMA [IF NOT EXISTS] d [COMMENT '...'] [LOCATION '...']`.
+    CreateDatabase {
+        name: String,
+        if_not_exists: bool,
+        meta: DatabaseMeta,
+    },
+    /// `DROP DATABASE|SCHEMA [IF EXISTS] d [RESTRICT|CASCADE]`.
+    DropDatabase {
+        name: String,
+        if_exists: bool,
+        cascade: bool,
+    },
+    /// `CREATE [EXTERNAL] TABLE ...`, CTAS, and `CREATE [OR REPLACE] VIEW`.
+    Create {
+        name: TableName,
+        if_not_exists: bool,
+        or_replace: bool,
+        meta: TableMeta,
+        /// CTAS: the rows, already cast to the table's columns.
+        query: Option<LogicalPlan>,
+    },
+    /// `INSERT INTO|OVERWRITE [TABLE] t [PARTITION (...)] query`.
+    Insert {
+        name: TableName,
+        overwrite: bool,
+        /// The PARTITION clause: a value for a static partition, None for a dynamic one.
+        partition: Vec<(String, Option<String>)>,
+        /// The rows, cast to the columns they fill: the data columns then the dynamic
+        /// partition columns.
+        query: LogicalPlan,
+    },
+    /// `TRUNCATE TABLE t [PARTITION (c='v', ...)]`.
+    Truncate {
+        name: TableName,
+        partition: Vec<(String, String)>,
+    },
+    /// `DROP TABLE|VIEW [IF EXISTS] t`.
+    Drop { name: TableName, if_exists: bool },
+    /// `ALTER TABLE|VIEW t RENAME TO u`.
+    Rename { from: TableName, to: TableName },
+    /// `ALTER TABLE t ADD COLUMNS (c type [COMMENT '...'], ...)`.
+    AddColumns {
+        name: TableName,
+        columns: Vec<ColumnMeta>,
+    },
+}
+
+/// The warehouse statement `sql` is, or None to leave it to DataFusion. Statements that
+/// cannot be one (not starting with CREATE, INSERT, DROP, TRUNCATE or ALTER) are passed
+/// over without any work, and so is everything when the engine has no warehouse.
+pub async fn recognise(context: &SessionContext, sql: &str) -> Result<Option<WarehouseCommand>> {
+    let first = sql
+        .trim_start()
+        .split(|c: char| !c.is_ascii_alphabetic())
+        .next()
+        .unwrap_or("");
+    let candidate = ["create", "insert", "drop", "truncate", "alter"]
+        .iter()
+        .any(|w| first.eq_ignore_ascii_case(w));
+    if !candidate {
+        return Ok(None);
+    }
+    let Some(warehouse) = warehouse_of(context) else {
+        return Ok(None);
+    };
+    let Ok(tokens) = Tokenizer::new(&GenericDialect {}, sql).tokenize() else {
+        return Ok(None);
+    };
+    let state = context.state();
+    let mut words = Scanner::new(tokens);
+    let current = state.config().options().catalog.default_schema.clone();
+    let name_of = |parts: Vec<String>| -> Result<TableName> { table_name(parts, &current) };
+    let current = current.as_str();
+    if words.eat("create") {
+        let or_replace = words.eat("or") && words.eat("replace");
+        if words.eat_any(&["database", "schema"]) {
+            return create_database(&mut words).map(Some);
+        }
+        let temporary = words.eat_any(&["temporary", "temp"]);
+        let external = words.eat("external");
+        if words.eat("view") {
+            if temporary {
+                return Ok(None);
+            }
+            return create_view(&state, &mut words, or_replace, current)
+                .await
+                .map(Some);
+        }
+        if temporary || !words.eat("table") {
+            return Ok(None);
+        }
+        return create_table(
+            &state, &warehouse, &mut words, external, or_replace, current,
+        )
+        .await
+        .map(Some);
+    }
+    if words.eat("drop") {
+        if words.eat_any(&["database", "schema"]) {
+            let if_exists = words.eat("if") && words.eat("exists");
+            let Some(name) = words.identifier() else {
+                return Ok(None);
+            };
+            let cascade = words.eat("cascade");
+            words.eat("restrict");
+            return Ok(words.done().then_some(WarehouseCommand::DropDatabase {
+                name,
+                if_exists,
+                cascade,
+            }));
+        }
+        if !words.eat_any(&["table", "view"]) {
+            return Ok(None);
+        }
+        let if_exists = words.eat("if") && words.eat("exists");
+        let Some(parts) = words.dotted_name() else {
+            return Ok(None);
+        };
+        words.eat("purge");
+        let name = name_of(parts)?;
+        if !words.done() || !in_warehouse(&warehouse, context, &name).await? {
+            return Ok(None);
+        }
+        return Ok(Some(WarehouseCommand::Drop { name, if_exists }));
+    }
+    if words.eat("truncate") {
+        words.eat("table");
+        let Some(parts) = words.dotted_name() else {
+            return Ok(None);
+        };
+        let name = name_of(parts)?;
+        let partition = match words.partition_spec()? {
+            Some(spec) => spec
+                .into_iter()
+                .map(|(column, value)| {
+                    value.map(|v| (column.clone(), v)).ok_or_else(|| {
+                        DataFusionError::Plan(format!(
+                            "TRUNCATE's PARTITION clause needs a value for '{column}'"
+                        ))
+                    })
+                })
+                .collect::<Result<Vec<_>>>()?,
+            None => Vec::new(),
+        };
+        if !words.done() || !in_warehouse(&warehouse, context, &name).await? {
+            return Ok(None);
+        }
+        return Ok(Some(WarehouseCommand::Truncate { name, partition }));
+    }
+    if words.eat("alter") {
+        if !words.eat_any(&["table", "view"]) {
+            return Ok(None);
+        }
+        let Some(parts) = words.dotted_name() else {
+            return Ok(None);
+        };
+        let name = name_of(parts)?;
+        if !in_warehouse(&warehouse, context, &name).await? {
+            return Ok(None);
+        }
+        if words.eat("rename") && words.eat("to") {
+            let Some(to) = words.dotted_name() else {
+                return Ok(None);
+            };
+            let to = if to.len() == 1 {
+                TableName {
+                    database: name.database.clone(),
+                    table: to[0].clone(),
+                }
+            } else {
+                name_of(to)?
+            };
+            return Ok(words
+                .done()
+                .then_some(WarehouseCommand::Rename { from: name, to }));
+        }
+        if words.eat("add") && words.eat("columns") {
+            let Some(text) = words.parenthesised() else {
+                return Ok(None);
+            };
+            words.eat_any(&["cascade", "restrict"]);
+            if !words.done() {
+                return Ok(None);
+            }
+            let columns = column_list(&state, &text).await?;
+            return Ok(Some(WarehouseCommand::AddColumns { name, columns }));
+        }
+        return Ok(None);
+    }
+    if words.eat("insert") {
+        return insert(&state, &warehouse, context, sql).await;
+    }
+    Ok(None)
+}
+
+/// Whether `name` is a warehouse table (and not one of the engine's in-memory tables).
+async fn in_warehouse(
+    warehouse: &Warehouse,
+    context: &SessionContext,
+    name: &TableName,
+) -> Result<bool> {
+    let in_memory = context
+        .catalog(crate::catalog::CATALOG)
+        .and_then(|c| {
+            c.downcast_ref::<super::WarehouseCatalog>()
+                .map(|w| w.in_memory(&name.database, &name.table))
+        })
+        .unwrap_or(false);
+    if in_memory {
+        return Ok(false);
+    }
+    Ok(warehouse
+        .table_meta(&name.database, &name.table)
+        .await?
+        .is_some())
+}
+
+fn table_name(parts: Vec<String>, current: &str) -> Result<TableName> {
+    match parts.as_slice() {
+        [table] => Ok(TableName {
+            database: current.to_owned(),
+            table: table.clone(),
+        }),
+        [database, table] | [_, database, table] => Ok(TableName {
+            database: database.clone(),
+            table: table.clone(),
+        }),
+        _ => Err(DataFusionError::Plan(format!(
+            "'{}' is not a table name: use table or database.table",
+            parts.join(".")
+        ))),
+    }
+}
+
+fn create_database(words: &mut Scanner) -> Result<WarehouseCommand> {
+    let if_not_exists = words.eat("if") && words.eat("not") && words.eat("exists");
+    let name = words
+        .identifier()
+        .ok_or_else(|| DataFusionError::Plan("CREATE DATABASE needs a name".to_owned()))?;
+    if !super::valid_name(&name) {
+        return Err(DataFusionError::Plan(format!(
+            "'{name}' cannot name a database"
+        )));
+    }
+    let mut meta = DatabaseMeta::default();
+    while !words.done() {
+        if words.eat("comment") {
+            meta.comment = words.string();
+        } else if words.eat("location") || words.eat("managedlocation") {
+            meta.location = words.string();
+        } else if words.eat("with") && words.eat("dbproperties") {
+            words.parenthesised();
+        } else {
+            return Err(DataFusionError::Plan(format!(
+                "CREATE DATABASE {name}: unexpected '{}'",
+                words.rest_text()
+            )));
+        }
+    }
+    Ok(WarehouseCommand::CreateDatabase {
+        name,
+        if_not_exists,
+        meta,
+    })
+}
+
+async fn create_view(
+    state: &SessionState,
+    words: &mut Scanner,
+    or_replace: bool,
+    current: &str,
+) -> Result<WarehouseCommand> {
+    let if_not_exists = words.eat("if") && words.eat("not") && words.eat("exists");
+    let parts = words
+        .dotted_name()
+        .ok_or_else(|| DataFusionError::Plan("CREATE VIEW needs a name".to_owned()))?;
+    let name = table_name(parts, current)?;
+    let mut comment = None;
+    while !words.eat("as") {
+        if words.eat("comment") {
+            comment = words.string();
+        } else if words.eat("tblproperties") {
+            words.parenthesised();
+        } else {
+            return Err(DataFusionError::Plan(format!(
+                "CREATE VIEW {name}: expected AS and the view's query, found '{}'",
+                words.rest_text()
+            )));
+        }
+    }
+    let sql = words.rest_text();
+    // Planned now, so that a view that cannot work is refused when created.
+    let plan = plan_query(state, &sql).await?;
+    let columns = plan
+        .schema()
+        .fields()
+        .iter()
+        .map(|f| ColumnMeta::from_field(f))
+        .collect();
+    Ok(WarehouseCommand::Create {
+        name,
+        if_not_exists,
+        or_replace,
+        meta: TableMeta {
+            kind: TableKind::View,
+            format: None,
+            columns,
+            partition_columns: Vec::new(),
+            location: None,
+            comment,
+            delimiter: None,
+            has_header: false,
+            file_extension: None,
+            view_sql: Some(sql.trim().to_owned()),
+        },
+        query: None,
+    })
+}
+
+/// The Hive clauses of a CREATE TABLE, as read.
+#[derive(Default)]
+struct CreateClauses {
+    columns: Option<String>,
+    partitioned_by: Option<String>,
+    format: Option<String>,
+    delimiter: Option<char>,
+    location: Option<String>,
+    comment: Option<String>,
+    has_header: Option<bool>,
+    query: Option<String>,
+}
+
+async fn create_table(
+    state: &SessionState,
+    warehouse: &Warehouse,
+    words: &mut Scanner,
+    external: bool,
+    or_replace: bool,
+    current: &str,
+) -> Result<WarehouseCommand> {
+    let if_not_exists = words.eat("if") && words.eat("not") && words.eat("exists");
+    let parts = words
+        .dotted_name()
+        .ok_or_else(|| DataFusionError::Plan("CREATE TABLE needs a name".to_owned()))?;
+    let name = table_name(parts, current)?;
+    if !super::valid_name(&name.table) {
+        return Err(DataFusionError::Plan(format!(
+            "'{}' cannot name a table",
+            name.table
+        )));
+    }
+    let clauses = create_clauses(words, &name)?;
+    let format = match &clauses.format {
+        Some(format) => StoredFormat::from_name(format)?,
+        None if clauses.delimiter.is_some() => StoredFormat::Textfile,
+        None => StoredFormat::Parquet,
+    };
+    if external && clauses.location.is_none() {
+        return Err(DataFusionError::Plan(format!(
+            "CREATE EXTERNAL TABLE {name} needs a LOCATION"
+        )));
+    }
+    let location = match &clauses.location {
+        Some(location) => Some(super::directory_url(location, false)?.to_string()),
+        None => None,
+    };
+    let mut columns: Vec<ColumnMeta> = match &clauses.columns {
+        Some(text) => column_list(state, text).await?,
+        None => Vec::new(),
+    };
+    // Partition columns with types are columns of their own; names alone pick columns of
+    // the list or the query, which move to the end, as Spark's CTAS takes them.
+    let (typed_partitions, partition_names) = match &clauses.partitioned_by {
+        None => (Vec::new(), Vec::new()),
+        Some(text) => match names_only(text) {
+            Some(names) => (Vec::new(), names),
+            None => (column_list(state, text).await?, Vec::new()),
+        },
+    };
+    let mut query = match &clauses.query {
+        Some(sql) => Some(plan_query(state, sql).await?),
+        None => None,
+    };
+    if let Some(plan) = &query {
+        if !columns.is_empty() {
+            return Err(DataFusionError::Plan(format!(
+                "CREATE TABLE {name} ... AS SELECT takes its columns from the query; \
+                 leave out the column list"
+            )));
+        }
+        columns = plan
+            .schema()
+            .fields()
+            .iter()
+            .map(|f| ColumnMeta::from_field(f))
+            .collect();
+    }
+    if columns.is_empty() && query.is_none() {
+        match (&location, external) {
+            (Some(location), true) => {
+                columns = infer_columns(state, location, format, &clauses).await?;
+            }
+            _ => {
+                return Err(DataFusionError::Plan(format!(
+                    "CREATE TABLE {name} needs its columns: (name type, ...) or AS SELECT"
+                )))
+            }
+        }
+    }
+    let mut partition_columns = typed_partitions;
+    for partition in &partition_names {
+        let at = columns
+            .iter()
+            .position(|c| c.name.eq_ignore_ascii_case(partition));
+        match at {
+            Some(at) => partition_columns.push(columns.remove(at)),
+            None if external && query.is_none() => partition_columns.push(ColumnMeta {
+                name: partition.clone(),
+                data_type: DataType::Utf8.to_string(),
+                comment: None,
+            }),
+            None => {
+                return Err(DataFusionError::Plan(format!(
+                    "partition column '{partition}' is not a column of {name}"
+                )))
+            }
+        }
+    }
+    if let Some(duplicate) = partition_columns
+        .iter()
+        .find(|p| columns.iter().any(|c| c.name.eq_ignore_ascii_case(&p.name)))
+    {
+        return Err(DataFusionError::Plan(format!(
+            "'{}' is both a column and a partition column of {name}; Hive's partition \
+             columns are not listed among the others",
+            duplicate.name
+        )));
+    }
+    let meta = TableMeta {
+        kind: if external {
+            TableKind::External
+        } else {
+            TableKind::Managed
+        },
+        format: Some(format),
+        columns,
+        partition_columns,
+        location,
+        comment: clauses.comment.clone(),
+        delimiter: clauses.delimiter,
+        has_header: clauses.has_header.unwrap_or(false),
+        file_extension: (external && format == StoredFormat::Textfile).then(String::new),
+        view_sql: None,
+    };
+    if let Some(plan) = query.take() {
+        query = Some(cast_to(plan, &meta.full_schema()?.fields().to_vec())?);
+    }
+    let _ = warehouse;
+    Ok(WarehouseCommand::Create {
+        name,
+        if_not_exists,
+        or_replace,
+        meta,
+        query,
+    })
+}
+
+fn create_clauses(words: &mut Scanner, name: &TableName) -> Result<CreateClauses> {
+    let mut clauses = CreateClauses {
+        columns: words.parenthesised(),
+        ..Default::default()
+    };
+    let unexpected = |words: &Scanner| {
+        DataFusionError::Plan(format!(
+            "CREATE TABLE {name}: unexpected '{}'",
+            words.rest_text().chars().take(60).collect::<String>()
+        ))
+    };
+    while !words.done() {
+        if words.eat("as") {
+            clauses.query = Some(words.rest_text());
+            break;
+        } else if words.eat("comment") {
+            clauses.comment = words.string();
+        } else if words.eat("partitioned") {
+            if !words.eat("by") {
+                return Err(unexpected(words));
+            }
+            clauses.partitioned_by = Some(words.parenthesised().ok_or_else(|| unexpected(words))?);
+        } else if words.eat("clustered") || words.eat("sorted") || words.eat("skewed") {
+            return Err(DataFusionError::Plan(format!(
+                "CREATE TABLE {name}: bucketed and skewed tables (CLUSTERED BY, SORTED BY, \
+                 SKEWED BY) are not supported by the DataFusion engine"
+            )));
+        } else if words.eat("row") {
+            if !words.eat("format") {
+                return Err(unexpected(words));
+            }
+            if words.eat("serde") {
+                let class = words.string().unwrap_or_default();
+                if class.to_ascii_lowercase().contains("opencsvserde") {
+                    clauses.format.get_or_insert_with(|| "csv".to_owned());
+                } else if class.to_ascii_lowercase().contains("json") {
+                    clauses.format.get_or_insert_with(|| "json".to_owned());
+                } else if !class.to_ascii_lowercase().contains("lazysimpleserde") {
+                    return Err(DataFusionError::Plan(format!(
+                        "ROW FORMAT SERDE '{class}' is not supported by the DataFusion engine"
+                    )));
+                }
+                if words.eat("with") && words.eat("serdeproperties") {
+                    words.parenthesised();
+                }
+                continue;
+            }
+            if !words.eat("delimited") {
+                return Err(unexpected(words));
+            }
+            loop {
+                if words.eat("fields") {
+                    if !(words.eat("terminated") && words.eat("by")) {
+                        return Err(unexpected(words));
+                    }
+                    let text = words.string().ok_or_else(|| unexpected(words))?;
+                    clauses.delimiter = Some(delimiter(&text)?);
+                    if words.eat("escaped") && words.eat("by") {
+                        words.string();
+                    }
+                } else if words.eat("collection") || words.eat("map") {
+                    // Collection and map delimiters: text tables of scalars only.
+                    while !words.eat("by") && !words.done() {
+                        words.skip();
+                    }
+                    words.string();
+                } else if words.eat("lines") {
+                    if !(words.eat("terminated") && words.eat("by")) {
+                        return Err(unexpected(words));
+                    }
+                    words.string();
+                } else if words.eat("null") {
+                    if !(words.eat("defined") && words.eat("as")) {
+                        return Err(unexpected(words));
+                    }
+                    words.string();
+                } else {
+                    break;
+                }
+            }
+        } else if words.eat("stored") {
+            if !words.eat("as") {
+                return Err(unexpected(words));
+            }
+            if words.eat("inputformat") {
+                return Err(DataFusionError::Plan(format!(
+                    "CREATE TABLE {name}: STORED AS INPUTFORMAT ... is not supported; use \
+                     STORED AS PARQUET, TEXTFILE, CSV or JSON"
+                )));
+            }
+            clauses.format = Some(words.identifier().ok_or_else(|| unexpected(words))?);
+        } else if words.eat("using") {
+            clauses.format = Some(words.identifier().ok_or_else(|| unexpected(words))?);
+        } else if words.eat("location") {
+            clauses.location = Some(words.string().ok_or_else(|| unexpected(words))?);
+        } else if words.eat("tblproperties") {
+            words.parenthesised().ok_or_else(|| unexpected(words))?;
+        } else if words.eat("options") {
+            let text = words.parenthesised().ok_or_else(|| unexpected(words))?;
+            for (key, value) in options(&text) {
+                let key = key.to_ascii_lowercase();
+                let key = key.strip_prefix("format.").unwrap_or(&key);
+                match key {
+                    "has_header" | "header" => {
+                        clauses.has_header = Some(value.eq_ignore_ascii_case("true"))
+                    }
+                    "delimiter" | "sep" => clauses.delimiter = Some(delimiter(&value)?),
+                    "path" => clauses.location = Some(value),
+                    _ => {}
+                }
+            }
+        } else if words.eat("with") {
+            if !(words.eat("header") && words.eat("row")) {
+                return Err(unexpected(words));
+            }
+            clauses.has_header = Some(true);
+        } else {
+            return Err(unexpected(words));
+        }
+    }
+    Ok(clauses)
+}
+
+/// `'k' 'v', k = 'v', ...` of an OPTIONS clause.
+fn options(text: &str) -> Vec<(String, String)> {
+    let Ok(tokens) = Tokenizer::new(&GenericDialect {}, text).tokenize() else {
+        return Vec::new();
+    };
+    let mut scanner = Scanner::new(tokens);
+    let mut pairs = Vec::new();
+    while !scanner.done() {
+        let key = match scanner.string() {
+            Some(key) => key,
+            None => match scanner.dotted_name() {
+                Some(parts) => parts.join("."),
+                None => break,
+            },
+        };
+        scanner.punct(&Token::Eq);
+        let Some(value) = scanner.value() else { break };
+        pairs.push((key, value));
+        scanner.punct(&Token::Comma);
+    }
+    pairs
+}
+
+/// A field delimiter as written: one character, or Hive's escapes (`'\t'`, `'\001'`, `'\u0001'`).
+fn delimiter(text: &str) -> Result<char> {
+    let unescaped = if let Some(rest) = text.strip_prefix('\\') {
+        if let Some(hex) = rest.strip_prefix('u') {
+            u32::from_str_radix(hex, 16).ok().and_then(char::from_u32)
+        } else if !rest.is_empty() && rest.chars().all(|c| c.is_digit(8)) {
+            u32::from_str_radix(rest, 8).ok().and_then(char::from_u32)
+        } else {
+            match rest {
+                "t" => Some('\t'),
+                "n" => Some('\n'),
+                "|" => Some('|'),
+                "\\" => Some('\\'),
+                _ => None,
+            }
+        }
+    } else {
+        let mut chars = text.chars();
+        match (chars.next(), chars.next()) {
+            (Some(c), None) => Some(c),
+            _ => None,
+        }
+    };
+    unescaped.filter(char::is_ascii).ok_or_else(|| {
+        DataFusionError::Plan(format!(
+            "field delimiter '{text}' is not one ASCII character"
+        ))
+    })
+}
+
+/// The names of a list holding names alone (`dt, hr`), None when it has types.
+fn names_only(text: &str) -> Option<Vec<String>> {
+    let tokens = Tokenizer::new(&GenericDialect {}, text).tokenize().ok()?;
+    let mut scanner = Scanner::new(tokens);
+    let mut names = Vec::new();
+    loop {
+        names.push(scanner.identifier()?);
+        if scanner.done() {
+            return Some(names);
+        }
+        if !scanner.punct(&Token::Comma) {
+            return None;
+        }
+    }
+}
+
+/// The columns of a list `name type [COMMENT '...'], ...`, typed as DataFusion types them.
+async fn column_list(state: &SessionState, text: &str) -> Result<Vec<ColumnMeta>> {
+    let sql = format!("CREATE TABLE kumiho_columns ({text})");
+    let statement = Parser::new(&GenericDialect {})
+        .try_with_sql(&sql)
+        .and_then(|mut parser| parser.parse_statement())
+        .map_err(|e| DataFusionError::Plan(format!("cannot read the columns ({text}): {e}")))?;
+    let SqlStatement::CreateTable(mut create) = statement else {
+        return Err(DataFusionError::Plan(format!(
+            "cannot read the columns ({text})"
+        )));
+    };
+    let mut comments = Vec::new();
+    for column in &mut create.columns {
+        let mut comment = None;
+        column.options.retain(|option| match &option.option {
+            ColumnOption::Comment(text) => {
+                comment = Some(text.clone());
+                false
+            }
+            _ => true,
+        });
+        comments.push(comment);
+    }
+    let plan = state
+        .statement_to_plan(DfStatement::Statement(Box::new(SqlStatement::CreateTable(
+            create,
+        ))))
+        .await?;
+    let LogicalPlan::Ddl(DdlStatement::CreateMemoryTable(table)) = plan else {
+        return Err(DataFusionError::Internal(
+            "a column list did not plan as a table".to_owned(),
+        ));
+    };
+    Ok(table
+        .input
+        .schema()
+        .fields()
+        .iter()
+        .zip(comments)
+        .map(|(field, comment)| ColumnMeta {
+            name: field.name().clone(),
+            data_type: field.data_type().to_string(),
+            comment,
+        })
+        .collect())
+}
+
+/// The columns of an external table's files, as DataFusion infers them.
+async fn infer_columns(
+    state: &SessionState,
+    location: &str,
+    format: StoredFormat,
+    clauses: &CreateClauses,
+) -> Result<Vec<ColumnMeta>> {
+    use datafusion::datasource::listing::{ListingOptions, ListingTableConfig, ListingTableUrl};
+    let probe = TableMeta {
+        kind: TableKind::External,
+        format: Some(format),
+        columns: Vec::new(),
+        partition_columns: Vec::new(),
+        location: Some(location.to_owned()),
+        comment: None,
+        delimiter: clauses.delimiter,
+        has_header: clauses.has_header.unwrap_or(format == StoredFormat::Csv),
+        file_extension: None,
+        view_sql: None,
+    };
+    let options = ListingOptions::new(super::catalog::file_format(&probe)?)
+        .with_file_extension(super::catalog::file_extension(&probe));
+    let schema = options
+        .infer_schema(state, &ListingTableUrl::parse(location)?)
+        .await?;
+    let _ = ListingTableConfig::new;
+    Ok(schema
+        .fields()
+        .iter()
+        .map(|f| ColumnMeta::from_field(f))
+        .collect())
+}
+
+/// DataFusion's plan of a query, with Hive's syntax rewritten as for any statement.
+pub async fn plan_query(state: &SessionState, sql: &str) -> Result<LogicalPlan> {
+    let dialect = state.config().options().sql_parser.dialect;
+    let mut statement = state.sql_to_statement(sql, &dialect)?;
+    hive_syntax::rewrite(&mut statement)?;
+    state.statement_to_plan(statement).await
+}
+
+/// `plan` with its columns cast to `fields` by position, named as they are; a column count
+/// that differs is refused, as Hive refuses it.
+pub fn cast_to(plan: LogicalPlan, fields: &[Arc<Field>]) -> Result<LogicalPlan> {
+    let schema = Arc::clone(plan.schema());
+    if schema.fields().len() != fields.len() {
+        return Err(DataFusionError::Plan(format!(
+            "the query gives {} columns where the table takes {} ({})",
+            schema.fields().len(),
+            fields.len(),
+            fields
+                .iter()
+                .map(|f| f.name().as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
+    let exprs: Vec<Expr> = schema
+        .iter()
+        .zip(fields)
+        .map(|((qualifier, field), target)| {
+            let column = Expr::Column(Column::from((qualifier, field)));
+            let expr = if field.data_type() == target.data_type() {
+                column
+            } else {
+                cast(column, target.data_type().clone())
+            };
+            expr.alias(target.name())
+        })
+        .collect();
+    LogicalPlanBuilder::from(plan).project(exprs)?.build()
+}
+
+async fn insert(
+    state: &SessionState,
+    warehouse: &Warehouse,
+    context: &SessionContext,
+    sql: &str,
+) -> Result<Option<WarehouseCommand>> {
+    let dialect = state.config().options().sql_parser.dialect;
+    let mut statement = state.sql_to_statement(sql, &dialect)?;
+    hive_syntax::rewrite(&mut statement)?;
+    let DfStatement::Statement(statement) = statement else {
+        return Ok(None);
+    };
+    let SqlStatement::Insert(insert) = *statement else {
+        return Ok(None);
+    };
+    let TableObject::TableName(object) = &insert.table else {
+        return Ok(None);
+    };
+    let parts: Vec<String> = object
+        .0
+        .iter()
+        .filter_map(|part| part.as_ident())
+        .map(|ident| match ident.quote_style {
+            Some(_) => ident.value.clone(),
+            None => ident.value.to_lowercase(),
+        })
+        .collect();
+    let current = state.config().options().catalog.default_schema.clone();
+    let name = table_name(parts, &current)?;
+    if !in_warehouse(warehouse, context, &name).await? {
+        return Ok(None);
+    }
+    let meta = warehouse
+        .table_meta(&name.database, &name.table)
+        .await?
+        .ok_or_else(|| DataFusionError::Plan(format!("table {name} does not exist")))?;
+    if meta.kind == TableKind::View {
+        return Err(DataFusionError::Plan(format!(
+            "{name} is a view; INSERT writes to tables"
+        )));
+    }
+    let mut partition = Vec::new();
+    for expr in insert.partitioned.iter().flatten() {
+        partition.push(partition_item(expr)?);
+    }
+    let source = insert.source.clone().ok_or_else(|| {
+        DataFusionError::Plan(format!("INSERT INTO {name} needs a query or VALUES"))
+    })?;
+    let plan = state
+        .statement_to_plan(DfStatement::Statement(Box::new(SqlStatement::Query(
+            source,
+        ))))
+        .await?;
+    // The columns the query fills: the data columns, or those listed, then the partition
+    // columns without a static value, in the table's order.
+    let schema = meta.full_schema()?;
+    let mut static_columns = Vec::new();
+    for (column, value) in &partition {
+        let known = meta
+            .partition_columns
+            .iter()
+            .any(|p| p.name.eq_ignore_ascii_case(column));
+        if !known {
+            return Err(DataFusionError::Plan(format!(
+                "'{column}' is not a partition column of {name}{}",
+                partition_list(&meta)
+            )));
+        }
+        if value.is_some() {
+            static_columns.push(column.to_ascii_lowercase());
+        }
+    }
+    let targets: Vec<Arc<Field>> = schema
+        .fields()
+        .iter()
+        .filter(|f| !static_columns.contains(&f.name().to_ascii_lowercase()))
+        .cloned()
+        .collect();
+    let plan = if insert.columns.is_empty() {
+        cast_to(plan, &targets)?
+    } else {
+        let listed: Vec<String> = insert
+            .columns
+            .iter()
+            .map(|c| c.to_string().trim_matches('"').to_lowercase())
+            .collect();
+        fill_columns(plan, &listed, &targets, &name)?
+    };
+    Ok(Some(WarehouseCommand::Insert {
+        name,
+        overwrite: insert.overwrite,
+        partition,
+        query: plan,
+    }))
+}
+
+/// `INSERT INTO t (b, a) ...`: the query's columns put in the table's order, NULL for those
+/// not listed.
+fn fill_columns(
+    plan: LogicalPlan,
+    listed: &[String],
+    targets: &[Arc<Field>],
+    name: &TableName,
+) -> Result<LogicalPlan> {
+    if listed.len() != plan.schema().fields().len() {
+        return Err(DataFusionError::Plan(format!(
+            "INSERT INTO {name} lists {} columns and gives {}",
+            listed.len(),
+            plan.schema().fields().len()
+        )));
+    }
+    for column in listed {
+        if !targets
+            .iter()
+            .any(|t| t.name().eq_ignore_ascii_case(column))
+        {
+            return Err(DataFusionError::Plan(format!(
+                "'{column}' is not a column of {name}"
+            )));
+        }
+    }
+    let schema = Arc::clone(plan.schema());
+    let exprs: Vec<Expr> = targets
+        .iter()
+        .map(|target| {
+            let found = listed
+                .iter()
+                .position(|c| c.eq_ignore_ascii_case(target.name()));
+            let expr = match found {
+                Some(i) => {
+                    let (qualifier, field) = schema.qualified_field(i);
+                    Expr::Column(Column::from((qualifier, field)))
+                }
+                None => Expr::Literal(datafusion::scalar::ScalarValue::Null, None),
+            };
+            cast(expr, target.data_type().clone()).alias(target.name())
+        })
+        .collect();
+    LogicalPlanBuilder::from(plan).project(exprs)?.build()
+}
+
+fn partition_list(meta: &TableMeta) -> String {
+    if meta.partition_columns.is_empty() {
+        "; it is not partitioned".to_owned()
+    } else {
+        format!(
+            "; its partition columns are {}",
+            meta.partition_columns
+                .iter()
+                .map(|c| c.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    }
+}
+
+/// One item of a PARTITION clause: `c = 'v'` (static) or `c` (dynamic).
+fn partition_item(expr: &SqlExpr) -> Result<(String, Option<String>)> {
+    match expr {
+        SqlExpr::Identifier(ident) => Ok((ident.value.to_lowercase(), None)),
+        SqlExpr::BinaryOp {
+            left,
+            op: BinaryOperator::Eq,
+            right,
+        } => {
+            let SqlExpr::Identifier(ident) = left.as_ref() else {
+                return Err(bad_partition(expr));
+            };
+            let value = match right.as_ref() {
+                SqlExpr::Value(value) => match &value.value {
+                    datafusion::sql::sqlparser::ast::Value::Number(n, _) => n.clone(),
+                    other => other
+                        .clone()
+                        .into_string()
+                        .ok_or_else(|| bad_partition(expr))?,
+                },
+                _ => return Err(bad_partition(expr)),
+            };
+            Ok((ident.value.to_lowercase(), Some(value)))
+        }
+        _ => Err(bad_partition(expr)),
+    }
+}
+
+fn bad_partition(expr: &SqlExpr) -> DataFusionError {
+    DataFusionError::Plan(format!(
+        "PARTITION clause: '{expr}' is not column = 'value' or a column name"
+    ))
+}
+
+/// The significant tokens of a statement, read front to back; text between tokens can be
+/// taken back as written.
+struct Scanner {
+    tokens: Vec<Token>,
+    /// Indexes of the tokens that are not whitespace.
+    significant: Vec<usize>,
+    at: usize,
+}
+
+impl Scanner {
+    fn new(tokens: Vec<Token>) -> Self {
+        let significant = tokens
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| !matches!(t, Token::Whitespace(_) | Token::EOF))
+            .map(|(i, _)| i)
+            .collect();
+        Self {
+            tokens,
+            significant,
+            at: 0,
+        }
+    }
+
+    fn peek(&self) -> Option<&Token> {
+        self.significant.get(self.at).map(|&i| &self.tokens[i])
+    }
+
+    fn skip(&mut self) {
+        self.at += 1;
+    }
+
+    fn done(&self) -> bool {
+        self.at >= self.significant.len()
+    }
+
+    fn eat(&mut self, word: &str) -> bool {
+        match self.peek() {
+            Some(Token::Word(w))
+                if w.quote_style.is_none() && w.value.eq_ignore_ascii_case(word) =>
+            {
+                self.at += 1;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    fn eat_any(&mut self, words: &[&str]) -> bool {
+        words.iter().any(|w| self.eat(w))
+    }
+
+    fn punct(&mut self, token: &Token) -> bool {
+        if self.peek() == Some(token) {
+            self.at += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn identifier(&mut self) -> Option<String> {
+        match self.peek() {
+            Some(Token::Word(w)) => {
+                let name = match w.quote_style {
+                    Some(_) => w.value.clone(),
+                    None => w.value.to_lowercase(),
+                };
+                self.at += 1;
+                Some(name)
+            }
+            _ => None,
+        }
+    }
+
+    fn dotted_name(&mut self) -> Option<Vec<String>> {
+        let mut parts = vec![self.identifier()?];
+        while self.punct(&Token::Period) {
+            parts.push(self.identifier()?);
+        }
+        Some(parts)
+    }
+
+    fn string(&mut self) -> Option<String> {
+        match self.peek() {
+            Some(Token::SingleQuotedString(s))
+            | Some(Token::DoubleQuotedString(s))
+            | Some(Token::EscapedStringLiteral(s)) => {
+                let s = s.clone();
+                self.at += 1;
+                Some(s)
+            }
+            Some(Token::Word(w)) if w.quote_style == Some('"') => {
+                let s = w.value.clone();
+                self.at += 1;
+                Some(s)
+            }
+            _ => None,
+        }
+    }
+
+    fn value(&mut self) -> Option<String> {
+        if let Some(Token::Number(n, _)) = self.peek() {
+            let n = n.clone();
+            self.at += 1;
+            return Some(n);
+        }
+        self.string().or_else(|| self.identifier())
+    }
+
+    /// A parenthesised list: the text inside the parentheses as written.
+    fn parenthesised(&mut self) -> Option<String> {
+        if self.peek() != Some(&Token::LParen) {
+            return None;
+        }
+        let start = self.at;
+        let mut depth = 0usize;
+        while let Some(token) = self.peek() {
+            match token {
+                Token::LParen => depth += 1,
+                Token::RParen => {
+                    depth -= 1;
+                    if depth == 0 {
+                        let text = self.text(start + 1, self.at);
+                        self.at += 1;
+                        return Some(text);
+                    }
+                }
+                _ => {}
+            }
+            self.at += 1;
+        }
+        self.at = start;
+        None
+    }
+
+    /// `PARTITION (c = 'v', d, ...)`, if next.
+    fn partition_spec(&mut self) -> Result<Option<Vec<(String, Option<String>)>>> {
+        if !self.eat("partition") {
+            return Ok(None);
+        }
+        if !self.punct(&Token::LParen) {
+            return Err(DataFusionError::Plan("PARTITION needs ( ... )".to_owned()));
+        }
+        let mut spec = Vec::new();
+        loop {
+            let column = self
+                .identifier()
+                .ok_or_else(|| DataFusionError::Plan("PARTITION: a column name".to_owned()))?;
+            let value = if self.punct(&Token::Eq) {
+                Some(self.value().ok_or_else(|| {
+                    DataFusionError::Plan(format!("PARTITION: a value for {column}"))
+                })?)
+            } else {
+                None
+            };
+            spec.push((column, value));
+            if self.punct(&Token::RParen) {
+                return Ok(Some(spec));
+            }
+            if !self.punct(&Token::Comma) {
+                return Err(DataFusionError::Plan(
+                    "PARTITION: expected , or )".to_owned(),
+                ));
+            }
+        }
+    }
+
+    /// The text of significant tokens `from..to` (and the whitespace between them).
+    fn text(&self, from: usize, to: usize) -> String {
+        let (Some(&first), last) = (self.significant.get(from), self.significant.get(to)) else {
+            return String::new();
+        };
+        let end = last.copied().unwrap_or(self.tokens.len());
+        self.tokens[first..end]
+            .iter()
+            .map(ToString::to_string)
+            .collect::<String>()
+            .trim()
+            .to_owned()
+    }
+
+    /// The text of the remaining tokens.
+    fn rest_text(&self) -> String {
+        self.text(self.at, self.significant.len())
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,219 @@
+//! What the warehouse keeps about a table or database, in a hidden JSON file beside it.
+//!
+//! A table's file is `TABLE_DIR/.kumiho-table`; a database's `DB.db/.kumiho-database`.
+//! Their names start with a dot, so Hive, Spark and DataFusion's listing (which reads
+//! only files with the format's extension) never take them for data.
+
+use std::str::FromStr;
+use std::sync::Arc;
+
+use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+use datafusion::error::{DataFusionError, Result};
+use serde::{Deserialize, Serialize};
+
+/// The file holding a table's [`TableMeta`], in the table's warehouse directory.
+pub const TABLE_FILE: &str = ".kumiho-table";
+/// The file marking a database directory, holding its [`DatabaseMeta`].
+pub const DATABASE_FILE: &str = ".kumiho-database";
+
+/// Who owns a table's files.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TableKind {
+    /// The warehouse owns the files: DROP TABLE deletes them.
+    Managed,
+    /// Files elsewhere (`CREATE EXTERNAL TABLE ... LOCATION`): DROP TABLE leaves them.
+    External,
+    /// A view: no files, its SQL.
+    View,
+}
+
+/// The file formats of warehouse tables.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StoredFormat {
+    Parquet,
+    /// Comma-separated text (`STORED AS CSV`, Spark's `USING csv`).
+    Csv,
+    /// Hive's delimited text: fields separated by Ctrl-A unless `ROW FORMAT DELIMITED`
+    /// says otherwise, no header.
+    Textfile,
+    /// One JSON object per line.
+    Json,
+}
+
+impl StoredFormat {
+    /// The format named in `STORED AS` / `USING`; other formats are refused, saying which
+    /// the engine has.
+    pub fn from_name(name: &str) -> Result<Self> {
+        match name.to_ascii_lowercase().as_str() {
+            "parquet" => Ok(StoredFormat::Parquet),
+            "csv" => Ok(StoredFormat::Csv),
+            "textfile" | "text" => Ok(StoredFormat::Textfile),
+            "json" | "jsonfile" => Ok(StoredFormat::Json),
+            other => Err(DataFusionError::Plan(format!(
+                "STORED AS {}: the DataFusion engine does not read or write that format; \
+                 use PARQUET (the default), TEXTFILE, CSV or JSON",
+                other.to_uppercase()
+            ))),
+        }
+    }
+
+    /// The name `SHOW CREATE TABLE` writes after `STORED AS`.
+    pub fn name(self) -> &'static str {
+        match self {
+            StoredFormat::Parquet => "PARQUET",
+            StoredFormat::Csv => "CSV",
+            StoredFormat::Textfile => "TEXTFILE",
+            StoredFormat::Json => "JSON",
+        }
+    }
+
+    /// The field delimiter of a text format when the table names none.
+    pub fn default_delimiter(self) -> u8 {
+        match self {
+            StoredFormat::Textfile => 0x01,
+            _ => b',',
+        }
+    }
+}
+
+/// One column as kept: its Arrow type in Arrow's own notation (`Int32`, `Utf8`,
+/// `Decimal128(10, 2)`), which reads back exactly.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ColumnMeta {
+    pub name: String,
+    #[serde(rename = "type")]
+    pub data_type: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub comment: Option<String>,
+}
+
+impl ColumnMeta {
+    pub fn from_field(field: &Field) -> Self {
+        Self {
+            name: field.name().clone(),
+            data_type: field.data_type().to_string(),
+            comment: field.metadata().get("comment").cloned(),
+        }
+    }
+
+    pub fn data_type(&self) -> Result<DataType> {
+        DataType::from_str(&self.data_type).map_err(|e| {
+            DataFusionError::Internal(format!(
+                "column '{}' has type '{}' in the warehouse's metadata, which does not read \
+                 back: {e}",
+                self.name, self.data_type
+            ))
+        })
+    }
+
+    pub fn to_field(&self) -> Result<Field> {
+        let field = Field::new(&self.name, self.data_type()?, true);
+        Ok(match &self.comment {
+            Some(comment) => field.with_metadata(
+                [("comment".to_owned(), comment.clone())]
+                    .into_iter()
+                    .collect(),
+            ),
+            None => field,
+        })
+    }
+}
+
+/// Everything the warehouse keeps about one table or view.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TableMeta {
+    pub kind: TableKind,
+    /// None for a view.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<StoredFormat>,
+    /// The columns held in the files (a view's result columns), in order.
+    pub columns: Vec<ColumnMeta>,
+    /// Hive's partition columns: directories `col=value/`, after the others in the schema.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub partition_columns: Vec<ColumnMeta>,
+    /// Where the files are, as a URL; None: the table's warehouse directory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub location: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub comment: Option<String>,
+    /// CSV and TEXTFILE: the field delimiter (default: the format's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delimiter: Option<char>,
+    /// CSV and TEXTFILE: whether the first line names the columns (files the warehouse
+    /// writes have none).
+    #[serde(default)]
+    pub has_header: bool,
+    /// Only files with this extension are data (default: the format's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file_extension: Option<String>,
+    /// A view's query, as written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub view_sql: Option<String>,
+}
+
+impl TableMeta {
+    /// The columns in the files, as an Arrow schema.
+    pub fn file_schema(&self) -> Result<SchemaRef> {
+        let fields = self
+            .columns
+            .iter()
+            .map(ColumnMeta::to_field)
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Arc::new(Schema::new(fields)))
+    }
+
+    /// The partition columns and their types.
+    pub fn partition_types(&self) -> Result<Vec<(String, DataType)>> {
+        self.partition_columns
+            .iter()
+            .map(|c| Ok((c.name.clone(), c.data_type()?)))
+            .collect()
+    }
+
+    /// Every column: the files' then the partition columns, as readers see the table.
+    pub fn full_schema(&self) -> Result<SchemaRef> {
+        let fields = self
+            .columns
+            .iter()
+            .chain(&self.partition_columns)
+            .map(ColumnMeta::to_field)
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Arc::new(Schema::new(fields)))
+    }
+
+    /// The field delimiter of a text table, as a byte.
+    pub fn delimiter_byte(&self) -> Result<u8> {
+        let format = self.format.unwrap_or(StoredFormat::Csv);
+        match self.delimiter {
+            None => Ok(format.default_delimiter()),
+            Some(c) => u8::try_from(c).ok().filter(u8::is_ascii).ok_or_else(|| {
+                DataFusionError::Plan(format!("field delimiter '{c}' is not one ASCII character"))
+            }),
+        }
+    }
+
+    pub fn to_json(&self) -> Result<Vec<u8>> {
+        serde_json::to_vec_pretty(self)
+            .map_err(|e| DataFusionError::Internal(format!("table metadata as JSON: {e}")))
+    }
+
+    pub fn from_json(bytes: &[u8], what: &str) -> Result<Self> {
+        serde_json::from_slice(bytes).map_err(|e| {
+            DataFusionError::Execution(format!(
+                "the warehouse's metadata of {what} is unreadable: {e}"
+            ))
+        })
+    }
+}
+
+/// What the warehouse keeps about a database.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DatabaseMeta {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub comment: Option<String>,
+    /// Where its managed tables' files go (`CREATE DATABASE ... LOCATION`); None: `DB.db/`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub location: Option<String>,
+}

@@ -1,0 +1,310 @@
+//! The warehouse driven as a client drives it: statements through an engine, and a second
+//! engine over the same directory standing for a restarted engine or another user's.
+
+use std::collections::BTreeMap;
+use std::path::Path as FsPath;
+
+use super::meta::TABLE_FILE;
+use crate::config::EngineConfig;
+use crate::engine::Engine;
+use crate::test_util::{error, lines, open, run};
+
+async fn engine_at(dir: &FsPath) -> Engine {
+    let config = EngineConfig {
+        tpch_scale: 0.01,
+        warehouse: Some(dir.display().to_string()),
+        ..EngineConfig::default()
+    };
+    Engine::start(&config).await.expect("the engine starts")
+}
+
+async fn ok(engine: &Engine, session: &crate::session::Session, sql: &str) {
+    if let Err(e) = run(engine, session, sql).await {
+        panic!("{sql} failed: {e}");
+    }
+}
+
+/// The files under `dir`, relative, sorted; hidden ones left out.
+fn data_files(dir: &FsPath) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(at) = stack.pop() {
+        for entry in std::fs::read_dir(&at).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().to_string();
+            if name.starts_with('.') {
+                continue;
+            }
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                found.push(path.strip_prefix(dir).unwrap().display().to_string());
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tables_outlive_the_engine_and_other_engines_see_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = engine_at(dir.path()).await;
+    let alice = open(&first);
+    ok(
+        &first,
+        &alice,
+        "CREATE TABLE orders (id INT, c STRING COMMENT 'the customer')",
+    )
+    .await;
+    ok(
+        &first,
+        &alice,
+        "INSERT INTO orders VALUES (1, 'a'), (2, 'b')",
+    )
+    .await;
+    ok(&first, &alice, "INSERT INTO TABLE orders SELECT 3, 'c'").await;
+    assert!(dir.path().join("orders").join(TABLE_FILE).is_file());
+    assert_eq!(data_files(&dir.path().join("orders")).len(), 2);
+
+    // Another engine over the same warehouse: a restart, or another user's engine.
+    let second = engine_at(dir.path()).await;
+    let bob = open(&second);
+    assert_eq!(
+        lines(&second, &bob, "SELECT id, c FROM orders ORDER BY id").await,
+        [
+            "+----+---+",
+            "| id | c |",
+            "+----+---+",
+            "| 1  | a |",
+            "| 2  | b |",
+            "| 3  | c |",
+            "+----+---+",
+        ]
+    );
+    let tables = lines(&second, &bob, "SHOW TABLES").await;
+    assert!(tables.iter().any(|l| l.contains("orders")), "{tables:?}");
+    let described = lines(&second, &bob, "DESCRIBE FORMATTED orders")
+        .await
+        .join("\n");
+    assert!(described.contains("the customer"), "{described}");
+    assert!(described.contains("MANAGED"), "{described}");
+    // And what the second writes, the first sees at its next statement.
+    ok(&second, &bob, "INSERT INTO orders VALUES (4, 'd')").await;
+    assert_eq!(
+        lines(&first, &alice, "SELECT count(*) AS n FROM orders").await[3],
+        "| 4 |"
+    );
+    ok(&second, &bob, "DROP TABLE orders").await;
+    assert!(!dir.path().join("orders").exists());
+    let gone = error(&first, &alice, "SELECT * FROM orders")
+        .await
+        .to_string();
+    assert!(gone.contains("orders"), "{gone}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn databases_are_directories() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = engine_at(dir.path()).await;
+    let session = open(&engine);
+    ok(&engine, &session, "CREATE DATABASE sales COMMENT 'money'").await;
+    assert!(dir.path().join("sales.db").is_dir());
+    ok(
+        &engine,
+        &session,
+        "CREATE TABLE sales.t STORED AS PARQUET AS SELECT 1 AS x",
+    )
+    .await;
+    assert!(dir.path().join("sales.db/t").join(TABLE_FILE).is_file());
+    let again = engine_at(dir.path()).await;
+    let other = open(&again);
+    let databases = lines(&again, &other, "SHOW DATABASES").await.join("\n");
+    assert!(databases.contains("sales"), "{databases}");
+    assert!(databases.contains("tpch"), "{databases}");
+    ok(&again, &other, "USE sales").await;
+    assert_eq!(lines(&again, &other, "SELECT x FROM t").await[3], "| 1 |");
+    let refused = error(&again, &other, "DROP DATABASE sales")
+        .await
+        .to_string();
+    assert!(refused.contains("not empty"), "{refused}");
+    ok(&again, &other, "DROP DATABASE sales CASCADE").await;
+    assert!(!dir.path().join("sales.db").exists());
+    let databases = lines(&engine, &session, "SHOW DATABASES").await.join("\n");
+    assert!(!databases.contains("sales"), "{databases}");
+    ok(&engine, &session, "DROP DATABASE IF EXISTS sales").await;
+    ok(&engine, &session, "CREATE DATABASE IF NOT EXISTS tpch").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn overwrite_truncate_and_partitions() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = engine_at(dir.path()).await;
+    let s = open(&engine);
+    ok(
+        &engine,
+        &s,
+        "CREATE TABLE p (id INT, v STRING) PARTITIONED BY (dt STRING) STORED AS PARQUET",
+    )
+    .await;
+    ok(
+        &engine,
+        &s,
+        "INSERT INTO p PARTITION (dt='2024-01-01') VALUES (1, 'a'), (2, 'b')",
+    )
+    .await;
+    ok(
+        &engine,
+        &s,
+        "INSERT INTO TABLE p PARTITION (dt) SELECT 3, 'c', '2024-01-02'",
+    )
+    .await;
+    assert_eq!(
+        data_files(&dir.path().join("p"))
+            .iter()
+            .map(|f| f.split('/').next().unwrap().to_owned())
+            .collect::<Vec<_>>(),
+        ["dt=2024-01-01", "dt=2024-01-02"]
+    );
+    assert_eq!(
+        lines(&engine, &s, "SHOW PARTITIONS p").await[3..5],
+        ["| dt=2024-01-01 |", "| dt=2024-01-02 |"]
+    );
+    assert_eq!(
+        lines(
+            &engine,
+            &s,
+            "SELECT sum(id) AS n FROM p WHERE dt = '2024-01-01'"
+        )
+        .await[3],
+        "| 3 |"
+    );
+    ok(
+        &engine,
+        &s,
+        "INSERT OVERWRITE TABLE p PARTITION (dt='2024-01-01') SELECT 10, 'z'",
+    )
+    .await;
+    assert_eq!(
+        lines(&engine, &s, "SELECT id, dt FROM p ORDER BY id").await[3..5],
+        ["| 3  | 2024-01-02 |", "| 10 | 2024-01-01 |"]
+    );
+    ok(&engine, &s, "TRUNCATE TABLE p PARTITION (dt='2024-01-02')").await;
+    assert_eq!(
+        lines(&engine, &s, "SELECT count(*) AS n FROM p").await[3],
+        "| 1 |"
+    );
+    let create = lines(&engine, &s, "SHOW CREATE TABLE p").await.join("\n");
+    assert!(create.contains("PARTITIONED BY"), "{create}");
+    assert!(create.contains("STORED AS PARQUET"), "{create}");
+
+    ok(
+        &engine,
+        &s,
+        "CREATE TABLE u AS SELECT 1 AS a UNION ALL SELECT 2",
+    )
+    .await;
+    ok(&engine, &s, "INSERT OVERWRITE TABLE u VALUES (7)").await;
+    assert_eq!(lines(&engine, &s, "SELECT a FROM u").await[3..4], ["| 7 |"]);
+    ok(&engine, &s, "TRUNCATE TABLE u").await;
+    assert_eq!(
+        lines(&engine, &s, "SELECT count(*) AS n FROM u").await[3],
+        "| 0 |"
+    );
+    assert!(data_files(&dir.path().join("u")).is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn text_formats_external_tables_and_alter() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = engine_at(dir.path()).await;
+    let s = open(&engine);
+    ok(
+        &engine,
+        &s,
+        "CREATE TABLE t (a INT, b STRING) ROW FORMAT DELIMITED FIELDS TERMINATED BY ',' STORED AS TEXTFILE",
+    )
+    .await;
+    ok(&engine, &s, "INSERT INTO t VALUES (1, 'x')").await;
+    let file = data_files(&dir.path().join("t")).pop().unwrap();
+    let text = std::fs::read_to_string(dir.path().join("t").join(file)).unwrap();
+    assert_eq!(text, "1,x\n");
+    ok(&engine, &s, "ALTER TABLE t RENAME TO t2").await;
+    assert!(!dir.path().join("t").exists());
+    assert_eq!(lines(&engine, &s, "SELECT b FROM t2").await[3], "| x |");
+
+    let data = tempfile::tempdir().unwrap();
+    std::fs::write(data.path().join("a.csv"), "k,n\nx,1\ny,2\n").unwrap();
+    let sql = format!(
+        "CREATE EXTERNAL TABLE ext (k STRING, n INT) STORED AS CSV LOCATION '{}' TBLPROPERTIES ('skip.header.line.count'='1') ",
+        data.path().display()
+    );
+    ok(&engine, &s, &sql).await;
+    // DataFusion's own syntax keeps working, and persists.
+    let sql = format!(
+        "CREATE EXTERNAL TABLE ext2 STORED AS CSV LOCATION '{}' OPTIONS ('has_header' 'true')",
+        data.path().display()
+    );
+    ok(&engine, &s, &sql).await;
+    let other = engine_at(dir.path()).await;
+    let o = open(&other);
+    assert_eq!(
+        lines(&other, &o, "SELECT sum(n) AS n FROM ext2").await[3],
+        "| 3 |"
+    );
+    ok(&other, &o, "DROP TABLE ext2").await;
+    assert!(
+        data.path().join("a.csv").is_file(),
+        "an external table's files stay"
+    );
+
+    ok(&engine, &s, "CREATE TABLE w (a INT)").await;
+    ok(&engine, &s, "INSERT INTO w VALUES (1)").await;
+    ok(
+        &engine,
+        &s,
+        "ALTER TABLE w ADD COLUMNS (b STRING COMMENT 'new')",
+    )
+    .await;
+    ok(&engine, &s, "INSERT INTO w VALUES (2, 'two')").await;
+    assert_eq!(
+        lines(&engine, &s, "SELECT a, b FROM w ORDER BY a").await[3..5],
+        ["| 1 |     |", "| 2 | two |"]
+    );
+    let refused = error(&engine, &s, "CREATE TABLE o (a INT) STORED AS ORC")
+        .await
+        .to_string();
+    assert!(refused.contains("ORC"), "{refused}");
+    let refused = error(&engine, &s, "CREATE TABLE w (a INT)")
+        .await
+        .to_string();
+    assert!(refused.contains("already exists"), "{refused}");
+    ok(&engine, &s, "CREATE TABLE IF NOT EXISTS w (a INT)").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn views_persist_and_demo_data_stays() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = engine_at(dir.path()).await;
+    let s = open(&engine);
+    ok(
+        &engine,
+        &s,
+        "CREATE TABLE n AS SELECT n_name FROM tpch.nation",
+    )
+    .await;
+    ok(&engine, &s, "CREATE VIEW v AS SELECT count(*) AS c FROM n").await;
+    let other = engine_at(dir.path()).await;
+    let o = open(&other);
+    assert_eq!(lines(&other, &o, "SELECT c FROM v").await[3], "| 25 |");
+    ok(&engine, &s, "CREATE OR REPLACE VIEW v AS SELECT 1 AS c").await;
+    assert_eq!(lines(&other, &o, "SELECT c FROM v").await[3], "| 1 |");
+    let views = lines(&other, &o, "SHOW VIEWS").await.join("\n");
+    assert!(views.contains('v'), "{views}");
+    ok(&other, &o, "DROP VIEW v").await;
+    assert_eq!(
+        lines(&engine, &s, "SELECT count(*) AS c FROM tpch.region").await[3],
+        "| 5 |"
+    );
+    let _ = BTreeMap::<String, String>::new();
+}
