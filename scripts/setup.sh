@@ -6,7 +6,7 @@
 #     slapd and ldap-utils (a real OpenLDAP server for authentication LDAP's tests: tests/harness/ldap.py),
 #     a Java runtime (beeline, Spark Thrift Server)
 #   - Python (tests/requirements.txt): pyspark (beeline + Hive JDBC 2.3, spark-submit), PyHive
-#     with its Thrift/SASL stack, pytest, DuckDB with its TPC-H extension (the tests' oracle)
+#     with its Thrift/SASL stack, impyla, SQLAlchemy, pytest, DuckDB with its TPC-H extension (the tests' oracle)
 # The Rust toolchain itself (cargo, rustfmt, clippy) is expected to be installed already.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)

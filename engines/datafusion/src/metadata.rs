@@ -10,7 +10,9 @@
 //! Name arguments are JDBC search patterns: `%` matches any run of characters, `_` any one,
 //! `\` makes the next character literal; `None` or an empty pattern matches everything.
 //! HiveServer2 also takes its metastore's forms, which Hue and other Hive clients send:
-//! `*` matches any run too, and `|` separates alternatives (`orders|line*`). Matching
+//! `*` matches any run too, `|` separates alternatives (`orders|line*`), and `.` matches
+//! any one character (the metastore matches the pattern as a regular expression, so
+//! impyla's and Impala's `.*` means every name). Matching
 //! ignores case, as Hive's metastore does (DataFusion folds unquoted names to lower case,
 //! so a user typing `Orders` means `orders`). The catalog argument is a pattern too.
 //! Functions belong to the session, not to a schema, so GetFunctions ignores the catalog
@@ -515,7 +517,7 @@ pub fn cross_reference() -> Result<RecordBatch> {
 fn literal_pattern(name: &str) -> String {
     let mut pattern = String::with_capacity(name.len());
     for c in name.chars() {
-        if matches!(c, '%' | '_' | '\\' | '*' | '|') {
+        if matches!(c, '%' | '_' | '\\' | '*' | '|' | '.') {
             pattern.push('\\');
         }
         pattern.push(c);
@@ -568,7 +570,9 @@ impl NamePattern {
 }
 
 /// A pattern as ILIKE patterns, one per `|`-separated alternative, with each unescaped `*`
-/// as `%` (Hive's metastore reads `*` as "any characters"). `\*` and `\|` stay literal.
+/// as `%` and `.` as `_`: Hive's metastore turns `*` into the regular expression `.*` and
+/// matches with it, so `.` is any one character and `.*` any non-empty run. `\*`, `\|`
+/// and `\.` stay literal.
 fn like_alternatives(pattern: &str) -> Vec<String> {
     let mut alternatives = vec![String::new()];
     let mut chars = pattern.chars();
@@ -580,6 +584,7 @@ fn like_alternatives(pattern: &str) -> Vec<String> {
                 current.extend(chars.next());
             }
             '*' => current.push('%'),
+            '.' => current.push('_'),
             '|' => alternatives.push(String::new()),
             c => current.push(c),
         }

@@ -206,8 +206,20 @@ async fn patterns_take_hive_metastore_wildcards_and_alternatives() {
         table_names(None, Some(r"t\|v")),
         Vec::<Option<String>>::new()
     );
+    // impyla and Impala's shell send regular-expression wildcards: `.` is any one character.
+    assert_eq!(
+        table_names(Some(".*"), Some(".*")),
+        table_names(None, None),
+        "`.*` is every name"
+    );
+    assert_eq!(table_names(Some("tpch"), Some("n.tion")), some(&["nation"]));
+    assert_eq!(
+        table_names(None, Some(r"n\.tion")),
+        Vec::<Option<String>>::new()
+    );
     let schema_names = |pattern| texts(&schemas(&ctx, None, pattern).unwrap(), "TABLE_SCHEM");
     assert_eq!(schema_names(Some("a*")), some(&["a_b", "axb"]));
+    assert_eq!(schema_names(Some("a.b")), some(&["a_b", "axb"]));
     let column_names = |pattern| {
         texts(
             &columns(&ctx, None, Some("tpch"), Some("orders"), pattern).unwrap(),
