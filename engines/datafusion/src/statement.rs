@@ -728,12 +728,17 @@ impl Words {
         Some(parts)
     }
 
-    /// Consumes a string literal.
+    /// Consumes a string literal: in single or double quotes, as Hive takes them
+    /// (`SHOW TABLES LIKE "sales*"`); the tokenizer reads the latter as a quoted identifier.
     fn string(&mut self) -> Option<String> {
         match self.tokens.get(self.at) {
             Some(Token::SingleQuotedString(s)) | Some(Token::DoubleQuotedString(s)) => {
                 self.at += 1;
                 Some(s.clone())
+            }
+            Some(Token::Word(w)) if w.quote_style == Some('"') => {
+                self.at += 1;
+                Some(w.value.clone())
             }
             _ => None,
         }

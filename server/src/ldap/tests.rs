@@ -350,3 +350,53 @@ fn a_service_account_on_a_directory_that_does_not_answer_is_the_operators_proble
         not_allowed("alice").contains("not allowed") && !not_allowed("alice").contains("wrong")
     );
 }
+
+#[test]
+fn ldap_search_and_filter_flags_override_the_file_and_the_bind_password_never_prints() {
+    use clap::Parser;
+    let cli = crate::config::Cli::try_parse_from([
+        "kumiho",
+        "--authentication",
+        "LDAP",
+        "--ldap-url",
+        "ldap://h",
+        "--ldap-base-dn",
+        "dc=example,dc=com",
+        "--ldap-bind-dn",
+        "cn=kumiho,dc=example,dc=com",
+        "--ldap-bind-password",
+        "flag-Secret-pw",
+        "--ldap-user-filter",
+        "alice,bob",
+        "--ldap-group-filter",
+        "analysts",
+        "--ldap-group-membership-key",
+        "uniqueMember",
+        "--ldap-group-class-key",
+        "groupOfUniqueNames",
+    ])
+    .unwrap();
+    let config = cli.into_config().unwrap();
+    assert!(!format!("{config:?}").contains("flag-Secret-pw"));
+    let settings = LdapSettings::from_config(&config).unwrap();
+    assert!(matches!(settings.bind_as, BindAs::ServiceAccount { .. }));
+    assert_eq!(settings.admission.users, ["alice", "bob"]);
+    let groups = settings.admission.groups.unwrap();
+    assert_eq!(
+        (groups.class.as_str(), groups.membership_key.as_str()),
+        ("groupOfUniqueNames", "uniqueMember")
+    );
+    // Under another authentication, any ldap-* key stops the start.
+    for yaml in [
+        "ldap-bind-password: pw\n",
+        "ldap-group-filter: [a]\n",
+        "ldap-custom-query: (uid=%s)\n",
+    ] {
+        let error = ServerConfig::from_yaml(yaml)
+            .unwrap()
+            .validate()
+            .unwrap_err();
+        assert!(error.contains("authentication is NONE"), "{error}");
+        assert!(!error.contains("pw\n"), "{error}");
+    }
+}
