@@ -247,7 +247,17 @@ pub struct SessionManager {
     engine_session_opens_max: usize,
     /// Handles an operator closed, and why, oldest first (at most [`CLOSED_REMEMBERED`]). A
     /// std mutex, never held across an await.
-    closed_by_operator: std::sync::Mutex<VecDeque<(uuid::Uuid, String)>>,
+    closed_by_operator: std::sync::Mutex<VecDeque<ClosedByOperator>>,
+}
+
+/// A session or operation an operator closed.
+struct ClosedByOperator {
+    /// Its guid (an operation of a closed session is remembered with the session).
+    guid: uuid::Uuid,
+    /// What was closed: `session` or `operation`.
+    what: &'static str,
+    /// Who closed it, and how.
+    reason: String,
 }
 
 impl std::fmt::Debug for GatewaySession {
@@ -372,31 +382,46 @@ impl SessionManager {
     /// The error for a handle this gateway does not hold: why, if an operator closed it.
     fn unknown(&self, what: &'static str, id: Option<HandleId>) -> GatewayError {
         match id.and_then(|id| self.closed_by_operator(&id.guid)) {
-            Some(reason) => GatewayError::Closed { what, reason },
+            Some(closed) => closed,
             None => GatewayError::InvalidHandle { what },
         }
     }
 
-    /// Why an operator closed the session or operation `guid`, if one did lately.
-    pub fn closed_by_operator(&self, guid: &uuid::Uuid) -> Option<String> {
+    /// The error for the session or operation `guid` if an operator closed it lately (an
+    /// operation of a session an operator closed says the session was).
+    pub fn closed_by_operator(&self, guid: &uuid::Uuid) -> Option<GatewayError> {
         self.closed_memory()
             .iter()
-            .find(|(closed, _)| closed == guid)
-            .map(|(_, reason)| reason.clone())
+            .find(|closed| closed.guid == *guid)
+            .map(|closed| GatewayError::Closed {
+                what: closed.what,
+                reason: closed.reason.clone(),
+            })
     }
 
-    fn closed_memory(&self) -> std::sync::MutexGuard<'_, VecDeque<(uuid::Uuid, String)>> {
+    fn closed_memory(&self) -> std::sync::MutexGuard<'_, VecDeque<ClosedByOperator>> {
         self.closed_by_operator
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    fn remember_closed(&self, guid: uuid::Uuid, reason: String) {
+    fn remember_closed(
+        &self,
+        guids: impl IntoIterator<Item = uuid::Uuid>,
+        what: &'static str,
+        reason: &str,
+    ) {
         let mut memory = self.closed_memory();
-        if memory.len() >= CLOSED_REMEMBERED {
-            memory.pop_front();
+        for guid in guids {
+            if memory.len() >= CLOSED_REMEMBERED {
+                memory.pop_front();
+            }
+            memory.push_back(ClosedByOperator {
+                guid,
+                what,
+                reason: reason.to_owned(),
+            });
         }
-        memory.push_back((guid, reason));
     }
 
     /// The open session whose handle has this guid (the REST API names sessions by guid).
@@ -410,10 +435,18 @@ impl SessionManager {
     /// Closes a session for an operator (`reason` says who and how); its client's next call
     /// is told so. False if it is not open.
     pub async fn close_for_operator(&self, id: &HandleId, reason: String) -> bool {
-        if !self.sessions.contains_key(id) {
+        let Some(session) = self.sessions.get(id).map(|s| s.clone()) else {
             return false;
-        }
-        self.remember_closed(id.guid, reason);
+        };
+        let operations: Vec<uuid::Uuid> =
+            session.operation_ids().iter().map(|op| op.guid).collect();
+        self.remember_closed(
+            std::iter::once(id.guid)
+                .chain(std::iter::once(session.launch.handle.guid))
+                .chain(operations),
+            "session",
+            &reason,
+        );
         self.close(id).await
     }
 
@@ -440,7 +473,7 @@ impl SessionManager {
         if matches!(entry.kind, OperationKind::Launch) {
             return false;
         }
-        self.remember_closed(id.guid, reason);
+        self.remember_closed([id.guid], "operation", &reason);
         self.close_operation(*id, entry).await
     }
 

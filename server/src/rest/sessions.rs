@@ -779,11 +779,8 @@ impl SessionsApi {
             ))
         };
         let uuid = parse_id(id, "session")?;
-        if let Some(reason) = self.sessions.closed_by_operator(&uuid) {
-            return Err(GatewayError::Closed {
-                what: "session",
-                reason,
-            });
+        if let Some(closed) = self.sessions.closed_by_operator(&uuid) {
+            return Err(closed);
         }
         let Some(known) = self.known().sessions.get(&uuid).cloned() else {
             if self.sessions.find(&uuid).is_some() {
@@ -818,11 +815,8 @@ impl SessionsApi {
             ))
         };
         let uuid = parse_id(id, "operation")?;
-        if let Some(reason) = self.sessions.closed_by_operator(&uuid) {
-            return Err(GatewayError::Closed {
-                what: "operation",
-                reason,
-            });
+        if let Some(closed) = self.sessions.closed_by_operator(&uuid) {
+            return Err(closed);
         }
         let operation = self
             .known()
