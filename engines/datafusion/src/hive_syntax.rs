@@ -53,7 +53,7 @@ use datafusion::sql::sqlparser::ast::{
     FunctionArg, FunctionArgExpr, FunctionArgumentList, FunctionArguments, GroupByExpr,
     GroupByWithModifier, Ident, ObjectName, ObjectNamePart, OrderBy, OrderByExpr, OrderByKind,
     OrderByOptions, Query, Select, SelectItem, SetExpr, Statement as SqlStatement, TableAlias,
-    TableFactor, UnaryOperator, Value, ValueWithSpan, VisitMut, VisitorMut,
+    TableFactor, TableWithJoins, UnaryOperator, Value, ValueWithSpan, VisitMut, VisitorMut,
 };
 use datafusion::sql::sqlparser::dialect::GenericDialect;
 use datafusion::sql::sqlparser::parser::Parser;
@@ -359,16 +359,20 @@ fn name_columns(body: &mut SetExpr) {
                 let SelectItem::UnnamedExpr(expr) = item else {
                     continue;
                 };
-                let name = match &*expr {
+                let name = match (&*expr, double_quoted_string(expr)) {
+                    (_, Some(text)) => text,
                     // DataFusion names a column by its name already; explode's is `col`
                     // ([`LateralViews`]).
-                    Expr::Identifier(_) | Expr::CompoundIdentifier(_) => continue,
+                    (Expr::Identifier(_) | Expr::CompoundIdentifier(_), _) => continue,
                     _ if explode_argument(expr).is_some() => continue,
-                    Expr::Value(ValueWithSpan {
-                        value: Value::SingleQuotedString(text),
-                        ..
-                    }) => text.clone(),
-                    other => other.to_string(),
+                    (
+                        Expr::Value(ValueWithSpan {
+                            value: Value::SingleQuotedString(text),
+                            ..
+                        }),
+                        _,
+                    ) => text.clone(),
+                    (other, _) => other.to_string(),
                 };
                 let expr = std::mem::replace(expr, Expr::value(Value::Null));
                 *item = SelectItem::ExprWithAlias {
@@ -436,23 +440,23 @@ impl VisitorMut for LateralViews {
 }
 
 impl LateralViews {
-    /// Folds a select's lateral views into its one table, innermost first.
+    /// Folds a select's lateral views into its tables, innermost first: over a join, each
+    /// into the table whose columns it reads ([`join_target`], [`fold_into_joins`]).
     fn fold(&mut self, select: &mut Select) -> Result<()> {
         let unsupported = |what: &str| {
             DataFusionError::NotImplemented(format!(
                 "{what}; the engine takes LATERAL VIEW [OUTER] explode(array) view AS column, \
                  explode(map) view AS key, value or posexplode(array) view AS pos, column, \
-                 over one table (or write SELECT ..., unnest(array) AS column FROM ...)"
+                 over a table or a join (or write SELECT ..., unnest(array) AS column FROM ...)"
             ))
         };
-        let [from] = select.from.as_mut_slice() else {
-            return Err(unsupported(
-                "LATERAL VIEW over several tables is not supported",
-            ));
-        };
-        if !from.joins.is_empty() {
-            return Err(unsupported("LATERAL VIEW over a join is not supported"));
-        }
+        let positions = relation_positions(&select.from);
+        let names: Vec<Option<Ident>> = positions
+            .iter()
+            .map(|&position| relation_name(relation_mut(&mut select.from, position)))
+            .collect();
+        // The relation each earlier view's name and columns now belong to.
+        let mut folded: Vec<(Ident, usize)> = Vec::new();
         for view in std::mem::take(&mut select.lateral_views) {
             let function = function_name(&view.lateral_view).unwrap_or_default();
             let Some(argument) = generator_argument(&view.lateral_view) else {
@@ -497,27 +501,26 @@ impl LateralViews {
                     format!("unnest({list}) AS {column}")
                 })
                 .collect();
-            let table = match &from.relation {
-                TableFactor::Table {
-                    alias: Some(alias), ..
-                }
-                | TableFactor::Derived {
-                    alias: Some(alias), ..
-                } => alias.name.clone(),
-                TableFactor::Table { name, .. } => match name.0.last() {
-                    Some(ObjectNamePart::Identifier(ident)) => ident.clone(),
-                    _ => return Err(unsupported("LATERAL VIEW over this table is not supported")),
-                },
-                _ => return Err(unsupported("LATERAL VIEW over this table is not supported")),
+            let target = if positions.len() == 1 {
+                0
+            } else {
+                join_target(&argument, &names, &folded).map_err(|what| unsupported(&what))?
             };
-            let inner = format!("SELECT *, {} FROM {}", items.join(", "), from.relation);
+            let Some(table) = names[target].clone() else {
+                return Err(unsupported("LATERAL VIEW over this table is not supported"));
+            };
+            let (item, join) = positions[target];
+            fold_into_joins(&mut select.from[item], join, view.outer, &argument)
+                .map_err(|what| unsupported(&what))?;
+            let relation = relation_mut(&mut select.from, positions[target]);
+            let inner = format!("SELECT *, {} FROM {}", items.join(", "), relation);
             let subquery = Parser::new(&GenericDialect {})
                 .try_with_sql(&inner)
                 .and_then(|mut parser| parser.parse_query())
                 .map_err(|e| {
                     DataFusionError::Internal(format!("the rewritten LATERAL VIEW `{inner}`: {e}"))
                 })?;
-            from.relation = TableFactor::Derived {
+            *relation = TableFactor::Derived {
                 lateral: false,
                 subquery,
                 alias: Some(TableAlias {
@@ -530,9 +533,200 @@ impl LateralViews {
             };
             if let Some(ObjectNamePart::Identifier(name)) = view.lateral_view_name.0.last() {
                 self.renamed.push((name.clone(), table));
+                folded.push((name.clone(), target));
+            }
+            for column in &view.lateral_col_alias {
+                folded.push((column.clone(), target));
             }
         }
         Ok(())
+    }
+}
+
+/// Where a relation of a FROM clause is: its item (items are separated by commas) and, for
+/// a joined relation, its join in the item.
+type Position = (usize, Option<usize>);
+
+fn relation_positions(from: &[TableWithJoins]) -> Vec<Position> {
+    from.iter()
+        .enumerate()
+        .flat_map(|(item, joined)| {
+            std::iter::once((item, None))
+                .chain((0..joined.joins.len()).map(move |j| (item, Some(j))))
+        })
+        .collect()
+}
+
+fn relation_mut(from: &mut [TableWithJoins], (item, join): Position) -> &mut TableFactor {
+    match join {
+        None => &mut from[item].relation,
+        Some(j) => &mut from[item].joins[j].relation,
+    }
+}
+
+/// The name a relation's columns are qualified with: its alias, or its table's name.
+fn relation_name(relation: &TableFactor) -> Option<Ident> {
+    match relation {
+        TableFactor::Table {
+            alias: Some(alias), ..
+        }
+        | TableFactor::Derived {
+            alias: Some(alias), ..
+        } => Some(alias.name.clone()),
+        TableFactor::Table { name, .. } => match name.0.last() {
+            Some(ObjectNamePart::Identifier(ident)) => Some(ident.clone()),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The relation of a join (an index of `names`) a view's argument reads: the one its
+/// columns are qualified with (`b.tags`), or that an earlier view's column was folded into.
+/// The engine knows no table's columns before planning, so a column without its table's
+/// name is refused, as is an argument reading several tables. A constant argument is
+/// folded into the first table.
+fn join_target(
+    argument: &Expr,
+    names: &[Option<Ident>],
+    folded: &[(Ident, usize)],
+) -> std::result::Result<usize, String> {
+    let same = |a: &Ident, b: &Ident| a.value.eq_ignore_ascii_case(&b.value);
+    let earlier = |name: &Ident| {
+        folded
+            .iter()
+            .rev()
+            .find(|(n, _)| same(n, name))
+            .map(|(_, t)| *t)
+    };
+    let mut targets = Vec::new();
+    let outcome = datafusion::sql::sqlparser::ast::visit_expressions(argument, |expr| {
+        let target = match expr {
+            Expr::CompoundIdentifier(parts) if parts.len() >= 2 => {
+                let qualifier = &parts[parts.len() - 2];
+                earlier(qualifier)
+                    .or_else(|| {
+                        names
+                            .iter()
+                            .position(|n| n.as_ref().is_some_and(|n| same(n, qualifier)))
+                    })
+                    .ok_or_else(|| {
+                        format!(
+                            "LATERAL VIEW over a join reading {expr}, of no table of the join, \
+                             is not supported"
+                        )
+                    })
+            }
+            Expr::Identifier(column) => earlier(column).ok_or_else(|| {
+                format!(
+                    "LATERAL VIEW over a join reading the column {column} without its table's \
+                     name is not supported: write table.{column}"
+                )
+            }),
+            _ => return ControlFlow::Continue(()),
+        };
+        match target {
+            Ok(target) => {
+                targets.push(target);
+                ControlFlow::Continue(())
+            }
+            Err(error) => ControlFlow::Break(error),
+        }
+    });
+    if let ControlFlow::Break(error) = outcome {
+        return Err(error);
+    }
+    targets.sort_unstable();
+    targets.dedup();
+    match targets.as_slice() {
+        [] => Ok(0),
+        [target] => Ok(*target),
+        _ => Err(format!(
+            "LATERAL VIEW over a join reading several of its tables ({argument}) is not supported"
+        )),
+    }
+}
+
+/// Makes the joins of `item` keep the rows a view folded into one of its relations keeps:
+/// the view over the join's rows is the view over that relation's rows, joined. Where the
+/// relation is on a side an outer join fills with NULLs, the view's argument must be NULL
+/// there too ([`null_propagating`]), and a view without OUTER, which gives no row for a
+/// NULL, makes that join keep only the rows with the relation's (`a LEFT JOIN b` becomes
+/// `a JOIN b` for a view of `b.tags`; `FULL` becomes `LEFT` or `RIGHT`).
+fn fold_into_joins(
+    item: &mut TableWithJoins,
+    relation: Option<usize>,
+    outer: bool,
+    argument: &Expr,
+) -> std::result::Result<(), String> {
+    use datafusion::sql::sqlparser::ast::JoinOperator::*;
+    let mut nullable = Vec::new();
+    for (j, joined) in item.joins.iter().enumerate() {
+        // Whether the relation is the join's right input, or in its left.
+        let right = match relation {
+            Some(k) if k == j => true,
+            Some(k) if j < k => continue,
+            _ => false,
+        };
+        let kept = match (&joined.join_operator, right) {
+            (Join(_) | Inner(_) | CrossJoin(_) | StraightJoin(_), _) => None,
+            (Left(_) | LeftOuter(_) | Semi(_) | LeftSemi(_) | Anti(_) | LeftAnti(_), false) => None,
+            (Right(_) | RightOuter(_) | RightSemi(_) | RightAnti(_), true) => None,
+            (Left(c) | LeftOuter(c), true) | (Right(c) | RightOuter(c), false) => {
+                Some(Inner(c.clone()))
+            }
+            (FullOuter(c), true) => Some(RightOuter(c.clone())),
+            (FullOuter(c), false) => Some(LeftOuter(c.clone())),
+            _ => {
+                return Err(
+                    "LATERAL VIEW of a table a SEMI, ANTI or other special join leaves out \
+                     of its result is not supported"
+                        .into(),
+                )
+            }
+        };
+        if let Some(kept) = kept {
+            nullable.push((j, kept));
+        }
+    }
+    if nullable.is_empty() {
+        return Ok(());
+    }
+    if !null_propagating(argument) {
+        return Err(format!(
+            "LATERAL VIEW over a join of {argument}, which is not NULL where an outer join \
+             fills its table with NULLs, is not supported"
+        ));
+    }
+    if !outer {
+        for (j, kept) in nullable {
+            item.joins[j].join_operator = kept;
+        }
+    }
+    Ok(())
+}
+
+/// Whether an expression is NULL whenever the columns it reads are: a column, or a function
+/// of one that keeps NULL (`split(b.s, ',')`).
+fn null_propagating(expr: &Expr) -> bool {
+    match expr {
+        Expr::Identifier(_) | Expr::CompoundIdentifier(_) => true,
+        Expr::Nested(inner) => null_propagating(inner),
+        Expr::Function(function) => {
+            let keeps_null = matches!(
+                function_name(expr).as_deref(),
+                Some("split" | "map_keys" | "map_values" | "sort_array" | "array_distinct")
+            );
+            let first = match &function.args {
+                FunctionArguments::List(list) => match list.args.first() {
+                    Some(FunctionArg::Unnamed(FunctionArgExpr::Expr(first))) => Some(first),
+                    _ => None,
+                },
+                _ => None,
+            };
+            keeps_null && first.is_some_and(null_propagating)
+        }
+        _ => false,
     }
 }
 
@@ -656,6 +850,12 @@ fn rewrite_expr(expr: &mut Expr) {
         }
         return;
     }
+    // "text" is a string in Hive and Spark SQL, where DataFusion's parser reads a quoted
+    // identifier (or, after DATE and the like, a double-quoted string); `name` stays one.
+    if let Some(text) = double_quoted_string(expr) {
+        *expr = Expr::value(Value::SingleQuotedString(text));
+        return;
+    }
     // Hive's CAST gives NULL for a value it cannot convert (CAST('abc' AS INT)); DataFusion's
     // fails the query, which on dirty data means no answer at all.
     if let Expr::Cast { kind, .. } = expr {
@@ -687,6 +887,28 @@ fn rewrite_expr(expr: &mut Expr) {
             call
         };
     }
+}
+
+/// The text of a string in double quotes, Hive's escapes read: `"abc"` where DataFusion's
+/// parser reads the identifier `"abc"`, or a `Value::DoubleQuotedString`.
+fn double_quoted_string(expr: &Expr) -> Option<String> {
+    let text = match expr {
+        Expr::Identifier(Ident {
+            value,
+            quote_style: Some('"'),
+            ..
+        }) => value,
+        Expr::Value(ValueWithSpan {
+            value: Value::DoubleQuotedString(text),
+            ..
+        }) => text,
+        _ => return None,
+    };
+    Some(if text.contains('\\') {
+        hive_unescape(text)
+    } else {
+        text.clone()
+    })
 }
 
 /// Hive's `count(DISTINCT a, b)`, which DataFusion refuses: the distinct combinations of
@@ -783,13 +1005,20 @@ fn hive_unescape(text: &str) -> String {
 }
 
 /// A statement's text with what DataFusion's tokenizer reads otherwise than Hive written
-/// as it reads it: Hive's `\'` inside a string literal as `''` (DataFusion ends the literal
-/// at `\'`, as standard SQL does; the other backslash escapes are left for
-/// [`hive_unescape`]), and the operator `DIV` as `//`, which DataFusion parses (with `*`'s
-/// precedence) and [`HiveDivision`] plans. Comments and quoted identifiers are passed over,
-/// and a text with neither is returned as it is.
+/// as it reads it: Hive's `\'` inside a string literal as `''` and `\"` inside a
+/// double-quoted one as `""` (DataFusion ends the literal at the quote, as standard SQL
+/// does; the other backslash escapes are left for [`hive_unescape`]), and the operator `DIV`
+/// as `//`, which DataFusion parses (with `*`'s precedence) and [`HiveDivision`] plans.
+/// Comments, strings and backquoted identifiers are passed over, and a text with none of
+/// these is returned as it is.
 pub fn rewrite_text(sql: &str) -> std::borrow::Cow<'_, str> {
-    if !sql.contains("\\'") && !sql.to_ascii_lowercase().contains("div") {
+    if !sql.contains("\\'")
+        && !sql.contains("\\\"")
+        && !sql
+            .as_bytes()
+            .windows(3)
+            .any(|w| w.eq_ignore_ascii_case(b"div"))
+    {
         return sql.into();
     }
     let mut out = String::with_capacity(sql.len() + 8);
@@ -815,30 +1044,8 @@ pub fn rewrite_text(sql: &str) -> std::borrow::Cow<'_, str> {
         out.push(c);
         // Each arm copies up to the end of what `c` opens.
         match c {
-            '\'' => {
-                while let Some(c) = chars.next() {
-                    match c {
-                        '\\' => match chars.next() {
-                            Some('\'') => out.push_str("''"),
-                            Some(next) => {
-                                out.push('\\');
-                                out.push(next);
-                            }
-                            None => out.push('\\'),
-                        },
-                        '\'' if chars.peek() == Some(&'\'') => {
-                            chars.next();
-                            out.push_str("''");
-                        }
-                        '\'' => {
-                            out.push('\'');
-                            break;
-                        }
-                        other => out.push(other),
-                    }
-                }
-            }
-            '"' | '`' => {
+            '\'' | '"' => copy_string(c, &mut chars, &mut out),
+            '`' => {
                 for next in chars.by_ref() {
                     out.push(next);
                     if next == c {
@@ -870,6 +1077,43 @@ pub fn rewrite_text(sql: &str) -> std::borrow::Cow<'_, str> {
         }
     }
     out.into()
+}
+
+/// Copies the rest of a string literal opened by `quote` (`'` or `"`, both strings in
+/// Hive), its backslash before `quote` written as a doubled `quote`, as DataFusion's
+/// tokenizer reads a quote inside a string (or, for `"`, inside a quoted identifier, which
+/// [`rewrite`] then reads as a string). Other backslash escapes are left for
+/// [`hive_unescape`].
+fn copy_string(
+    quote: char,
+    chars: &mut std::iter::Peekable<std::str::Chars<'_>>,
+    out: &mut String,
+) {
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => match chars.next() {
+                Some(next) if next == quote => {
+                    out.push(quote);
+                    out.push(quote);
+                }
+                Some(next) => {
+                    out.push('\\');
+                    out.push(next);
+                }
+                None => out.push('\\'),
+            },
+            c if c == quote && chars.peek() == Some(&quote) => {
+                chars.next();
+                out.push(quote);
+                out.push(quote);
+            }
+            c if c == quote => {
+                out.push(quote);
+                break;
+            }
+            other => out.push(other),
+        }
+    }
 }
 
 /// `uXXXX` after a backslash: the character of that UTF-16 code unit (a lone surrogate,

@@ -1,15 +1,27 @@
-//! Hive's arithmetic functions DataFusion lacks: `pmod`.
+//! Hive's arithmetic functions DataFusion lacks or takes otherwise: `pmod`, and `rand` with
+//! a seed.
 
+use std::hash::{Hash, Hasher};
+use std::sync::{Arc, Mutex};
+
+use datafusion::arrow::array::Float64Array;
 use datafusion::arrow::datatypes::DataType;
 use datafusion::common::{Result, ScalarValue};
 use datafusion::functions::expr_fn::nullif;
+use datafusion::logical_expr::simplify::{ExprSimplifyResult, SimplifyContext};
 use datafusion::logical_expr::type_coercion::binary::type_union_resolution;
-use datafusion::logical_expr::{lit, Expr, ScalarUDF};
+use datafusion::logical_expr::{
+    lit, ColumnarValue, Documentation, Expr, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl,
+    Signature, TypeSignature, Volatility,
+};
 
 use super::{bad_arguments, Rewrite};
 
 pub fn functions() -> Vec<ScalarUDF> {
-    vec![Rewrite::new("pmod", two_numbers, |t| Ok(t[0].clone()), pmod).udf()]
+    vec![
+        Rewrite::new("pmod", two_numbers, |t| Ok(t[0].clone()), pmod).udf(),
+        ScalarUDF::new_from_impl(Rand::new()),
+    ]
 }
 
 /// `pmod(a, b)`: `a` modulo `b`, never negative for a positive `b` (`pmod(-7, 3)` is 2
@@ -30,5 +42,161 @@ fn two_numbers(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
             Ok(vec![common.clone(), common])
         }
         _ => Err(bad_arguments(name, "two numbers", types)),
+    }
+}
+
+/// `rand([seed])`, a `DOUBLE` in [0, 1). Without a seed, DataFusion's `random()`. With one,
+/// Hive's: the numbers of a `java.util.Random(seed)`, one per row in the order rows are
+/// computed, so a query gives the same numbers on every run (`rand(42)` is
+/// 0.7275636800328681 on the first row, as in Hive) as long as its rows are computed in
+/// one order (one partition, as one Hive mapper). A seed read from a column is its first
+/// row's, as in Hive; NULL is 0.
+///
+/// The registered function has no generator: the optimizer gives each seeded call, in each
+/// run of a query, a function with its own ([`ScalarUDFImpl::simplify`]). A call that
+/// reaches execution un-simplified (the optimizer turned off) starts the sequence again on
+/// each batch.
+#[derive(Debug)]
+pub struct Rand {
+    signature: Signature,
+    /// The generator of one call in one run; made when the first batch is computed.
+    generator: Option<Arc<Mutex<Option<JavaRandom>>>>,
+}
+
+impl Rand {
+    fn new() -> Self {
+        Self {
+            signature: Signature::one_of(
+                vec![
+                    TypeSignature::Nullary,
+                    TypeSignature::Uniform(1, vec![DataType::Int64]),
+                ],
+                Volatility::Volatile,
+            ),
+            generator: None,
+        }
+    }
+}
+
+// One call's function is itself alone.
+impl PartialEq for Rand {
+    fn eq(&self, other: &Self) -> bool {
+        match (&self.generator, &other.generator) {
+            (None, None) => true,
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+}
+
+impl Eq for Rand {}
+
+impl Hash for Rand {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.generator.as_ref().map(Arc::as_ptr).hash(state);
+    }
+}
+
+impl ScalarUDFImpl for Rand {
+    fn name(&self) -> &str {
+        "rand"
+    }
+
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    fn documentation(&self) -> Option<&Documentation> {
+        super::usage::documentation("rand")
+    }
+
+    fn return_type(&self, _: &[DataType]) -> Result<DataType> {
+        Ok(DataType::Float64)
+    }
+
+    fn simplify(&self, args: Vec<Expr>, _: &SimplifyContext) -> Result<ExprSimplifyResult> {
+        if self.generator.is_some() {
+            return Ok(ExprSimplifyResult::Original(args));
+        }
+        if args.is_empty() {
+            return Ok(ExprSimplifyResult::Simplified(
+                datafusion::functions::math::random().call(args),
+            ));
+        }
+        let seeded = Rand {
+            signature: self.signature.clone(),
+            generator: Some(Arc::new(Mutex::new(None))),
+        };
+        Ok(ExprSimplifyResult::Simplified(
+            ScalarUDF::new_from_impl(seeded).call(args),
+        ))
+    }
+
+    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
+        let Some(seed) = args.args.first() else {
+            return datafusion::functions::math::random().invoke_with_args(args);
+        };
+        let rows = args.number_rows;
+        if rows == 0 {
+            return Ok(ColumnarValue::Array(Arc::new(Float64Array::from(
+                Vec::<f64>::new(),
+            ))));
+        }
+        let seed = match seed {
+            ColumnarValue::Scalar(value) => value.clone(),
+            ColumnarValue::Array(values) => ScalarValue::try_from_array(values, 0)?,
+        };
+        let seed = match seed {
+            ScalarValue::Int64(Some(seed)) => seed,
+            _ => 0,
+        };
+        let fill = |generator: &mut JavaRandom| {
+            (0..rows)
+                .map(|_| generator.next_double())
+                .collect::<Float64Array>()
+        };
+        let values = match &self.generator {
+            // Never held across an await: a batch's numbers are drawn at once.
+            Some(generator) => {
+                let mut generator = generator.lock().unwrap_or_else(|e| e.into_inner());
+                fill(generator.get_or_insert_with(|| JavaRandom::new(seed)))
+            }
+            None => fill(&mut JavaRandom::new(seed)),
+        };
+        Ok(ColumnarValue::Array(Arc::new(values)))
+    }
+}
+
+/// `java.util.Random`'s linear congruential generator, which Hive's `rand(seed)` draws from.
+#[derive(Debug)]
+pub struct JavaRandom {
+    state: u64,
+}
+
+impl JavaRandom {
+    const MULTIPLIER: u64 = 0x5_DEEC_E66D;
+    const ADDEND: u64 = 0xB;
+    const MASK: u64 = (1 << 48) - 1;
+
+    pub fn new(seed: i64) -> Self {
+        Self {
+            state: (seed as u64 ^ Self::MULTIPLIER) & Self::MASK,
+        }
+    }
+
+    /// The next `bits` random bits (`Random.next`).
+    fn next(&mut self, bits: u32) -> u64 {
+        self.state = self
+            .state
+            .wrapping_mul(Self::MULTIPLIER)
+            .wrapping_add(Self::ADDEND)
+            & Self::MASK;
+        self.state >> (48 - bits)
+    }
+
+    /// `Random.nextDouble`: 53 random bits as a fraction.
+    pub fn next_double(&mut self) -> f64 {
+        let bits = (self.next(26) << 27) + self.next(27);
+        bits as f64 / (1u64 << 53) as f64
     }
 }

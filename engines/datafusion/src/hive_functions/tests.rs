@@ -567,3 +567,61 @@ fn every_hive_function_has_a_usage() {
         );
     }
 }
+
+#[test]
+fn java_random_draws_javas_numbers() {
+    use super::math::JavaRandom;
+    // new java.util.Random(seed).nextDouble(), as Java prints them.
+    let mut random = JavaRandom::new(42);
+    assert_eq!(random.next_double(), 0.7275636800328681);
+    assert_eq!(random.next_double(), 0.6832234717598454);
+    assert_eq!(random.next_double(), 0.30871945533265976);
+    assert_eq!(JavaRandom::new(0).next_double(), 0.730967787376657);
+    assert_eq!(JavaRandom::new(-7).next_double(), 0.2691218093260761);
+}
+
+#[tokio::test]
+async fn rand_with_a_seed_repeats_hives_numbers() {
+    let engine = engine().await;
+    let session = open(&engine);
+    check(
+        &engine,
+        &session,
+        "SELECT rand(42), rand(NULL), rand(-7) < 1",
+        &["0.7275636800328681", "0.730967787376657", "true"],
+    )
+    .await;
+    // One number per row, in order; each call draws its own, and every run the same.
+    let three = "SELECT x, rand(42) AS a, rand(42) AS b FROM (VALUES (1), (2), (3)) t(x)";
+    let expected = [
+        ["1", "0.7275636800328681", "0.7275636800328681"],
+        ["2", "0.6832234717598454", "0.6832234717598454"],
+        ["3", "0.30871945533265976", "0.30871945533265976"],
+    ];
+    for _ in 0..2 {
+        let (rows, types) = rows_with(&engine, &session, three, &BTreeMap::new()).await;
+        assert_eq!(rows, expected);
+        assert_eq!(types[1], DataType::Float64);
+    }
+    // A seed from a column: its first row's, as Hive reads it.
+    let (rows, _) = rows_with(
+        &engine,
+        &session,
+        "SELECT rand(s) FROM (VALUES (42), (0)) t(s)",
+        &BTreeMap::new(),
+    )
+    .await;
+    assert_eq!(rows, [["0.7275636800328681"], ["0.6832234717598454"]]);
+    // A sample: the same rows on every run.
+    let sample = "SELECT count(*), sum(n_nationkey) FROM tpch.nation WHERE rand(3) < 0.5";
+    let first = row(&engine, &session, sample).await;
+    assert_eq!(row(&engine, &session, sample).await, first);
+    // Without a seed, DataFusion's random().
+    check(
+        &engine,
+        &session,
+        "SELECT count(DISTINCT rand()), min(rand()) >= 0, max(rand()) < 1 FROM tpch.nation",
+        &["25", "true", "true"],
+    )
+    .await;
+}

@@ -44,6 +44,7 @@ const USAGE: &[(&str, &str, &str)] = &[
     ("size", "size(array or map)", "the number of elements, -1 for NULL"),
     ("sort_array", "sort_array(array[, ascending])", "the array sorted, NULLs first ascending"),
     ("pmod", "pmod(a, b)", "a modulo b, never negative for a positive b"),
+    ("rand", "rand([seed])", "a random DOUBLE from 0 to 1; with a seed, the numbers of java.util.Random(seed), one per row, as Hive's"),
     ("collect_list", "collect_list(x)", "the group's non-NULL values as an array"),
     ("collect_set", "collect_set(x)", "the group's distinct non-NULL values as an array"),
 ];

@@ -172,10 +172,6 @@ async fn explode_and_lateral_view_give_a_row_per_element() {
             "LATERAL VIEW inline(",
         ),
         (
-            "SELECT * FROM tags t JOIN tags u ON t.id = u.id LATERAL VIEW explode(split(t.s, ',')) v AS tag",
-            "LATERAL VIEW over a join is not supported",
-        ),
-        (
             "SELECT * FROM tags LATERAL VIEW explode(split(s, ',')) v AS a, b, c",
             "LATERAL VIEW explode(split(s, ',')) AS a, b, c is not supported",
         ),
@@ -183,6 +179,86 @@ async fn explode_and_lateral_view_give_a_row_per_element() {
         let refused = error(&engine, &session, sql).await.to_string();
         assert!(refused.contains(refusal), "{sql}: {refused}");
         assert!(refused.contains("unnest(array) AS column"), "{refused}");
+    }
+}
+
+#[tokio::test]
+async fn lateral_view_over_a_join_explodes_the_joined_rows() {
+    let engine = engine().await;
+    let session = open(&engine);
+    for sql in [
+        "CREATE TABLE tags AS SELECT * FROM (VALUES (1, 'a,b'), (2, 'c'), (3, CAST(NULL AS STRING)), (4, '')) t(id, s)",
+        "CREATE TABLE people AS SELECT * FROM (VALUES (1, 'ann'), (2, 'bob'), (3, 'cy'), (5, 'dan')) t(id, name)",
+    ] {
+        lines(&engine, &session, sql).await;
+    }
+    let query = |sql: &'static str| {
+        let engine = &engine;
+        let session = &session;
+        async move { rows(engine, session, sql).await }
+    };
+    // Both tables have `id`; the view reads the joined table's column.
+    let joined = ["ann,a", "ann,b", "bob,c"];
+    assert_eq!(
+        query(
+            "SELECT p.name, v.tag FROM people p JOIN tags t ON p.id = t.id \
+             LATERAL VIEW explode(split(t.s, ',')) v AS tag ORDER BY p.name, v.tag"
+        )
+        .await,
+        joined
+    );
+    // A NULL array (cy's) or no match (dan) gives no row; with OUTER, one of NULLs.
+    assert_eq!(
+        query(
+            "SELECT p.name, tag FROM people p LEFT JOIN tags t ON p.id = t.id \
+             LATERAL VIEW explode(split(t.s, ',')) v AS tag ORDER BY p.name, tag"
+        )
+        .await,
+        joined
+    );
+    assert_eq!(
+        query(
+            "SELECT p.name, tag FROM people p LEFT JOIN tags t ON p.id = t.id \
+             LATERAL VIEW OUTER explode(split(t.s, ',')) v AS tag ORDER BY p.name, tag"
+        )
+        .await,
+        ["ann,a", "ann,b", "bob,c", "cy,", "dan,"]
+    );
+    // The preserved side exploded; a subquery joined; views chained, the second reading the
+    // first's column.
+    assert_eq!(
+        query(
+            "SELECT t.id, tag, q.name FROM tags t LEFT JOIN (SELECT * FROM people) q ON q.id = t.id \
+             LATERAL VIEW explode(split(t.s, ',')) v AS tag WHERE t.id <> 3 ORDER BY t.id, tag"
+        )
+        .await,
+        ["1,a,ann", "1,b,ann", "2,c,bob", "4,,"]
+    );
+    assert_eq!(
+        query(
+            "SELECT p.name, y FROM people p, tags t LATERAL VIEW explode(split(t.s, ',')) v AS tag \
+             LATERAL VIEW explode(array(tag, upper(v.tag))) w AS y WHERE p.id = t.id AND p.id = 1 \
+             ORDER BY y"
+        )
+        .await,
+        ["ann,A", "ann,B", "ann,a", "ann,b"]
+    );
+    for (sql, refusal) in [
+        (
+            "SELECT * FROM people p JOIN tags t ON p.id = t.id LATERAL VIEW explode(split(s, ',')) v AS tag",
+            "the column s without its table's name",
+        ),
+        (
+            "SELECT * FROM people p JOIN tags t ON p.id = t.id LATERAL VIEW explode(array(p.name, t.s)) v AS x",
+            "several of its tables",
+        ),
+        (
+            "SELECT * FROM people p LEFT JOIN tags t ON p.id = t.id LATERAL VIEW explode(array(t.s)) v AS x",
+            "not NULL where an outer join",
+        ),
+    ] {
+        let refused = error(&engine, &session, sql).await.to_string();
+        assert!(refused.contains(refusal), "{sql}: {refused}");
     }
 }
 
@@ -247,7 +323,7 @@ async fn unnamed_result_columns_are_named_by_their_sql_as_spark_names_them() {
     );
     // A subquery's columns keep DataFusion's names, which the outer query may use.
     assert_eq!(
-        header("SELECT \"count(*)\" AS n FROM (SELECT count(*) FROM tpch.region)").await,
+        header("SELECT `count(*)` AS n FROM (SELECT count(*) FROM tpch.region)").await,
         "| n |"
     );
 }
@@ -354,11 +430,17 @@ fn rewrite_text_turn_backslash_quotes_into_doubled_quotes() {
         r"SELECT 'a\\', 'b''c'"
     );
     assert_eq!(rewrite_text(r"SELECT 'a''\'b'"), "SELECT 'a''''b'");
-    // Outside a literal, in a comment or a quoted identifier, a backslash stays.
+    // Outside a literal, in a comment or a string in the other quotes, a backslash before
+    // a quote stays.
     assert_eq!(
         rewrite_text("SELECT \"x\\'\" -- \\'\n, 'a\\''"),
         "SELECT \"x\\'\" -- \\'\n, 'a'''"
     );
+    assert_eq!(
+        rewrite_text(r#"SELECT "a\"b", "c\\", 'd\"' -- \""#),
+        r#"SELECT "a""b", "c\\", 'd\"' -- \""#
+    );
+    assert_eq!(rewrite_text(r#"SELECT `a\"`"#), r#"SELECT `a\"`"#);
     assert_eq!(rewrite_text(r"SELECT '\d'"), r"SELECT '\d'");
     assert_eq!(
         rewrite_text("SELECT a DIV b, 'a div b', t.div, divide, \"div\" FROM t -- div"),
@@ -524,5 +606,51 @@ async fn count_distinct_of_several_columns_counts_their_combinations() {
     assert_eq!(
         value("SELECT count(DISTINCT n_regionkey, n_nationkey % 2) FROM tpch.nation").await,
         "10"
+    );
+}
+
+#[tokio::test]
+async fn double_quoted_text_is_a_string_as_in_hive() {
+    assert_eq!(value(r#"SELECT "abc""#).await, "abc");
+    assert_eq!(value(r#"SELECT concat("a", 'b', "c")"#).await, "abc");
+    assert_eq!(
+        value(r#"SELECT count(*) FROM tpch.nation WHERE n_name = "CHINA" OR n_name IN ("JAPAN", "PERU")"#)
+            .await,
+        "3"
+    );
+    // Hive's escapes, as in single quotes; a quote inside is `\"` or `""`.
+    assert_eq!(value(r#"SELECT "say \"hi\"""#).await, r#"say "hi""#);
+    assert_eq!(value(r#"SELECT "a""b""#).await, r#"a"b"#);
+    assert_eq!(value(r#"SELECT "it's""#).await, "it's");
+    assert_eq!(value(r#"SELECT length("a\\b") + length("\t")"#).await, "4");
+    assert_eq!(value(r#"SELECT split("a|b", "\\|")[1]"#).await, "b");
+    // Wherever a value goes: a map key, a typed literal, LIKE, a date pattern.
+    assert_eq!(value(r#"SELECT map(['k'], [7])["k"]"#).await, "7");
+    assert_eq!(value(r#"SELECT DATE "2024-01-02""#).await, "2024-01-02");
+    assert_eq!(value(r#"SELECT "abc" LIKE "a%""#).await, "true");
+    assert_eq!(
+        value(r#"SELECT date_format('2024-03-05', "yyyy/MM")"#).await,
+        "2024/03"
+    );
+    assert_eq!(value(r#"SELECT "div""#).await, "div");
+    // Backquotes still name a column; a double-quoted alias is still a name.
+    assert_eq!(
+        value("SELECT `n_name` FROM tpch.nation WHERE `n_nationkey` = 0").await,
+        "ALGERIA"
+    );
+    let engine = engine().await;
+    let session = open(&engine);
+    let header = |sql| {
+        let engine = &engine;
+        let session = &session;
+        async move { lines(engine, session, sql).await[1].replace(' ', "") }
+    };
+    assert_eq!(
+        header(r#"SELECT "x", "a\tb" AS "named""#).await,
+        "|x|named|"
+    );
+    assert_eq!(
+        header(r#"SELECT n FROM (SELECT "v" AS n) AS "q""#).await,
+        "|n|"
     );
 }

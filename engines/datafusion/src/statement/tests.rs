@@ -47,6 +47,14 @@ fn show_databases_and_tables() {
             pattern: Some("line*|orders".into())
         }
     );
+    // Double quotes make a string, as in Hive.
+    assert_eq!(
+        command(r#"SHOW TABLES LIKE "n*""#),
+        HiveCommand::ShowTables {
+            database: None,
+            pattern: Some("n*".into())
+        }
+    );
     assert_eq!(
         command("SHOW TABLES FROM tpch LIKE 'n%'"),
         HiveCommand::ShowTables {
@@ -259,6 +267,13 @@ fn show_tblproperties_and_partitions() {
                 ("year".into(), "2024".into()),
                 ("month".into(), "01".into())
             ]
+        }
+    );
+    assert_eq!(
+        command(r#"SHOW PARTITIONS t PARTITION (day="2024-01-01")"#),
+        HiveCommand::ShowPartitions {
+            table: vec!["t".into()],
+            spec: vec![("day".into(), "2024-01-01".into())]
         }
     );
     assert!(passed_through("SHOW PARTITIONS t PARTITION (year)"));
