@@ -1,0 +1,157 @@
+"""What operators of Kyuubi use over REST, on a real gateway with real clients: every session
+of the gateway in `GET /api/v1/sessions` (PyHive's too, not only REST-made ones), the exec
+pool statistic, and the admin API (`/api/v1/admin`) for a cluster's super-users: all
+sessions and operations, closing them (the client's next call says an administrator closed
+it), and a user's engines in the cluster's registry, stopping one so that the next session
+launches a new engine.
+
+The tests share one gateway and engines of their own users; nothing sleeps on a guess.
+"""
+
+import uuid
+
+import pytest
+from pyhive import hive
+
+from gateway_fixtures import DEFAULT_CLUSTER, engine_pids, kill_engines_on, start_gateway, wait_until
+from gateway_fixtures import gateway_binary  # noqa: F401 (fixture)
+from harness.engine import HOST
+from harness.prometheus import scrape
+from test_rest_sessions import Rest, expect
+
+ADMIN = "ops_admin"
+SESSION_DATA_FIELDS = {"identifier", "remoteSessionId", "user", "ipAddr", "conf", "createTime", "duration",
+                       "idleTime", "exception", "sessionType", "kyuubiInstance", "engineId", "engineName",
+                       "engineUrl", "sessionName", "totalOperations"}
+ENGINE_FIELDS = {"version", "user", "engineType", "sharelevel", "subdomain", "instance", "namespace", "attributes"}
+
+
+@pytest.fixture(scope="module")
+def gateway(gateway_binary, tmp_path_factory):  # noqa: F811
+    root = tmp_path_factory.mktemp("rest-admin")
+    work_dir, cluster_dir = root / "work", root / "cluster-configs"
+    cluster_dir.mkdir()
+    (cluster_dir / "default.yaml").write_text(DEFAULT_CLUSTER + f"super-users: [{ADMIN}]\n")
+    gateway = start_gateway(gateway_binary, work_dir, cluster_dir)
+    assert gateway.rest_port, "the gateway announced no REST port"
+    yield gateway
+    gateway.stop()
+    kill_engines_on(str(work_dir))
+
+
+def pyhive_session(gateway, user: str):
+    """A PyHive connection (binary, SASL) whose engine is up, and its cursor."""
+    connection = hive.connect(HOST, gateway.port, username=user)
+    cursor = connection.cursor()
+    cursor.execute("SELECT 1 AS one")
+    assert cursor.fetchall() == [(1,)]
+    return connection, cursor
+
+
+def test_a_pyhive_session_is_listed_and_an_admin_closes_it_for_good(gateway):
+    connection, cursor = pyhive_session(gateway, "adm_pia")
+    pia, other, admin = (Rest(gateway.rest_port, user) for user in ("adm_pia", "adm_rex", ADMIN))
+    rest_session = pia.open()
+
+    listed = pia.ok("GET", "/sessions")
+    assert [s["user"] for s in listed] == ["adm_pia", "adm_pia"], listed
+    thrift = next(s for s in listed if s["identifier"] != rest_session)
+    assert set(thrift) == SESSION_DATA_FIELDS, thrift
+    assert thrift["ipAddr"] == "127.0.0.1" and thrift["sessionType"] == "INTERACTIVE", thrift
+    assert thrift["engineId"] == "USER-DATAFUSION-adm_pia-default" and thrift["engineUrl"], thrift
+    assert thrift["totalOperations"] >= 1 and thrift["createTime"] > 0, thrift
+    uuid.UUID(thrift["identifier"])
+    # Another user sees none of them; only the session's own client uses a Thrift session.
+    assert other.ok("GET", "/sessions") == []
+    expect(pia.call("GET", f"/sessions/{thrift['identifier']}"), 404, "not over REST")
+
+    # The admin API is the super-users'.
+    expect(pia.call("GET", "/admin/sessions"), 403, "adm_pia", "super-users")
+    expect(pia.call("DELETE", f"/admin/sessions/{thrift['identifier']}"), 403, "super-users")
+    everyone = admin.ok("GET", "/admin/sessions")
+    assert {thrift["identifier"], rest_session} <= {s["identifier"] for s in everyone}, everyone
+    assert [s["identifier"] for s in admin.ok("GET", "/admin/sessions", params={"users": "adm_pia"})] \
+        == [thrift["identifier"], rest_session]
+    assert admin.ok("GET", "/admin/sessions", params={"users": "nobody"}) == []
+    assert admin.ok("GET", "/admin/sessions", params={"sessionType": "BATCH"}) == []
+
+    # Closed by the admin: PyHive's next call says so, and so does the REST session's.
+    expect(admin.call("DELETE", f"/admin/sessions/{thrift['identifier']}"), 200, "closed successfully")
+    expect(admin.call("DELETE", f"/admin/sessions/{rest_session}"), 200)
+    with pytest.raises(Exception, match=f"closed by administrator `{ADMIN}`"):
+        cursor.execute("SELECT 2")
+    expect(pia.call("POST", f"/sessions/{rest_session}/operations/statement", json={"statement": "SELECT 2"}),
+           404, f"closed by administrator `{ADMIN}`", "open a new session")
+    assert pia.ok("GET", "/sessions") == []
+    expect(admin.call("DELETE", f"/admin/sessions/{thrift['identifier']}"), 404, "not open")
+    expect(admin.call("DELETE", "/admin/sessions/not-a-uuid"), 404, "UUID")
+
+
+def test_an_admin_lists_and_closes_operations_of_any_user(gateway):
+    sue, admin = Rest(gateway.rest_port, "adm_sue"), Rest(gateway.rest_port, ADMIN)
+    session = sue.open()
+    operation = sue.statement(session, "SELECT 42 AS answer")
+    expect(sue.call("GET", "/admin/operations"), 403, "super-users")
+    listed = admin.ok("GET", "/admin/operations", params={"sessionHandle": session})
+    assert [(o["identifier"], o["statement"], o["sessionUser"]) for o in listed] \
+        == [(operation, "SELECT 42 AS answer", "adm_sue")], listed
+    assert admin.ok("GET", "/admin/operations", params={"users": "adm_nobody"}) == []
+    expect(admin.call("DELETE", f"/admin/operations/{operation}"), 200, "closed successfully")
+    expect(sue.call("GET", f"/operations/{operation}/rowset"), 404, f"closed by administrator `{ADMIN}`",
+           "run the statement again")
+    assert admin.ok("GET", "/admin/operations", params={"sessionHandle": session}) == []
+    # The session goes on.
+    again = sue.statement(session, "SELECT 43 AS answer")
+    assert sue.wait_for_end(again)[0]["state"] == "FINISHED"
+    # Sessions opened over REST count as the REST frontend's.
+    metrics = scrape(gateway.metrics_port)
+    assert metrics.value("kumiho_sessions_opened_total", cluster="default", frontend="rest") >= 1
+    sue.ok("DELETE", f"/sessions/{session}")
+
+
+def test_the_exec_pool_statistic_counts_the_gateways_background_work(gateway):
+    statistic = Rest(gateway.rest_port, "adm_tom").ok("GET", "/sessions/execPool/statistic")
+    assert set(statistic) == {"execPoolSize", "execPoolActiveCount", "execPoolWorkQueueSize"}, statistic
+    assert statistic["execPoolSize"] >= 1 and statistic["execPoolActiveCount"] >= 0, statistic
+
+
+def test_an_admin_stops_a_users_engine_and_the_next_session_launches_a_new_one(gateway):
+    connection, cursor = pyhive_session(gateway, "adm_uma")
+    cursor.close()
+    connection.close()
+    uma, admin = Rest(gateway.rest_port, "adm_uma"), Rest(gateway.rest_port, ADMIN)
+    expect(uma.call("GET", "/admin/engine"), 403, "adm_uma", "super-users")
+    expect(uma.call("DELETE", "/admin/engine"), 403, "super-users")
+
+    engines = admin.ok("GET", "/admin/engine", params={"hive.server2.proxy.user": "adm_uma"})
+    assert len(engines) == 1, engines
+    engine = engines[0]
+    assert set(engine) == ENGINE_FIELDS, engine
+    assert (engine["user"], engine["engineType"], engine["sharelevel"], engine["subdomain"]) \
+        == ("adm_uma", "DATAFUSION", "USER", "default"), engine
+    assert engine["namespace"].startswith("/kumiho_") and engine["namespace"].endswith("_USER_DATAFUSION/adm_uma/default")
+    assert engine["attributes"]["serviceUri"] == engine["instance"], engine
+    # The same with Kyuubi's other parameters spelled out; other users' and levels' are not.
+    assert admin.ok("GET", "/admin/engine", params={"proxyUser": "adm_uma", "type": "datafusion",
+                                                     "sharelevel": "USER", "subdomain": "default",
+                                                     "cluster": "default"}) == engines
+    assert admin.ok("GET", "/admin/engine", params={"hive.server2.proxy.user": "adm_uma",
+                                                     "sharelevel": "GROUP"}) == []
+    expect(admin.call("GET", "/admin/engine", params={"type": "FLINK_SQL"}), 400, "DATAFUSION")
+    expect(admin.call("GET", "/admin/engine", params={"cluster": "nowhere"}), 400, "nowhere")
+
+    pids_before = set(engine_pids(gateway.work_dir))
+    stopped = admin.call("DELETE", "/admin/engine", params={"hive.server2.proxy.user": "adm_uma"})
+    expect(stopped, 200, "deleted successfully", engine["attributes"]["refId"], "stopped")
+    assert admin.ok("GET", "/admin/engine", params={"hive.server2.proxy.user": "adm_uma"}) == []
+    wait_until(lambda: len(set(engine_pids(gateway.work_dir))) == len(pids_before) - 1, "the engine exits")
+    expect(admin.call("DELETE", "/admin/engine", params={"hive.server2.proxy.user": "adm_uma"}),
+           404, "no engine is registered")
+
+    # The next session launches a new engine.
+    connection, cursor = pyhive_session(gateway, "adm_uma")
+    relaunched = admin.ok("GET", "/admin/engine", params={"hive.server2.proxy.user": "adm_uma"})
+    assert len(relaunched) == 1, relaunched
+    assert relaunched[0]["attributes"]["refId"] != engine["attributes"]["refId"], relaunched
+    cursor.close()
+    connection.close()
