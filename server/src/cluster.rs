@@ -200,6 +200,10 @@ pub struct DataFusionSettings {
     pub tables: BTreeMap<String, serde_yaml_ng::Value>,
     /// The engine's `--log-level`.
     pub log_level: Option<String>,
+    /// Where the engines keep databases and managed tables, shared by all of them (Spark's
+    /// `spark.sql.warehouse.dir`): a local path or an object-store URL (`s3://b/warehouse/`).
+    /// None: `warehouse/` under the gateway's work directory.
+    pub warehouse: Option<String>,
 }
 
 impl DataFusionSettings {
@@ -209,6 +213,7 @@ impl DataFusionSettings {
             config_file: self.config_file.clone(),
             tables: self.tables.clone(),
             log_level: self.log_level.clone(),
+            warehouse: self.warehouse.clone(),
         }
     }
 }

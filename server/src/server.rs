@@ -350,6 +350,10 @@ async fn start_frontends(
     let engine = DataFusionBuilder::locate(config.engine_binary.as_deref()).map_err(|e| {
         format!("{e} (set --engine-binary; from a checkout, `cargo build --workspace` builds it beside kumiho)")
     })?;
+    // Clusters that name no warehouse keep their tables under the work directory, so that
+    // they outlive engines out of the box.
+    let engine =
+        engine.with_default_warehouse(config.work_dir.join("warehouse").display().to_string());
     // The Spark SQL engine's supervisor is looked for beside the gateway; a missing one fails
     // only Spark launches, naming the path.
     let launcher = Arc::new(

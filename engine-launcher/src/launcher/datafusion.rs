@@ -1,6 +1,7 @@
 //! The command line of `kumiho-engine`, Kumiho's DataFusion engine, which registers itself.
 //!
-//! `kumiho-engine --host H --port 0 [--config FILE] [--log-level L] <registry flags>`, with
+//! `kumiho-engine --host H --port 0 [--config FILE] [--warehouse W | --default-warehouse W]
+//! [--log-level L] <registry flags>`, with
 //! the secret in `KUMIHO_ENGINE_SECRET`. Tables declared in the cluster config are written to
 //! a YAML file next to the engine's log and passed with `--config`.
 
@@ -22,12 +23,18 @@ pub struct DataFusionSettings {
     pub tables: BTreeMap<String, serde_yaml_ng::Value>,
     /// The engine's `--log-level`, if set.
     pub log_level: Option<String>,
+    /// Where the engine keeps databases and tables (`--warehouse`: a directory or an
+    /// object-store URL); None: the builder's default warehouse, if it has one.
+    pub warehouse: Option<String>,
 }
 
 /// Builds `kumiho-engine` command lines.
 #[derive(Debug, Clone)]
 pub struct DataFusionBuilder {
     program: PathBuf,
+    /// The warehouse of clusters that name none (`--default-warehouse`; an engine config
+    /// file's `warehouse` wins over it).
+    default_warehouse: Option<String>,
 }
 
 impl DataFusionBuilder {
@@ -38,7 +45,14 @@ impl DataFusionBuilder {
     pub fn new(program: impl Into<PathBuf>) -> DataFusionBuilder {
         DataFusionBuilder {
             program: program.into(),
+            default_warehouse: None,
         }
+    }
+
+    /// The warehouse of engines whose cluster names none (the gateway's `WORK/warehouse`).
+    pub fn with_default_warehouse(mut self, location: impl Into<String>) -> DataFusionBuilder {
+        self.default_warehouse = Some(location.into());
+        self
     }
 
     /// A builder running the configured program, else `kumiho-engine` next to the running
@@ -121,6 +135,17 @@ impl EngineBuilder for DataFusionBuilder {
         if let Some(config) = Self::config_file(settings, &spec.log_path)? {
             args.push("--config".to_owned());
             args.push(config.display().to_string());
+        }
+        match (&settings.warehouse, &self.default_warehouse) {
+            (Some(warehouse), _) => {
+                args.push("--warehouse".to_owned());
+                args.push(warehouse.clone());
+            }
+            (None, Some(default)) => {
+                args.push("--default-warehouse".to_owned());
+                args.push(default.clone());
+            }
+            (None, None) => {}
         }
         if let Some(level) = &settings.log_level {
             args.push("--log-level".to_owned());

@@ -62,6 +62,10 @@ struct Args {
     /// with CREATE DATABASE and CREATE TABLE are kept; over the config file's `warehouse`.
     #[arg(long)]
     warehouse: Option<String>,
+    /// The warehouse when neither `--warehouse` nor the config file names one (the gateway
+    /// passes its own default).
+    #[arg(long)]
+    default_warehouse: Option<String>,
     /// CPU slice the engine's threads ask Linux (6.12 or later) for: longer than the
     /// kernel's default (at most 3 ms), so that a gateway, client or shell waking up on a CPU
     /// where a query runs takes it at once instead of queueing behind it; `0` leaves the
@@ -140,6 +144,9 @@ async fn run(args: Args, registration: Option<EngineRegistrationArgs>) -> Result
     }
     if let Some(warehouse) = &args.warehouse {
         config.warehouse = Some(warehouse.clone());
+    }
+    if config.warehouse.is_none() {
+        config.warehouse = args.default_warehouse.clone();
     }
     let engine = Engine::start(&config).await.map_err(|e| e.to_string())?;
     let service = Arc::new(EngineService::new(engine));

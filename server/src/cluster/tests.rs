@@ -21,6 +21,7 @@ engine:
   datafusion:
     tables:
       trips: {format: parquet, location: /data/trips/}
+    warehouse: s3://lake/warehouse/
   spark:
     home: /opt/spark
     master: yarn
@@ -36,6 +37,15 @@ limits:
     assert_eq!(config.registry.namespace(), "kumiho");
     assert_eq!(config.engine.idle_timeout, Duration::from_secs(1800));
     assert!(config.engine.datafusion.tables.contains_key("trips"));
+    assert_eq!(
+        config
+            .engine
+            .datafusion
+            .to_launch_settings()
+            .warehouse
+            .as_deref(),
+        Some("s3://lake/warehouse/")
+    );
     assert_eq!(config.limits.max_engines, Some(50));
     assert!(config.is_super_user("etl_admin"));
     assert!(config.admits("anyone"));

@@ -76,6 +76,7 @@ fn a_config_file_and_tables_together_are_refused() {
         config_file: Some(PathBuf::from("/etc/kumiho/engine.yaml")),
         tables: BTreeMap::from([("t".to_owned(), serde_yaml_ng::Value::Null)]),
         log_level: None,
+        warehouse: None,
     };
     let error = DataFusionBuilder::new("kumiho-engine")
         .build(&spec(dir.path(), settings), &registration(dir.path()))
@@ -85,6 +86,33 @@ fn a_config_file_and_tables_together_are_refused() {
             .to_string()
             .contains("both `config-file` and `tables`"),
         "{error}"
+    );
+}
+
+#[test]
+fn the_warehouse_is_the_clusters_or_the_gateways_default() {
+    let dir = tempfile::tempdir().unwrap();
+    let flag = |builder: &DataFusionBuilder, settings: DataFusionSettings| {
+        let command = builder
+            .build(&spec(dir.path(), settings), &registration(dir.path()))
+            .unwrap();
+        let at = command.args.iter().position(|a| a.ends_with("warehouse"))?;
+        Some((command.args[at].clone(), command.args[at + 1].clone()))
+    };
+    let plain = DataFusionBuilder::new("kumiho-engine");
+    let defaulted = plain.clone().with_default_warehouse("/work/warehouse");
+    assert_eq!(flag(&plain, DataFusionSettings::default()), None);
+    assert_eq!(
+        flag(&defaulted, DataFusionSettings::default()),
+        Some(("--default-warehouse".into(), "/work/warehouse".into()))
+    );
+    let own = DataFusionSettings {
+        warehouse: Some("s3://lake/warehouse".into()),
+        ..DataFusionSettings::default()
+    };
+    assert_eq!(
+        flag(&defaulted, own),
+        Some(("--warehouse".into(), "s3://lake/warehouse".into()))
     );
 }
 

@@ -1,0 +1,106 @@
+"""The DataFusion engine's warehouse through the gateway: Hive DDL and DML whose tables
+outlive the engine, and that every user's engine sees (Spark's spark.sql.warehouse.dir)."""
+
+import pytest
+
+from gateway_fixtures import *  # noqa: F401,F403 (fixtures)
+from gateway_fixtures import DEFAULT_CLUSTER, open_session
+from harness.tcli import ttypes
+
+# Engines that stop when their session closes: the next session gets a fresh engine, as
+# after an idle timeout.
+CONNECTION = {"kyuubi.engine.share.level": "CONNECTION"}
+
+
+def run(session, sql: str):
+    """Runs a statement that has no result set."""
+    operation = session.client.execute(session.handle, sql)
+    session.client.client.CloseOperation(ttypes.TCloseOperationReq(operationHandle=operation))
+
+
+def failure(session, sql: str) -> str:
+    with pytest.raises(AssertionError) as failed:
+        run(session, sql)
+    return str(failed.value)
+
+
+def data_files(directory) -> list[str]:
+    """The data files under a table directory, relative; hidden ones left out."""
+    return sorted(
+        str(path.relative_to(directory)) for path in directory.rglob("*")
+        if path.is_file() and not any(part.startswith(".") for part in path.relative_to(directory).parts))
+
+
+def test_a_table_outlives_its_engine_and_other_users_see_it(kumiho):
+    warehouse = kumiho.work_dir / "warehouse"
+    alice = open_session(kumiho, "alice", configuration=CONNECTION)
+    alice.wait_launched()
+    run(alice, "CREATE TABLE orders (id INT, c STRING) STORED AS PARQUET")
+    run(alice, "INSERT INTO orders VALUES (1, 'a'), (2, 'b')")
+    assert alice.query("SELECT id, c FROM orders ORDER BY id") == [[1, 2], ["a", "b"]]
+    assert (warehouse / "orders" / ".kumiho-table").is_file()
+    assert len(data_files(warehouse / "orders")) == 1
+    alice.close()  # her CONNECTION engine stops
+
+    # Another user's engine (another process) sees it, and writes to it.
+    bob = open_session(kumiho, "bob")
+    bob.wait_launched()
+    assert bob.query("SELECT count(*) FROM orders") == [[2]]
+    run(bob, "INSERT INTO TABLE orders SELECT 3, 'c'")
+
+    # A fresh engine of alice's: the table and bob's row are there.
+    again = open_session(kumiho, "alice", configuration=CONNECTION)
+    again.wait_launched()
+    assert again.query("SELECT id FROM orders ORDER BY id") == [[1, 2, 3]]
+    assert "orders" in again.query("SHOW TABLES")[0]
+    create = "\n".join(again.query("SHOW CREATE TABLE orders")[0])
+    assert "STORED AS PARQUET" in create, create
+
+    # INSERT OVERWRITE replaces, and bob sees it at his next statement.
+    run(again, "INSERT OVERWRITE TABLE orders SELECT 9, 'z'")
+    assert bob.query("SELECT id, c FROM orders") == [[9], ["z"]]
+    assert len(data_files(warehouse / "orders")) == 1
+
+    run(bob, "DROP TABLE orders")
+    assert not (warehouse / "orders").exists()
+    assert "orders" in failure(again, "INSERT INTO orders VALUES (1, 'a')")
+    again.close()
+    bob.close()
+
+
+def test_partitions_databases_and_the_clusters_own_warehouse(kumiho, tmp_path):
+    lake = tmp_path / "lake"
+    kumiho.write_cluster("lake", DEFAULT_CLUSTER + f"  datafusion:\n    warehouse: {lake}\n")
+    kumiho.wait_for_log(r"cluster added.*lake|lake.*cluster added")
+    cluster = {"kyuubi.session.cluster": "lake"}
+    alice = open_session(kumiho, "alice", configuration=cluster)
+    alice.wait_launched()
+    run(alice, "CREATE DATABASE sales")
+    assert (lake / "sales.db").is_dir()
+    run(alice, "CREATE TABLE sales.events (id INT, v STRING) PARTITIONED BY (dt STRING)")
+    run(alice, "INSERT INTO sales.events PARTITION (dt='2024-01-01') VALUES (1, 'a'), (2, 'b')")
+    run(alice, "INSERT INTO sales.events PARTITION (dt) SELECT 3, 'c', '2024-01-02'")
+    table = lake / "sales.db" / "events"
+    assert [f.split("/")[0] for f in data_files(table)] == ["dt=2024-01-01", "dt=2024-01-02"]
+    assert alice.query("SHOW PARTITIONS sales.events") == [["dt=2024-01-01", "dt=2024-01-02"]]
+    # Pruned to one partition's directory, and answering right.
+    plan = "\n".join(alice.query(
+        "EXPLAIN SELECT sum(id) FROM sales.events WHERE dt = '2024-01-02'")[1])
+    assert "dt=2024-01-02" in plan and "dt=2024-01-01" not in plan, plan
+    assert alice.query("SELECT sum(id) FROM sales.events WHERE dt = '2024-01-01'") == [[3]]
+    run(alice, "INSERT OVERWRITE TABLE sales.events PARTITION (dt='2024-01-01') SELECT 10, 'z'")
+    assert alice.query("SELECT id, dt FROM sales.events ORDER BY id") == [
+        [3, 10], ["2024-01-02", "2024-01-01"]]
+
+    # Another user's engine of the cluster lists the database, and Hive's DROP rules hold.
+    bob = open_session(kumiho, "bob", configuration=cluster)
+    bob.wait_launched()
+    assert "sales" in bob.query("SHOW DATABASES")[0]
+    assert "not empty" in failure(bob, "DROP DATABASE sales")
+    run(bob, "DROP DATABASE sales CASCADE")
+    assert not (lake / "sales.db").exists()
+    assert "sales" not in alice.query("SHOW DATABASES")[0]
+    # The demo data is untouched.
+    assert alice.query("SELECT count(*) FROM tpch.region") == [[5]]
+    alice.close()
+    bob.close()
