@@ -281,38 +281,47 @@ pub struct Cli {
     /// YAML file with server settings (keys as the flags without `--`).
     #[arg(long)]
     pub config: Option<PathBuf>,
+    /// Address the frontends listen on [default: 0.0.0.0].
     #[arg(long)]
     pub bind_host: Option<String>,
+    /// Thrift binary port (SASL PLAIN, NOSASL); 0 picks a free one [default: 10009].
     #[arg(long)]
     pub binary_port: Option<u16>,
+    /// Thrift HTTP port; 0 picks a free one [default: 10010].
     #[arg(long)]
     pub http_port: Option<u16>,
+    /// Path of the Thrift HTTP endpoint [default: cliservice].
     #[arg(long)]
     pub http_path: Option<String>,
-    /// `false` serves no metrics.
+    /// `false` serves no metrics [default: true].
     #[arg(long)]
     pub metrics_enabled: Option<bool>,
+    /// Port of the Prometheus endpoint, `GET /metrics` [default: 10019].
     #[arg(long)]
     pub metrics_port: Option<u16>,
-    /// `false` serves no REST API.
+    /// `false` serves no REST API [default: true].
     #[arg(long)]
     pub rest_enabled: Option<bool>,
+    /// Port of the REST API, `/api/v1` [default: 10099].
     #[arg(long)]
     pub rest_port: Option<u16>,
     /// `NONE` (any password), `FILE` (checked against `--password-file`) or `LDAP` (a bind
     /// to `--ldap-url` as the user).
     #[arg(long)]
     pub authentication: Option<Authentication>,
+    /// Users and bcrypt hashes as `htpasswd -B` writes them (authentication FILE).
     #[arg(long)]
     pub password_file: Option<PathBuf>,
-    /// e.g. `ldaps://ldap.example.com:636`; several separated by spaces.
+    /// LDAP servers, e.g. `ldaps://ldap.example.com:636`; several separated by spaces.
     #[arg(long)]
     pub ldap_url: Option<String>,
+    /// Users bind as `uid=USER,` this DN when no `--ldap-user-dn-pattern` is set.
     #[arg(long)]
     pub ldap_base_dn: Option<String>,
-    /// e.g. `uid=%s,ou=people,dc=example,dc=com`; several separated by `:`.
+    /// DNs users bind as, e.g. `uid=%s,ou=people,dc=example,dc=com`; several separated by `:`.
     #[arg(long)]
     pub ldap_user_dn_pattern: Option<String>,
+    /// Users bind as `USER@` this domain (Active Directory).
     #[arg(long)]
     pub ldap_domain: Option<String>,
     /// Service account to search for users as, e.g. `cn=kumiho,ou=services,dc=example,dc=com`.
@@ -321,7 +330,7 @@ pub struct Cli {
     /// Password of `--ldap-bind-dn` (use the environment: flags show in `ps`).
     #[arg(long, env = "KUMIHO_LDAP_BIND_PASSWORD", hide_env_values = true)]
     pub ldap_bind_password: Option<String>,
-    /// Attribute naming users, default `uid` (`sAMAccountName` for Active Directory).
+    /// Attribute naming users (`sAMAccountName` for Active Directory) [default: uid].
     #[arg(long)]
     pub ldap_guid_key: Option<String>,
     /// Users admitted, comma-separated.
@@ -330,59 +339,76 @@ pub struct Cli {
     /// Groups whose members are admitted, comma-separated.
     #[arg(long, value_delimiter = ',')]
     pub ldap_group_filter: Option<Vec<String>>,
-    /// e.g. `cn=%s,ou=groups,dc=example,dc=com`; several separated by `:`.
+    /// DNs of groups, e.g. `cn=%s,ou=groups,dc=example,dc=com`; several separated by `:`.
     #[arg(long)]
     pub ldap_group_dn_pattern: Option<String>,
+    /// Attribute of a group listing its members [default: member].
     #[arg(long)]
     pub ldap_group_membership_key: Option<String>,
+    /// Attribute of a user listing its groups, e.g. `memberOf`.
     #[arg(long)]
     pub ldap_user_membership_key: Option<String>,
+    /// Object class of groups [default: groupOfNames].
     #[arg(long)]
     pub ldap_group_class_key: Option<String>,
     /// A search filter that must find the user, `%s` for the user name.
     #[arg(long)]
     pub ldap_custom_query: Option<String>,
-    /// e.g. `72h` or `P3D`.
+    /// How long an ended REST batch is kept, e.g. `72h` or `P3D` [default: 72h].
     #[arg(long, value_parser = duration::parse)]
     pub batch_max_age: Option<Duration>,
+    /// Directory of cluster files, one YAML file per cluster [default: cluster-configs].
     #[arg(long)]
     pub cluster_configs: Option<PathBuf>,
+    /// Embedded registry, launch locks, engine logs, batches [default: work].
     #[arg(long)]
     pub work_dir: Option<PathBuf>,
+    /// Cluster of sessions that name none [default: default].
     #[arg(long)]
     pub default_cluster: Option<String>,
+    /// Largest engine pool a session may ask for [default: 9].
     #[arg(long)]
     pub max_pool_size: Option<u32>,
-    /// e.g. `5m` or `PT5M`.
+    /// How long a call waits for its engine's launch, e.g. `5m` or `PT5M` [default: 5m].
     #[arg(long, value_parser = duration::parse)]
     pub launch_wait: Option<Duration>,
+    /// Engine sessions opened at once; others wait in order [default: 4 per CPU].
     #[arg(long)]
     pub engine_session_opens: Option<usize>,
+    /// How often cluster files are rescanned in case a change was missed [default: 10s].
     #[arg(long, value_parser = duration::parse)]
     pub cluster_rescan_interval: Option<Duration>,
+    /// Close sessions unused for this long [default: 6h].
     #[arg(long, value_parser = duration::parse)]
     pub session_idle_timeout: Option<Duration>,
+    /// Close operations untouched for this long [default: 3h].
     #[arg(long, value_parser = duration::parse)]
     pub operation_idle_timeout: Option<Duration>,
+    /// Time open connections get to finish on SIGTERM [default: 10s].
     #[arg(long, value_parser = duration::parse)]
     pub shutdown_grace: Option<Duration>,
+    /// The `kumiho-engine` executable [default: the one next to `kumiho`].
     #[arg(long)]
     pub engine_binary: Option<PathBuf>,
+    /// Largest Thrift message accepted from a client, in bytes [default: 104857600].
     #[arg(long)]
     pub max_message_size: Option<usize>,
+    /// Log filter, e.g. `info` or `kumiho_server=debug` [default: info].
     #[arg(long)]
     pub log_level: Option<String>,
     /// ZooKeeper ensemble to register in for Hive JDBC's discovery, e.g. `zk1:2181,zk2:2181`.
     #[arg(long, env = "KUMIHO_HA_ADDRESSES")]
     pub ha_addresses: Option<String>,
-    /// Namespace of the registrations (`zooKeeperNamespace=` in JDBC URLs); default `kumiho`.
+    /// Namespace of the registrations (`zooKeeperNamespace=` in JDBC URLs) [default: kumiho].
     #[arg(long, env = "KUMIHO_HA_NAMESPACE")]
     pub ha_namespace: Option<String>,
+    /// How long the registration outlives a vanished gateway [default: 60s].
     #[arg(long, value_parser = duration::parse)]
     pub ha_session_timeout: Option<Duration>,
+    /// How long to wait for the HA ensemble to answer [default: 15s].
     #[arg(long, value_parser = duration::parse)]
     pub ha_connect_timeout: Option<Duration>,
-    /// `binary` or `http`: the frontend the registration advertises.
+    /// `binary` or `http`: the frontend the registration advertises [default: binary].
     #[arg(long)]
     pub ha_transport_mode: Option<HaTransportMode>,
     /// Host name or address written in the registration for clients to connect to.
@@ -663,6 +689,44 @@ impl ServerConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn defaults_named_in_the_flags_help_are_the_defaults() {
+        use clap::CommandFactory;
+        // Defaults the help states in words, or that the LDAP client applies when a key is
+        // unset (the setting itself stays empty).
+        let stated_in_words = ["engine-session-opens", "engine-binary"];
+        let applied_by_ldap = [
+            "ldap-guid-key",
+            "ldap-group-membership-key",
+            "ldap-group-class-key",
+        ];
+        let mut checked = 0;
+        for arg in Cli::command().get_arguments() {
+            let long = arg.get_long().expect("every setting is a long flag");
+            let help = arg
+                .get_help()
+                .map(|help| help.to_string())
+                .unwrap_or_default();
+            let Some((_, rest)) = help.split_once("[default: ") else {
+                continue;
+            };
+            if stated_in_words.contains(&long) || applied_by_ldap.contains(&long) {
+                continue;
+            }
+            let value = rest.split_once(']').expect("closed").0;
+            let config = Cli::try_parse_from(["kumiho", &format!("--{long}"), value])
+                .unwrap_or_else(|e| panic!("--{long} {value}: {e}"))
+                .into_config();
+            assert_eq!(
+                config,
+                Ok(ServerConfig::default()),
+                "--{long}'s stated default {value}"
+            );
+            checked += 1;
+        }
+        assert!(checked >= 20, "only {checked} flags state a default");
+    }
 
     #[test]
     fn defaults_are_kyuubis_ports_and_validate() {
