@@ -13,8 +13,9 @@ import uuid
 import pytest
 from pyhive import hive
 
-from gateway_fixtures import DEFAULT_CLUSTER, engine_pids, kill_engines_on, start_gateway, wait_until
-from gateway_fixtures import gateway_binary  # noqa: F401 (fixture)
+from gateway_fixtures import (DEFAULT_CLUSTER, engine_pids, engine_pids_on, kill_engines_on, start_gateway,
+                              wait_until, zookeeper_cluster)
+from gateway_fixtures import gateway_binary, gateway_dirs, start_kumiho, zookeeper  # noqa: F401 (fixtures)
 from harness.engine import HOST
 from harness.prometheus import scrape
 from test_rest_sessions import Rest, expect
@@ -39,9 +40,9 @@ def gateway(gateway_binary, tmp_path_factory):  # noqa: F811
     kill_engines_on(str(work_dir))
 
 
-def pyhive_session(gateway, user: str):
+def pyhive_session(gateway, user: str, configuration: dict | None = None):
     """A PyHive connection (binary, SASL) whose engine is up, and its cursor."""
-    connection = hive.connect(HOST, gateway.port, username=user)
+    connection = hive.connect(HOST, gateway.port, username=user, configuration=configuration)
     cursor = connection.cursor()
     cursor.execute("SELECT 1 AS one")
     assert cursor.fetchall() == [(1,)]
@@ -153,5 +154,34 @@ def test_an_admin_stops_a_users_engine_and_the_next_session_launches_a_new_one(g
     relaunched = admin.ok("GET", "/admin/engine", params={"hive.server2.proxy.user": "adm_uma"})
     assert len(relaunched) == 1, relaunched
     assert relaunched[0]["attributes"]["refId"] != engine["attributes"]["refId"], relaunched
+    cursor.close()
+    connection.close()
+
+
+def test_an_admin_stops_an_engine_registered_in_zookeeper(zookeeper, gateway_dirs, start_kumiho):  # noqa: F811
+    _, cluster_dir = gateway_dirs
+    (cluster_dir / "zk.yaml").write_text(zookeeper_cluster(zookeeper.address) + f"super-users: [{ADMIN}]\n")
+    gateway = start_kumiho()
+    on_zk = {"kyuubi.session.cluster": "zk"}
+    connection, cursor = pyhive_session(gateway, "adm_vic", on_zk)
+    admin = Rest(gateway.rest_port, ADMIN)
+    which = {"hive.server2.proxy.user": "adm_vic", "cluster": "zk"}
+    # A super-user of `zk` only: the default cluster's engines are not theirs to see.
+    expect(admin.call("GET", "/admin/engine", params={"hive.server2.proxy.user": "adm_vic"}), 403,
+           "cluster `default`")
+    expect(admin.call("GET", "/admin/sessions", params={"users": "adm_vic"}), 200)
+    engines = admin.ok("GET", "/admin/engine", params=which)
+    assert [e["user"] for e in engines] == ["adm_vic"], engines
+    assert engine_pids_on(zookeeper.address), "the engine runs"
+
+    expect(admin.call("DELETE", "/admin/engine", params=which), 200, "deleted successfully", "stopped")
+    assert admin.ok("GET", "/admin/engine", params=which) == []
+    wait_until(lambda: not engine_pids_on(zookeeper.address), "the engine exits")
+    # The session that used it is told its engine is gone; a new one launches another.
+    with pytest.raises(Exception, match="engine"):
+        cursor.execute("SELECT 2")
+    connection, cursor = pyhive_session(gateway, "adm_vic", on_zk)
+    relaunched = admin.ok("GET", "/admin/engine", params=which)
+    assert len(relaunched) == 1 and relaunched[0]["attributes"]["refId"] != engines[0]["attributes"]["refId"]
     cursor.close()
     connection.close()
