@@ -6,6 +6,7 @@ import pytest
 from gateway_fixtures import *  # noqa: F401,F403 (fixtures)
 from gateway_fixtures import DEFAULT_CLUSTER, open_session
 from harness.tcli import ttypes
+from harness.thrift_client import column_values
 
 # Engines that stop when their session closes: the next session gets a fresh engine, as
 # after an idle timeout.
@@ -22,6 +23,13 @@ def failure(session, sql: str) -> str:
     with pytest.raises(AssertionError) as failed:
         run(session, sql)
     return str(failed.value)
+
+
+def metadata_rows(session, reply) -> list[list]:
+    """The columns of a metadata call's result (GetTables, GetColumns)."""
+    assert reply.status.statusCode == ttypes.TStatusCode.SUCCESS_STATUS, reply.status.errorMessage
+    rowset = session.client.fetch(reply.operationHandle, 1000)
+    return [column_values(column) for column in rowset.columns]
 
 
 def data_files(directory) -> list[str]:
@@ -55,6 +63,13 @@ def test_a_table_outlives_its_engine_and_other_users_see_it(kumiho):
     assert "orders" in again.query("SHOW TABLES")[0]
     create = "\n".join(again.query("SHOW CREATE TABLE orders")[0])
     assert "STORED AS PARQUET" in create, create
+    # JDBC metadata (DBeaver's and Superset's table browsers) lists it and its columns.
+    tables = metadata_rows(again, again.client.client.GetTables(ttypes.TGetTablesReq(
+        sessionHandle=again.handle, schemaName="default", tableName="ord%")))
+    assert tables[2] == ["orders"] and tables[3] == ["TABLE"], tables
+    columns = metadata_rows(again, again.client.client.GetColumns(ttypes.TGetColumnsReq(
+        sessionHandle=again.handle, schemaName="default", tableName="orders")))
+    assert columns[3] == ["id", "c"] and columns[5] == ["INT", "STRING"], columns
 
     # INSERT OVERWRITE replaces, and bob sees it at his next statement.
     run(again, "INSERT OVERWRITE TABLE orders SELECT 9, 'z'")

@@ -165,6 +165,9 @@ pub async fn plan(context: &SessionContext, sql: &str) -> Result<Planned> {
     if let Some(command) = warehouse::ddl::recognise(context, sql).await? {
         return Ok(Planned::Command(HiveCommand::Warehouse(Box::new(command))));
     }
+    if let Some(sql) = warehouse::ddl::temporary_view(sql) {
+        return Ok(Planned::Plan(logical_plan(context, &sql).await?));
+    }
     if let Some(command) = recognise(sql)? {
         return Ok(match command {
             Recognised::Command(command) => Planned::Command(command),

@@ -220,11 +220,8 @@ async fn drop_database(
             drop_table(warehouse, &table_name, &meta).await?;
         }
     }
-    let meta = warehouse.database_meta(name).await?.unwrap_or_default();
+    // A database's own LOCATION stays: its tables' files are gone with them.
     warehouse.delete_dir(&warehouse.database_dir(name)).await?;
-    if let Some(location) = &meta.location {
-        let _ = location; // a database's own location is the user's; only its tables go
-    }
     let _ = catalog.deregister_schema(name, true);
     Ok(())
 }

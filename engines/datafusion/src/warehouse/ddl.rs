@@ -40,6 +40,9 @@ impl std::fmt::Display for TableName {
     }
 }
 
+/// A PARTITION clause: a value for a static partition column, None for a dynamic one.
+pub type PartitionSpec = Vec<(String, Option<String>)>;
+
 /// A statement the warehouse runs.
 #[derive(Debug, PartialEq, Eq)]
 pub enum WarehouseCommand {
@@ -69,7 +72,7 @@ pub enum WarehouseCommand {
         name: TableName,
         overwrite: bool,
         /// The PARTITION clause: a value for a static partition, None for a dynamic one.
-        partition: Vec<(String, Option<String>)>,
+        partition: PartitionSpec,
         /// The rows, cast to the columns they fill: the data columns then the dynamic
         /// partition columns.
         query: LogicalPlan,
@@ -134,11 +137,9 @@ pub async fn recognise(context: &SessionContext, sql: &str) -> Result<Option<War
         if temporary || !words.eat("table") {
             return Ok(None);
         }
-        return create_table(
-            &state, &warehouse, &mut words, external, or_replace, current,
-        )
-        .await
-        .map(Some);
+        return create_table(&state, &mut words, external, or_replace, current)
+            .await
+            .map(Some);
     }
     if words.eat("drop") {
         if words.eat_any(&["database", "schema"]) {
@@ -236,6 +237,30 @@ pub async fn recognise(context: &SessionContext, sql: &str) -> Result<Option<War
         return insert(&state, &warehouse, context, sql).await;
     }
     Ok(None)
+}
+
+/// `CREATE [OR REPLACE] [GLOBAL] TEMPORARY|TEMP VIEW v AS ...` as DataFusion's `CREATE
+/// [OR REPLACE] VIEW v AS ...`, which keeps the view in the engine's memory: every session
+/// of that engine sees it until the engine stops, and it shadows a warehouse table of its
+/// name. None for any other statement.
+pub fn temporary_view(sql: &str) -> Option<String> {
+    let first = sql.trim_start().get(..6)?;
+    if !first.eq_ignore_ascii_case("create") {
+        return None;
+    }
+    let tokens = Tokenizer::new(&GenericDialect {}, sql).tokenize().ok()?;
+    let mut words = Scanner::new(tokens);
+    words.eat("create");
+    let or_replace = words.eat("or") && words.eat("replace");
+    words.eat("global");
+    if !(words.eat_any(&["temporary", "temp"]) && words.eat("view")) {
+        return None;
+    }
+    Some(format!(
+        "CREATE {}VIEW {}",
+        if or_replace { "OR REPLACE " } else { "" },
+        words.rest_text()
+    ))
 }
 
 /// Whether `name` is a warehouse table (and not one of the engine's in-memory tables).
@@ -377,7 +402,6 @@ struct CreateClauses {
 
 async fn create_table(
     state: &SessionState,
-    warehouse: &Warehouse,
     words: &mut Scanner,
     external: bool,
     or_replace: bool,
@@ -498,9 +522,8 @@ async fn create_table(
         view_sql: None,
     };
     if let Some(plan) = query.take() {
-        query = Some(cast_to(plan, &meta.full_schema()?.fields().to_vec())?);
+        query = Some(cast_to(plan, meta.full_schema()?.fields())?);
     }
-    let _ = warehouse;
     Ok(WarehouseCommand::Create {
         name,
         if_not_exists,
@@ -757,7 +780,7 @@ async fn infer_columns(
     format: StoredFormat,
     clauses: &CreateClauses,
 ) -> Result<Vec<ColumnMeta>> {
-    use datafusion::datasource::listing::{ListingOptions, ListingTableConfig, ListingTableUrl};
+    use datafusion::datasource::listing::{ListingOptions, ListingTableUrl};
     let probe = TableMeta {
         kind: TableKind::External,
         format: Some(format),
@@ -775,7 +798,6 @@ async fn infer_columns(
     let schema = options
         .infer_schema(state, &ListingTableUrl::parse(location)?)
         .await?;
-    let _ = ListingTableConfig::new;
     Ok(schema
         .fields()
         .iter()
@@ -1150,7 +1172,7 @@ impl Scanner {
     }
 
     /// `PARTITION (c = 'v', d, ...)`, if next.
-    fn partition_spec(&mut self) -> Result<Option<Vec<(String, Option<String>)>>> {
+    fn partition_spec(&mut self) -> Result<Option<PartitionSpec>> {
         if !self.eat("partition") {
             return Ok(None);
         }

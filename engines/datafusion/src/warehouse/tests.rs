@@ -1,7 +1,6 @@
 //! The warehouse driven as a client drives it: statements through an engine, and a second
 //! engine over the same directory standing for a restarted engine or another user's.
 
-use std::collections::BTreeMap;
 use std::path::Path as FsPath;
 
 use super::meta::TABLE_FILE;
@@ -302,9 +301,23 @@ async fn views_persist_and_demo_data_stays() {
     let views = lines(&other, &o, "SHOW VIEWS").await.join("\n");
     assert!(views.contains('v'), "{views}");
     ok(&other, &o, "DROP VIEW v").await;
+    // A temporary view lives in its engine's memory: its sessions see it, no other engine.
+    ok(&engine, &s, "CREATE TEMPORARY VIEW tv AS SELECT 2 AS c").await;
+    let s2 = open(&engine);
+    assert_eq!(lines(&engine, &s2, "SELECT c FROM tv").await[3], "| 2 |");
+    assert!(error(&other, &o, "SELECT c FROM tv")
+        .await
+        .to_string()
+        .contains("tv"));
+    ok(
+        &engine,
+        &s,
+        "CREATE OR REPLACE TEMPORARY VIEW tv AS SELECT 3 AS c",
+    )
+    .await;
+    assert_eq!(lines(&engine, &s2, "SELECT c FROM tv").await[3], "| 3 |");
     assert_eq!(
         lines(&engine, &s, "SELECT count(*) AS c FROM tpch.region").await[3],
         "| 5 |"
     );
-    let _ = BTreeMap::<String, String>::new();
 }

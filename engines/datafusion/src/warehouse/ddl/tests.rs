@@ -37,3 +37,17 @@ async fn statements_without_a_warehouse_are_left_alone() {
     );
     assert!(recognise(&context, "SELECT 1").await.unwrap().is_none());
 }
+
+#[test]
+fn temporary_views_become_datafusion_views() {
+    assert_eq!(
+        temporary_view("create or replace temporary view v as select 1").as_deref(),
+        Some("CREATE OR REPLACE VIEW v as select 1")
+    );
+    assert_eq!(
+        temporary_view("CREATE GLOBAL TEMP VIEW v AS SELECT 1").as_deref(),
+        Some("CREATE VIEW v AS SELECT 1")
+    );
+    assert!(temporary_view("CREATE VIEW v AS SELECT 1").is_none());
+    assert!(temporary_view("SELECT 1").is_none());
+}
