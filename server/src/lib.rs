@@ -21,8 +21,10 @@
 //!                    route → authenticate →          cluster + user (routing's rules)
 //!                    call → JSON or error            → spark-submit (launcher's command),
 //!                        │                             its log, its record in WORK/batches
-//!                        └─ sessions, operations ──► proxy::Gateway (the same CliService,
-//!                           (rest::sessions)           in-process): Thrift reply → JSON
+//!                        ├─ sessions, operations ──► proxy::Gateway (the same CliService,
+//!                        │  (rest::sessions)           in-process): Thrift reply → JSON
+//!                        └─ admin (super-users) ──► session::SessionManager (every session,
+//!                           (rest::admin)              operation), registries (engines)
 //! ```
 //!
 //! - [`config`]: the gateway's own settings (YAML file and flags).
@@ -37,8 +39,9 @@
 //! - [`proxy`]: the HiveServer2 service: forwarding as phases, one error handler.
 //! - [`errors`]: the one error type and its mapping to `TStatus`.
 //! - [`metrics`]: Prometheus metrics and their `/metrics` endpoint.
-//! - [`rest`]: the REST API (`/api/v1`, Kyuubi's): ping, batches, and sessions and
-//!   statements as calls on the gateway's own HiveServer2 service.
+//! - [`rest`]: the REST API (`/api/v1`, Kyuubi's): ping, batches, sessions and
+//!   statements as calls on the gateway's own HiveServer2 service, and the admin API
+//!   (every user's sessions and operations, a cluster's engines) for super-users.
 //! - [`batch`]: batch jobs submitted over REST: `spark-submit` processes, their logs and
 //!   records.
 //! - [`password_file`], [`ldap`]: authentication FILE and LDAP, sharing
