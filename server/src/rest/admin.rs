@@ -277,9 +277,7 @@ impl Admin<'_> {
         let mut report = Vec::new();
         for registration in registered {
             let pid = self.launched_here(&registration).or_else(|| {
-                let host = registration.host.clone();
-                let port = registration.port;
-                local_listener(&host, port)
+                local_engine(&registration.host, registration.port, &registration.ref_id)
             });
             registry
                 .remove_dead_engine(&registration)
@@ -501,9 +499,22 @@ fn parse_id(id: &str, what: &str) -> Result<Uuid, GatewayError> {
     })
 }
 
+/// The engine process launched as `ref_id` that listens on `host:port`, when `host` is an
+/// address of this host: an engine launched by another gateway on the host, or by this one
+/// before it restarted. The launcher names the reference id on every engine's command line,
+/// so a process that took the port of an engine gone meanwhile (a ZooKeeper registration
+/// outlives its engine for the session timeout) is never taken for it.
+fn local_engine(host: &str, port: u16, ref_id: &str) -> Option<u32> {
+    let pid = local_listener(host, port)?;
+    let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
+    cmdline
+        .split(|byte| *byte == 0)
+        .any(|arg| arg == ref_id.as_bytes())
+        .then_some(pid)
+}
+
 /// The process of this host listening on TCP `port`, when `host` is an address of this host
-/// (one it can bind): an engine launched by another gateway on the host, or by this one
-/// before it restarted. Found through `/proc` (the socket's inode, then the process holding
+/// (one it can bind). Found through `/proc` (the socket's inode, then the process holding
 /// it); `None` if the host is another, or the process is another user's.
 fn local_listener(host: &str, port: u16) -> Option<u32> {
     let local = std::net::TcpListener::bind((host, 0)).is_ok();
@@ -605,6 +616,7 @@ mod tests {
             .args([
                 "-c",
                 "import socket,sys,time\ns=socket.socket()\ns.bind(('127.0.0.1',0))\ns.listen()\nprint(s.getsockname()[1],flush=True)\ntime.sleep(30)",
+                "ref-1",
             ])
             .stdout(std::process::Stdio::piped())
             .spawn()
@@ -621,6 +633,15 @@ mod tests {
             local_listener("192.0.2.1", child_port),
             None,
             "not an address of this host"
+        );
+        assert_eq!(
+            local_engine("127.0.0.1", child_port, "ref-1"),
+            Some(child.id())
+        );
+        assert_eq!(
+            local_engine("127.0.0.1", child_port, "ref-2"),
+            None,
+            "another engine's port"
         );
         child.kill().unwrap();
         child.wait().unwrap();

@@ -1217,7 +1217,7 @@ async fn an_admin_lists_a_users_engines_and_stops_the_process_listening_at_one()
     let mut shell = std::process::Command::new("sh")
         .args([
             "-c",
-            "python3 -c 'import os,socket,time\ns=socket.socket()\ns.bind((\"127.0.0.1\",0))\ns.listen()\nprint(os.getpid(),s.getsockname()[1],flush=True)\ntime.sleep(60)' &",
+            "python3 -c 'import os,socket,time\ns=socket.socket()\ns.bind((\"127.0.0.1\",0))\ns.listen()\nprint(os.getpid(),s.getsockname()[1],flush=True)\ntime.sleep(60)' ref-eve &",
         ])
         .stdout(std::process::Stdio::piped())
         .spawn()
