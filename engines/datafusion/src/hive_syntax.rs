@@ -49,11 +49,12 @@ use datafusion::logical_expr::{
 use datafusion::optimizer::AnalyzerRule;
 use datafusion::sql::parser::Statement;
 use datafusion::sql::sqlparser::ast::{
-    visit_expressions_mut, BinaryOperator, CastKind, DuplicateTreatment, Expr, Function,
-    FunctionArg, FunctionArgExpr, FunctionArgumentList, FunctionArguments, GroupByExpr,
-    GroupByWithModifier, Ident, ObjectName, ObjectNamePart, OrderBy, OrderByExpr, OrderByKind,
-    OrderByOptions, Query, Select, SelectItem, SetExpr, Statement as SqlStatement, TableAlias,
-    TableFactor, TableWithJoins, UnaryOperator, Value, ValueWithSpan, VisitMut, VisitorMut,
+    visit_expressions_mut, BinaryOperator, CastKind, CharacterLength, DataType as SqlDataType,
+    DuplicateTreatment, Expr, Function, FunctionArg, FunctionArgExpr, FunctionArgumentList,
+    FunctionArguments, GroupByExpr, GroupByWithModifier, Ident, ObjectName, ObjectNamePart,
+    OrderBy, OrderByExpr, OrderByKind, OrderByOptions, Query, Select, SelectItem, SetExpr,
+    Statement as SqlStatement, TableAlias, TableFactor, TableWithJoins, UnaryOperator, Value,
+    ValueWithSpan, VisitMut, VisitorMut,
 };
 use datafusion::sql::sqlparser::dialect::GenericDialect;
 use datafusion::sql::sqlparser::parser::Parser;
@@ -364,7 +365,7 @@ fn name_columns(body: &mut SetExpr) {
                     // DataFusion names a column by its name already; explode's is `col`
                     // ([`LateralViews`]).
                     (Expr::Identifier(_) | Expr::CompoundIdentifier(_), _) => continue,
-                    _ if explode_argument(expr).is_some() => continue,
+                    _ if generator_argument(expr).is_some() => continue,
                     (
                         Expr::Value(ValueWithSpan {
                             value: Value::SingleQuotedString(text),
@@ -412,6 +413,7 @@ impl VisitorMut for LateralViews {
         if let Err(error) = group_by_modifiers(select) {
             return ControlFlow::Break(error);
         }
+        posexplode_columns(select);
         for item in &mut select.projection {
             if let SelectItem::UnnamedExpr(expr) = item {
                 if explode_argument(expr).is_some() {
@@ -730,6 +732,44 @@ fn null_propagating(expr: &Expr) -> bool {
     }
 }
 
+/// `posexplode(array)` in a select list: Hive's two columns `pos` (from 0) and `val`, a row
+/// per element, as two unnests side by side.
+fn posexplode_columns(select: &mut Select) {
+    let posexplode = |item: &SelectItem| match item {
+        SelectItem::UnnamedExpr(expr) if function_name(expr).as_deref() == Some("posexplode") => {
+            generator_argument(expr)
+        }
+        _ => None,
+    };
+    if !select
+        .projection
+        .iter()
+        .any(|item| posexplode(item).is_some())
+    {
+        return;
+    }
+    let mut projection = Vec::with_capacity(select.projection.len() + 1);
+    for item in std::mem::take(&mut select.projection) {
+        let Some(argument) = posexplode(&item) else {
+            projection.push(item);
+            continue;
+        };
+        let positions = function_call(
+            "range",
+            vec![function_call("array_length", vec![argument.clone()])],
+        );
+        projection.push(SelectItem::ExprWithAlias {
+            expr: function_call("unnest", vec![positions]),
+            alias: Ident::new("pos"),
+        });
+        projection.push(SelectItem::ExprWithAlias {
+            expr: function_call("unnest", vec![argument]),
+            alias: Ident::new("val"),
+        });
+    }
+    select.projection = projection;
+}
+
 /// Hive's `GROUP BY a, b WITH ROLLUP`, `WITH CUBE` and `GROUP BY a GROUPING SETS (...)` as
 /// `GROUP BY ROLLUP(a, b)`, `CUBE(a, b)` and `GROUPING SETS (...)`: DataFusion parses the
 /// modifiers but would group without them, a silently different answer.
@@ -858,9 +898,22 @@ fn rewrite_expr(expr: &mut Expr) {
     }
     // Hive's CAST gives NULL for a value it cannot convert (CAST('abc' AS INT)); DataFusion's
     // fails the query, which on dirty data means no answer at all.
-    if let Expr::Cast { kind, .. } = expr {
+    if let Expr::Cast {
+        kind, data_type, ..
+    } = expr
+    {
         if *kind == CastKind::Cast {
             *kind = CastKind::TryCast;
+        }
+        // Hive's VARCHAR(n) keeps the first n characters; DataFusion's is any string.
+        if let (
+            CastKind::TryCast,
+            SqlDataType::Varchar(Some(CharacterLength::IntegerLength { length, .. })),
+        ) = (&*kind, &*data_type)
+        {
+            let length = Expr::value(Value::Number(length.to_string(), false));
+            let cast = std::mem::replace(expr, Expr::value(Value::Null));
+            *expr = function_call("left", vec![cast, length]);
         }
         return;
     }

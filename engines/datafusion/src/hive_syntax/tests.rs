@@ -135,6 +135,18 @@ async fn explode_and_lateral_view_give_a_row_per_element() {
     let exploded = lines(&engine, &session, "SELECT explode(array(1, 2))").await;
     assert_eq!(exploded[1], "| col |");
     assert_eq!(exploded.len(), 6, "{exploded:?}");
+    // posexplode: Hive's pos (from 0) and val.
+    let exploded = lines(&engine, &session, "SELECT posexplode(array('a', 'b'))").await;
+    assert_eq!(exploded[1].replace(' ', ""), "|pos|val|");
+    assert_eq!(
+        rows(
+            &engine,
+            &session,
+            "SELECT id, posexplode(split(s, ',')) FROM tags WHERE id IN (1, 3) ORDER BY id, pos"
+        )
+        .await,
+        ["1,0,a", "1,1,b"]
+    );
 
     // OUTER keeps a row, of NULLs, for a NULL array.
     assert_eq!(
@@ -653,4 +665,22 @@ async fn double_quoted_text_is_a_string_as_in_hive() {
         header(r#"SELECT n FROM (SELECT "v" AS n) AS "q""#).await,
         "|n|"
     );
+}
+
+#[tokio::test]
+async fn cast_to_varchar_keeps_as_many_characters_as_hive() {
+    assert_eq!(value("SELECT CAST('abcdef' AS VARCHAR(3))").await, "abc");
+    assert_eq!(value("SELECT CAST(12345 AS VARCHAR(2))").await, "12");
+    assert_eq!(value("SELECT CAST('ab' AS VARCHAR(5))").await, "ab");
+    assert_eq!(
+        value("SELECT length(CAST('é€xyz' AS VARCHAR(2)))").await,
+        "2"
+    );
+    assert_eq!(
+        value("SELECT CAST(NULL AS VARCHAR(2)) IS NULL").await,
+        "true"
+    );
+    // Without a length, and DataFusion's `::`, any string.
+    assert_eq!(value("SELECT CAST('abcdef' AS VARCHAR)").await, "abcdef");
+    assert_eq!(value("SELECT 'abcdef'::VARCHAR(3)").await, "abcdef");
 }
