@@ -11,6 +11,7 @@ use datafusion::catalog::{
     CatalogProvider, CatalogProviderList, MemoryCatalogProvider, MemoryCatalogProviderList,
     MemorySchemaProvider, SchemaProvider, TableProvider,
 };
+use datafusion::common::{Constraint, Constraints};
 use datafusion::datasource::file_format::csv::CsvFormat;
 use datafusion::datasource::file_format::json::JsonFormat;
 use datafusion::datasource::file_format::parquet::ParquetFormat;
@@ -246,7 +247,20 @@ pub async fn table_provider(
     let config = ListingTableConfig::new(url)
         .with_listing_options(options)
         .with_schema(meta.file_schema()?);
-    Ok(Arc::new(ListingTable::try_new(config)?))
+    let schema = meta.full_schema()?;
+    let key: Vec<usize> = meta
+        .primary_key
+        .iter()
+        .filter_map(|column| schema.index_of(column).ok())
+        .collect();
+    let table = ListingTable::try_new(config)?;
+    Ok(Arc::new(if key.is_empty() {
+        table
+    } else {
+        table.with_constraints(Constraints::new_unverified(vec![Constraint::PrimaryKey(
+            key,
+        )]))
+    }))
 }
 
 /// A view: its SQL planned in its database.

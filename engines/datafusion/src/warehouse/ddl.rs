@@ -10,7 +10,7 @@
 use std::sync::Arc;
 
 use datafusion::arrow::datatypes::{DataType, Field};
-use datafusion::common::Column;
+use datafusion::common::{Column, Constraint};
 use datafusion::error::{DataFusionError, Result};
 use datafusion::execution::SessionState;
 use datafusion::logical_expr::{cast, DdlStatement, Expr, LogicalPlan, LogicalPlanBuilder};
@@ -382,6 +382,7 @@ async fn create_view(
             has_header: false,
             file_extension: None,
             view_sql: Some(sql.trim().to_owned()),
+            primary_key: Vec::new(),
         },
         query: None,
     })
@@ -433,9 +434,9 @@ async fn create_table(
         Some(location) => Some(super::directory_url(location, false)?.to_string()),
         None => None,
     };
-    let mut columns: Vec<ColumnMeta> = match &clauses.columns {
-        Some(text) => column_list(state, text).await?,
-        None => Vec::new(),
+    let (mut columns, primary_key) = match &clauses.columns {
+        Some(text) => columns_and_key(state, text).await?,
+        None => (Vec::new(), Vec::new()),
     };
     // Partition columns with types are columns of their own; names alone pick columns of
     // the list or the query, which move to the end, as Spark's CTAS takes them.
@@ -520,6 +521,7 @@ async fn create_table(
         has_header: clauses.has_header.unwrap_or(false),
         file_extension: (external && format == StoredFormat::Textfile).then(String::new),
         view_sql: None,
+        primary_key,
     };
     if let Some(plan) = query.take() {
         query = Some(cast_to(plan, meta.full_schema()?.fields())?);
@@ -727,6 +729,15 @@ fn names_only(text: &str) -> Option<Vec<String>> {
 
 /// The columns of a list `name type [COMMENT '...'], ...`, typed as DataFusion types them.
 async fn column_list(state: &SessionState, text: &str) -> Result<Vec<ColumnMeta>> {
+    Ok(columns_and_key(state, text).await?.0)
+}
+
+/// [`column_list`], and the names of the primary key's columns (`PRIMARY KEY (a, b)`, or
+/// a column's `PRIMARY KEY`) in key order.
+async fn columns_and_key(
+    state: &SessionState,
+    text: &str,
+) -> Result<(Vec<ColumnMeta>, Vec<String>)> {
     let sql = format!("CREATE TABLE kumiho_columns ({text})");
     let statement = Parser::new(&GenericDialect {})
         .try_with_sql(&sql)
@@ -759,10 +770,21 @@ async fn column_list(state: &SessionState, text: &str) -> Result<Vec<ColumnMeta>
             "a column list did not plan as a table".to_owned(),
         ));
     };
-    Ok(table
-        .input
-        .schema()
-        .fields()
+    let fields = table.input.schema().fields();
+    let key = table
+        .constraints
+        .iter()
+        .find_map(|constraint| match constraint {
+            Constraint::PrimaryKey(indices) => Some(
+                indices
+                    .iter()
+                    .filter_map(|&i| fields.get(i).map(|f| f.name().clone()))
+                    .collect(),
+            ),
+            Constraint::Unique(_) => None,
+        })
+        .unwrap_or_default();
+    let columns = fields
         .iter()
         .zip(comments)
         .map(|(field, comment)| ColumnMeta {
@@ -770,7 +792,8 @@ async fn column_list(state: &SessionState, text: &str) -> Result<Vec<ColumnMeta>
             data_type: field.data_type().to_string(),
             comment,
         })
-        .collect())
+        .collect();
+    Ok((columns, key))
 }
 
 /// The columns of an external table's files, as DataFusion infers them.
@@ -792,6 +815,7 @@ async fn infer_columns(
         has_header: clauses.has_header.unwrap_or(format == StoredFormat::Csv),
         file_extension: None,
         view_sql: None,
+        primary_key: Vec::new(),
     };
     let options = ListingOptions::new(super::catalog::file_format(&probe)?)
         .with_file_extension(super::catalog::file_extension(&probe));

@@ -151,6 +151,10 @@ pub struct TableMeta {
     /// A view's query, as written.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub view_sql: Option<String>,
+    /// The primary key's columns, in key order (`PRIMARY KEY (a, b)`): informational, as
+    /// in Hive (not enforced); JDBC's getPrimaryKeys reports them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub primary_key: Vec<String>,
 }
 
 impl TableMeta {
