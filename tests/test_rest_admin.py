@@ -18,6 +18,8 @@ from gateway_fixtures import (DEFAULT_CLUSTER, engine_pids, engine_pids_on, kill
 from gateway_fixtures import gateway_binary, gateway_dirs, start_kumiho, zookeeper  # noqa: F401 (fixtures)
 from harness.engine import HOST
 from harness.prometheus import scrape
+from harness.tcli import ttypes
+from test_gateway_metrics import http_session
 from test_rest_sessions import Rest, expect
 
 ADMIN = "ops_admin"
@@ -52,11 +54,15 @@ def pyhive_session(gateway, user: str, configuration: dict | None = None):
 def test_a_pyhive_session_is_listed_and_an_admin_closes_it_for_good(gateway):
     connection, cursor = pyhive_session(gateway, "adm_pia")
     pia, other, admin = (Rest(gateway.rest_port, user) for user in ("adm_pia", "adm_rex", ADMIN))
+    _, http_client, http_handle = http_session(gateway, "adm_pia")
+    http_id = str(uuid.UUID(bytes=http_handle.sessionId.guid))
     rest_session = pia.open()
 
+    # Every frontend's sessions: PyHive's (binary), a Thrift HTTP client's, the REST one.
     listed = pia.ok("GET", "/sessions")
-    assert [s["user"] for s in listed] == ["adm_pia", "adm_pia"], listed
-    thrift = next(s for s in listed if s["identifier"] != rest_session)
+    assert [s["user"] for s in listed] == ["adm_pia"] * 3, listed
+    assert [s["identifier"] for s in listed][1:] == [http_id, rest_session], listed
+    thrift = listed[0]
     assert set(thrift) == SESSION_DATA_FIELDS, thrift
     assert thrift["ipAddr"] == "127.0.0.1" and thrift["sessionType"] == "INTERACTIVE", thrift
     assert thrift["engineId"] == "USER-DATAFUSION-adm_pia-default" and thrift["engineUrl"], thrift
@@ -72,15 +78,19 @@ def test_a_pyhive_session_is_listed_and_an_admin_closes_it_for_good(gateway):
     everyone = admin.ok("GET", "/admin/sessions")
     assert {thrift["identifier"], rest_session} <= {s["identifier"] for s in everyone}, everyone
     assert [s["identifier"] for s in admin.ok("GET", "/admin/sessions", params={"users": "adm_pia"})] \
-        == [thrift["identifier"], rest_session]
+        == [thrift["identifier"], http_id, rest_session]
     assert admin.ok("GET", "/admin/sessions", params={"users": "nobody"}) == []
     assert admin.ok("GET", "/admin/sessions", params={"sessionType": "BATCH"}) == []
 
     # Closed by the admin: PyHive's next call says so, and so does the REST session's.
     expect(admin.call("DELETE", f"/admin/sessions/{thrift['identifier']}"), 200, "closed successfully")
     expect(admin.call("DELETE", f"/admin/sessions/{rest_session}"), 200)
+    expect(admin.call("DELETE", f"/admin/sessions/{http_id}"), 200)
     with pytest.raises(Exception, match=f"closed by administrator `{ADMIN}`"):
         cursor.execute("SELECT 2")
+    refused = http_client.ExecuteStatement(ttypes.TExecuteStatementReq(sessionHandle=http_handle, statement="SELECT 2"))
+    assert refused.status.statusCode == ttypes.TStatusCode.INVALID_HANDLE_STATUS, refused
+    assert f"closed by administrator `{ADMIN}`" in refused.status.errorMessage, refused
     expect(pia.call("POST", f"/sessions/{rest_session}/operations/statement", json={"statement": "SELECT 2"}),
            404, f"closed by administrator `{ADMIN}`", "open a new session")
     assert pia.ok("GET", "/sessions") == []
