@@ -297,14 +297,15 @@ impl Admin<'_> {
                     }
                 }
                 None if is_embedded(&selection.cluster) => {
-                    return Err(GatewayError::Internal(format!(
-                        "engine {instance} in {space} is registered in the embedded registry but no process of this host listens at its address"
+                    return Err(GatewayError::Upstream(format!(
+                        "engine {instance} (refId={}) is registered in {space} of the embedded registry, but no process this gateway can see (its user's, in its network namespace) listens at that address with that ref id; an operator must stop it on this host",
+                        registration.ref_id
                     )))
                 }
                 None => {
                     tracing::info!(%space, %instance, admin = %self.user, "engine deregistered for an administrator; its process is not on this host");
                     format!(
-                        "its process is not on this host: it serves its open sessions until they end and stops after its idle timeout ({})",
+                        "its process is not on this host: it serves its open sessions until they end and stops after its idle timeout (the cluster's default is {})",
                         crate::duration::format(selection.cluster.config.engine.idle_timeout)
                     )
                 }
