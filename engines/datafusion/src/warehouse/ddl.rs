@@ -17,7 +17,8 @@ use datafusion::logical_expr::{cast, DdlStatement, Expr, LogicalPlan, LogicalPla
 use datafusion::prelude::SessionContext;
 use datafusion::sql::parser::Statement as DfStatement;
 use datafusion::sql::sqlparser::ast::{
-    BinaryOperator, ColumnOption, Expr as SqlExpr, Statement as SqlStatement, TableObject,
+    BinaryOperator, ColumnOption, DataType as SqlDataType, Expr as SqlExpr,
+    Statement as SqlStatement, TableObject,
 };
 use datafusion::sql::sqlparser::dialect::GenericDialect;
 use datafusion::sql::sqlparser::parser::Parser;
@@ -750,6 +751,10 @@ async fn columns_and_key(
     };
     let mut comments = Vec::new();
     for column in &mut create.columns {
+        // Hive's BINARY has no length; DataFusion takes BYTEA.
+        if matches!(column.data_type, SqlDataType::Binary(None)) {
+            column.data_type = SqlDataType::Bytea;
+        }
         let mut comment = None;
         column.options.retain(|option| match &option.option {
             ColumnOption::Comment(text) => {

@@ -321,3 +321,44 @@ async fn views_persist_and_demo_data_stays() {
         "| 5 |"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hive_types_round_trip_through_the_metadata() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = engine_at(dir.path()).await;
+    let s = open(&engine);
+    ok(
+        &engine,
+        &s,
+        "CREATE TABLE typed (a TINYINT, b SMALLINT, c INT, d BIGINT, e FLOAT, f DOUBLE, \
+         g DECIMAL(10,2), h STRING, i VARCHAR(10), j BOOLEAN, k DATE, l TIMESTAMP, \
+         m BINARY, n ARRAY<STRING>, o STRUCT<x: INT, y: STRING>) COMMENT 'all of them'",
+    )
+    .await;
+    ok(
+        &engine,
+        &s,
+        "INSERT INTO typed SELECT 1, 2, 3, 4, 1.5, 2.5, 3.25, 's', 'v', true, DATE '2024-01-02', \
+         TIMESTAMP '2024-01-02 03:04:05', X'AB', make_array('p', 'q'), named_struct('x', 1, 'y', 'z')",
+    )
+    .await;
+    let other = engine_at(dir.path()).await;
+    let o = open(&other);
+    let described = lines(&other, &o, "DESCRIBE typed").await.join("\n");
+    for hive in [
+        "tinyint",
+        "decimal(10,2)",
+        "array<string>",
+        "timestamp",
+        "struct<",
+    ] {
+        assert!(
+            described.to_lowercase().contains(hive),
+            "{hive}: {described}"
+        );
+    }
+    let row = lines(&other, &o, "SELECT g, n, k FROM typed")
+        .await
+        .join("\n");
+    assert!(row.contains("3.25") && row.contains("2024-01-02"), "{row}");
+}
