@@ -85,6 +85,9 @@ def test_scraped_metrics_show_sessions_a_launch_and_rpcs(kumiho):
     assert during.value("kumiho_rpc_errors_total", method="FetchResults") == 0
     assert during.value("kumiho_operations_total") >= 1
     assert during.value("kumiho_connections_total", frontend="binary") == 2
+    # The HTTP client keeps its connection open between calls (keep-alive).
+    assert during.value("kumiho_connections_total", frontend="http") == 1
+    assert during.value("kumiho_connections_open", frontend="http") == 1
     # The process series every Prometheus client exports, read from /proc.
     # (An idle gateway may not have used a clock tick of CPU yet: only its presence is sure.)
     assert during.types["process_cpu_seconds_total"] == "counter"
@@ -100,6 +103,8 @@ def test_scraped_metrics_show_sessions_a_launch_and_rpcs(kumiho):
     transport.close()
     wait_until(lambda: scrape(kumiho.metrics_port).value("kumiho_connections_open", frontend="binary") == 0,
                "the raw client's closed connection left the open count")
+    wait_until(lambda: scrape(kumiho.metrics_port).value("kumiho_connections_open", frontend="http") == 0,
+               "the HTTP client's closed connection left the open count")
     after = scrape(kumiho.metrics_port)
     assert after.value("kumiho_sessions_open", cluster="default") == 0
     assert after.value("kumiho_engines_in_use", cluster="default", engine_type="DATAFUSION") == 0

@@ -26,7 +26,7 @@ use hyper::header::{self, HeaderValue};
 use hyper::{Method as HttpMethod, Request, Response, StatusCode};
 use kumiho_engine_launcher::{EngineRegistration, EngineType, LaunchError};
 use kumiho_thrift::cli::*;
-use kumiho_thrift::server::{method_not_allowed, serve_http1, text_response};
+use kumiho_thrift::server::{method_not_allowed, serve_http1, text_response, ConnectionObserver};
 use kumiho_thrift::service::{CallContext, CliService, Reply, Transport};
 use prometheus_client::encoding::prometheus_text;
 use prometheus_client::encoding::EncodeLabelSet;
@@ -194,6 +194,25 @@ fn launch_histogram() -> Histogram {
     Histogram::new(LAUNCH_BUCKETS)
 }
 
+/// The `http` series of `connections` and `connections_open`. An HTTP client's calls come
+/// on any of its connections (keep-alive or not), so every connection counts, where a
+/// binary connection counts from its first session.
+struct HttpConnections {
+    opened: Counter,
+    open: Gauge,
+}
+
+impl ConnectionObserver for HttpConnections {
+    fn opened(&self) {
+        self.opened.inc();
+        self.open.inc();
+    }
+
+    fn closed(&self) {
+        self.open.dec();
+    }
+}
+
 /// The gateway's metrics: the registry Prometheus reads, and handles on its series.
 pub struct Metrics {
     registry: Registry,
@@ -203,6 +222,8 @@ pub struct Metrics {
     rpc_errors: Vec<Counter>,
     binary_connections: Counter,
     connections_open: Family<FrontendLabels, Gauge>,
+    /// The Thrift HTTP port's connections, told by its server as they open and close.
+    http_connections: Arc<HttpConnections>,
     /// Binary connections that opened a session and have not closed yet.
     open_binary_connections: DashSet<u64>,
     sessions_opened: Family<SessionLabels, Counter>,
@@ -286,13 +307,19 @@ impl Metrics {
             connections.get_or_create_owned(&FrontendLabels { frontend: "binary" });
         registry.register(
             "connections",
-            "Client connections opened (binary: TCP connections that opened a session)",
-            connections,
+            "Client connections opened (binary: TCP connections that opened a session; \
+             http: TCP connections to the Thrift HTTP port)",
+            connections.clone(),
         );
         let connections_open = Family::<FrontendLabels, Gauge>::default();
+        let http_connections = Arc::new(HttpConnections {
+            opened: connections.get_or_create_owned(&FrontendLabels { frontend: "http" }),
+            open: connections_open.get_or_create_owned(&FrontendLabels { frontend: "http" }),
+        });
         registry.register(
             "connections_open",
-            "Client connections open now (binary: TCP connections that opened a session)",
+            "Client connections open now (binary: TCP connections that opened a session; \
+             http: TCP connections to the Thrift HTTP port)",
             connections_open.clone(),
         );
         let sessions_opened = Family::<SessionLabels, Counter>::default();
@@ -376,6 +403,7 @@ impl Metrics {
             rpc_errors,
             binary_connections,
             connections_open,
+            http_connections,
             open_binary_connections: DashSet::new(),
             sessions_opened,
             sessions_open,
@@ -417,6 +445,11 @@ impl Metrics {
     /// A binary connection ended.
     pub fn connection_closed(&self, connection_id: u64) {
         self.open_binary_connections.remove(&connection_id);
+    }
+
+    /// What the Thrift HTTP server tells of its connections.
+    pub fn http_connections(&self) -> Arc<dyn ConnectionObserver> {
+        self.http_connections.clone()
     }
 
     /// A client operation was created.

@@ -179,6 +179,7 @@ pub async fn start(mut config: ServerConfig) -> Result<RunningGateway, String> {
         max_message_size: config.max_message_size,
         http_path: config.http_path.trim_matches('/').to_owned(),
         cookie_secret,
+        http_connections: Some(sessions.metrics.http_connections()),
     });
     let mut tasks = vec![
         (

@@ -45,6 +45,16 @@ pub struct ServerOptions {
     /// behind one name so that each accepts the others' cookies; `None`: a random key, good
     /// for this process only. Never printed.
     pub cookie_secret: Option<String>,
+    /// Told when each HTTP connection opens and closes (the gateway's connection metrics;
+    /// the binary port's connections reach the service through
+    /// [`CliService::connection_closed`](crate::service::CliService::connection_closed)).
+    pub http_connections: Option<Arc<dyn ConnectionObserver>>,
+}
+
+/// Follows a server's connections as they open and close.
+pub trait ConnectionObserver: Send + Sync {
+    fn opened(&self);
+    fn closed(&self);
 }
 
 impl Default for ServerOptions {
@@ -56,6 +66,7 @@ impl Default for ServerOptions {
             max_message_size: DEFAULT_MAX_MESSAGE_SIZE,
             http_path: "cliservice".into(),
             cookie_secret: None,
+            http_connections: None,
         }
     }
 }

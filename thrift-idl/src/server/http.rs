@@ -22,7 +22,7 @@ use tokio_util::task::TaskTracker;
 use tracing::Instrument;
 
 use super::cookie::CookieSigner;
-use super::{accept, next_connection_id, ServerOptions};
+use super::{accept, next_connection_id, ConnectionObserver, ServerOptions};
 use crate::codec;
 use crate::dispatch::dispatch;
 use crate::service::{CallContext, CliService, Transport};
@@ -44,7 +44,8 @@ pub async fn serve_http<S: CliService>(
         service,
         options,
     });
-    serve_http1(listener, shutdown, "thrift", move |req, peer| {
+    let observer = endpoint.options.http_connections.clone();
+    serve_observed(listener, shutdown, "thrift", observer, move |req, peer| {
         let endpoint = endpoint.clone();
         async move { endpoint.handle(req, peer).await }
     })
@@ -65,13 +66,30 @@ pub async fn serve_http1<R, F>(
     R: Fn(Request<Incoming>, SocketAddr) -> F + Clone + Send + Sync + 'static,
     F: Future<Output = Response<Full<Bytes>>> + Send + 'static,
 {
+    serve_observed(listener, shutdown, endpoint, None, respond).await
+}
+
+/// [`serve_http1`], telling `observer` (if any) of each connection's start and end.
+async fn serve_observed<R, F>(
+    listener: TcpListener,
+    shutdown: CancellationToken,
+    endpoint: &'static str,
+    observer: Option<Arc<dyn ConnectionObserver>>,
+    respond: R,
+) where
+    R: Fn(Request<Incoming>, SocketAddr) -> F + Clone + Send + Sync + 'static,
+    F: Future<Output = Response<Full<Bytes>>> + Send + 'static,
+{
     let tracker = TaskTracker::new();
     while let Some((stream, peer)) = accept(&listener, &shutdown).await {
         let respond = respond.clone();
         let shutdown = shutdown.clone();
         let span = tracing::info_span!("http_connection", endpoint, %peer);
+        let observed = observer.clone().map(Observed::new);
         tracker.spawn(
             async move {
+                // Ends the connection for the observer however the task ends.
+                let _observed = observed;
                 let handler = service_fn(move |req| {
                     let response = respond(req, peer);
                     async move { Ok::<_, Infallible>(response.await) }
@@ -96,6 +114,22 @@ pub async fn serve_http1<R, F>(
     }
     tracker.close();
     tracker.wait().await;
+}
+
+/// A connection an observer was told of; tells it of the end when dropped.
+struct Observed(Arc<dyn ConnectionObserver>);
+
+impl Observed {
+    fn new(observer: Arc<dyn ConnectionObserver>) -> Self {
+        observer.opened();
+        Self(observer)
+    }
+}
+
+impl Drop for Observed {
+    fn drop(&mut self) {
+        self.0.closed();
+    }
 }
 
 /// The state every request of an HTTP server shares.
