@@ -6,7 +6,9 @@ import pytest
 from gateway_fixtures import *  # noqa: F401,F403 (fixtures)
 from gateway_fixtures import DEFAULT_CLUSTER, open_session
 from harness.tcli import ttypes
+from harness import hive
 from harness.thrift_client import column_values
+from test_object_stores import CREDENTIALS, engine_env, s3_endpoint  # noqa: F401 (fixture)
 
 # Engines that stop when their session closes: the next session gets a fresh engine, as
 # after an idle timeout.
@@ -119,3 +121,35 @@ def test_partitions_databases_and_the_clusters_own_warehouse(kumiho, tmp_path):
     assert alice.query("SELECT count(*) FROM tpch.region") == [[5]]
     alice.close()
     bob.close()
+
+
+def test_a_warehouse_on_s3(start_own_engine, s3_endpoint, tmp_path):
+    """Two engines (PyHive clients) over one S3 warehouse: moto's S3 server."""
+    import boto3
+
+    s3 = boto3.client("s3", endpoint_url=s3_endpoint, region_name="us-east-1",
+                      aws_access_key_id=CREDENTIALS["AWS_ACCESS_KEY_ID"],
+                      aws_secret_access_key=CREDENTIALS["AWS_SECRET_ACCESS_KEY"])
+    s3.create_bucket(Bucket="warehouse")
+    flags = ("--warehouse", "s3://warehouse/wh/", "--tpch-scale", "0")
+    first = start_own_engine(*flags, env=engine_env(s3_endpoint))
+    second = start_own_engine(*flags, env=engine_env(s3_endpoint))
+    one, two = hive.connect(first), hive.connect(second)
+    try:
+        with one.cursor() as cursor:
+            cursor.execute("CREATE DATABASE sales")
+            cursor.execute("CREATE TABLE sales.t (id INT, v STRING) PARTITIONED BY (dt STRING)")
+            cursor.execute("INSERT INTO sales.t PARTITION (dt='a') VALUES (1, 'x'), (2, 'y')")
+            cursor.execute("INSERT OVERWRITE TABLE sales.t PARTITION (dt='a') VALUES (3, 'z')")
+        keys = sorted(o["Key"] for o in s3.list_objects_v2(Bucket="warehouse")["Contents"])
+        assert "wh/sales.db/t/.kumiho-table" in keys, keys
+        assert [k for k in keys if k.startswith("wh/sales.db/t/dt=a/")], keys
+        assert not [k for k in keys if ".staging" in k], keys
+        assert hive.query(two, "SELECT id, v, dt FROM sales.t")[2] == [(3, "z", "a")]
+        with two.cursor() as cursor:
+            cursor.execute("DROP DATABASE sales CASCADE")
+        left = s3.list_objects_v2(Bucket="warehouse").get("Contents", [])
+        assert left == [], left
+    finally:
+        one.close()
+        two.close()

@@ -140,12 +140,21 @@ impl Warehouse {
             mode,
             ..Default::default()
         };
+        let bytes_again = bytes.clone();
         match store
             .put_opts(&object_path(url), PutPayload::from(bytes), options)
             .await
         {
             Ok(_) => Ok(true),
             Err(object_store::Error::AlreadyExists { .. }) if create_only => Ok(false),
+            // A store without conditional writes: look, then write (two engines creating
+            // the same name at the same moment may then both succeed, the last one winning).
+            Err(object_store::Error::NotImplemented { .. }) if create_only => {
+                if self.read(url).await?.is_some() {
+                    return Ok(false);
+                }
+                Box::pin(self.write(url, bytes_again, false)).await
+            }
             Err(e) => Err(store_error(e)),
         }
     }
