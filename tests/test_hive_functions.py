@@ -46,6 +46,8 @@ FUNCTIONS = {
     # OUTER, one with.
     "SELECT count(*) AS c, sum(v.x) AS s FROM (SELECT 1 AS id UNION ALL SELECT 2 AS id) p LEFT JOIN (SELECT 1 AS id, array(10, 20) AS xs) t ON p.id = t.id LATERAL VIEW explode(t.xs) v AS x": ["2", "30"],
     "SELECT count(*) AS c, sum(v.x) AS s FROM (SELECT 1 AS id UNION ALL SELECT 2 AS id) p LEFT JOIN (SELECT 1 AS id, array(10, 20) AS xs) t ON p.id = t.id LATERAL VIEW OUTER explode(t.xs) v AS x": ["3", "30"],
+    # Hive names the columns pos and val, Spark pos and col.
+    "SELECT posexplode(array('a', 'b'))": ["0", "a"],
 }
 # Hive and Spark disagree here, or Spark spells it differently: Hive's answers only.
 HIVE_ONLY = {
@@ -54,6 +56,8 @@ HIVE_ONLY = {
     # java.util.Random(42)'s first number, as Hive's rand(42); Spark draws from another
     # generator.
     "SELECT rand(42) AS r": ["0.7275636800328681"],
+    # Spark's VARCHAR(n) in a CAST is any string.
+    "SELECT CAST('abcdef' AS VARCHAR(3)) AS v": ["abc"],
 }
 
 

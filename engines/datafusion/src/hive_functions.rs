@@ -16,7 +16,7 @@
 //! - `strings`: `concat`, `substr`, `split`, `regexp_extract`, `regexp_replace`, `locate`,
 //!   `get_json_object`, `sha2`, `space`.
 //! - `collections`: `size`, `sort_array`, `collect_list`, `collect_set`.
-//! - `math`: `pmod`.
+//! - `math`: `pmod`, `rand(seed)` (Hive's `java.util.Random` numbers).
 //! - `usage`: what `DESCRIBE FUNCTION` says of each.
 //!
 //! Plus Hive's names for DataFusion's functions ([`ALIASES`]).

@@ -22,11 +22,15 @@
 //!   decimal string is truncated and a number out of range wraps ([`HiveIntegerCasts`]).
 //! - String literals take Hive's backslash escapes (`'\\d'` is `\d`, `'\t'` a tab), so
 //!   regexes written for Hive mean the same ([`hive_unescape`]).
+//! - `"text"` is a string, as in Hive, where DataFusion reads a quoted identifier; backquotes
+//!   still name a column ([`rewrite_text`], [`rewrite`]).
+//! - `CAST(x AS VARCHAR(n))` keeps the first `n` characters.
 //! - `GROUP BY a WITH ROLLUP|WITH CUBE`, `GROUP BY a GROUPING SETS (...)`, which DataFusion
 //!   parses and then ignores the modifier of ([`group_by_modifiers`]); `SORT BY`,
 //!   `CLUSTER BY`, `DISTRIBUTE BY`, which it refuses ([`sort_by_as_order_by`]).
-//! - `explode(array)` in a select list, and `LATERAL VIEW explode(array) view AS column`
-//!   over one table: DataFusion's `unnest` ([`LateralViews`]).
+//! - `explode(array)` and `posexplode(array)` in a select list, and
+//!   `LATERAL VIEW explode(array) view AS column` over a table or a join: DataFusion's
+//!   `unnest` ([`LateralViews`]).
 
 use std::ops::ControlFlow;
 use std::sync::Arc;
