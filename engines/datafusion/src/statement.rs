@@ -331,10 +331,14 @@ pub async fn run_command(session: &Session, command: &HiveCommand) -> Result<Exe
         HiveCommand::DescribeDatabase(name) => {
             database_schema(session, Some(name))?;
             let empty = || vec![String::new()];
+            let (comment, location) =
+                warehouse::commands::database_details(session.context(), name)
+                    .await
+                    .unwrap_or_default();
             string_columns(vec![
                 ("db_name", vec![name.clone()]),
-                ("comment", empty()),
-                ("location", empty()),
+                ("comment", vec![comment]),
+                ("location", vec![location]),
                 ("owner_name", empty()),
                 ("owner_type", empty()),
                 ("parameters", empty()),

@@ -587,6 +587,17 @@ async fn data_files(warehouse: &Warehouse, dir: &Url) -> Result<Vec<Path>> {
         .collect())
 }
 
+/// A warehouse database's comment and location, for DESCRIBE DATABASE.
+pub async fn database_details(context: &SessionContext, name: &str) -> Option<(String, String)> {
+    let warehouse = warehouse_of(context)?;
+    let meta = warehouse.database_meta(name).await.ok()??;
+    let location = match &meta.location {
+        Some(location) => location.clone(),
+        None => warehouse.database_dir(name).to_string(),
+    };
+    Some((meta.comment.unwrap_or_default(), location))
+}
+
 /// A warehouse table's metadata for DESCRIBE and SHOW CREATE TABLE, None for any other.
 pub async fn table_meta(
     context: &SessionContext,

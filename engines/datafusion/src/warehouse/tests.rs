@@ -109,6 +109,13 @@ async fn databases_are_directories() {
     let session = open(&engine);
     ok(&engine, &session, "CREATE DATABASE sales COMMENT 'money'").await;
     assert!(dir.path().join("sales.db").is_dir());
+    let described = lines(&engine, &session, "DESCRIBE DATABASE sales")
+        .await
+        .join("\n");
+    assert!(
+        described.contains("money") && described.contains("sales.db"),
+        "{described}"
+    );
     ok(
         &engine,
         &session,
