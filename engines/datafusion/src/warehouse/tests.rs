@@ -369,3 +369,88 @@ async fn hive_types_round_trip_through_the_metadata() {
         .join("\n");
     assert!(row.contains("3.25") && row.contains("2024-01-02"), "{row}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn statement_variants() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = engine_at(dir.path()).await;
+    let s = open(&engine);
+    ok(
+        &engine,
+        &s,
+        "CREATE TABLE c (a INT, b STRING) STORED AS CSV",
+    )
+    .await;
+    ok(&engine, &s, "INSERT INTO c (b, a) VALUES ('one', 1)").await;
+    ok(&engine, &s, "INSERT INTO c (a) VALUES (2)").await;
+    assert_eq!(
+        lines(&engine, &s, "SELECT a, b FROM c ORDER BY a").await[3..5],
+        ["| 1 | one |", "| 2 |     |"]
+    );
+    ok(
+        &engine,
+        &s,
+        "CREATE TABLE IF NOT EXISTS j USING json AS SELECT * FROM c",
+    )
+    .await;
+    ok(
+        &engine,
+        &s,
+        "INSERT OVERWRITE TABLE j SELECT a + 10, b FROM c",
+    )
+    .await;
+    assert_eq!(
+        lines(&engine, &s, "SELECT sum(a) AS n FROM j").await[3],
+        "| 23 |"
+    );
+    assert!(data_files(&dir.path().join("j"))
+        .iter()
+        .all(|f| f.ends_with(".json")));
+    ok(
+        &engine,
+        &s,
+        "CREATE TABLE pc PARTITIONED BY (r) AS SELECT r_name AS name, r_regionkey AS r FROM tpch.region",
+    )
+    .await;
+    assert_eq!(data_files(&dir.path().join("pc")).len(), 5);
+    assert_eq!(
+        lines(&engine, &s, "SELECT name FROM pc WHERE r = 0").await[3],
+        "| AFRICA |"
+    );
+    let wrong = error(&engine, &s, "INSERT INTO c VALUES (1, 'a', 'b')")
+        .await
+        .to_string();
+    assert!(
+        wrong.contains("3 columns") && wrong.contains("takes 2"),
+        "{wrong}"
+    );
+    let wrong = error(
+        &engine,
+        &s,
+        "INSERT INTO c PARTITION (x='1') VALUES (1, 'a')",
+    )
+    .await
+    .to_string();
+    assert!(wrong.contains("not partitioned"), "{wrong}");
+    let wrong = error(
+        &engine,
+        &s,
+        "CREATE TABLE q (a INT) PARTITIONED BY (a STRING)",
+    )
+    .await
+    .to_string();
+    assert!(
+        wrong.contains("both a column and a partition column"),
+        "{wrong}"
+    );
+    // A failed CTAS leaves nothing behind.
+    assert!(error(
+        &engine,
+        &s,
+        "CREATE TABLE bad AS SELECT CAST(x AS INT) FROM c"
+    )
+    .await
+    .to_string()
+    .contains('x'));
+    assert!(!dir.path().join("bad").exists());
+}
