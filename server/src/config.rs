@@ -151,6 +151,15 @@ pub struct ServerConfig {
     /// same one. Default: with `ha-addresses`, a secret kept in the HA ensemble
     /// (`/{ha-namespace}_secret`); alone, a random key per process. Never logged.
     pub cookie_secret: Option<Secret>,
+    /// TLS certificate chain, PEM: the gateway's certificate first, then its intermediates.
+    /// With `ssl-key-file` the binary, HTTP and REST ports take TLS only (HiveServer2's
+    /// `hive.server2.use.SSL`; Kyuubi's `kyuubi.frontend.ssl.keystore.path`, which takes a Java
+    /// keystore: README says how to convert one); the metrics port stays plaintext. Both files
+    /// are read again when they change (certificate rotation without a restart).
+    pub ssl_cert_file: Option<PathBuf>,
+    /// Private key of `ssl-cert-file`, PEM, unencrypted (PKCS#8, RSA or EC): Kyuubi's keystore
+    /// and key passwords have no counterpart, so protect the file (mode 0600). Never logged.
+    pub ssl_key_file: Option<PathBuf>,
 }
 
 /// How clients prove who they are.
@@ -269,6 +278,8 @@ impl Default for ServerConfig {
             ha_transport_mode: HaTransportMode::Binary,
             advertised_host: None,
             cookie_secret: None,
+            ssl_cert_file: None,
+            ssl_key_file: None,
         }
     }
 }
@@ -417,6 +428,12 @@ pub struct Cli {
     /// Shared secret for the HTTP auth cookie (use the environment: flags show in `ps`).
     #[arg(long, env = "KUMIHO_COOKIE_SECRET", hide_env_values = true)]
     pub cookie_secret: Option<String>,
+    /// TLS certificate chain (PEM) for the binary, HTTP and REST ports [default: none, plaintext].
+    #[arg(long)]
+    pub ssl_cert_file: Option<PathBuf>,
+    /// Private key (PEM, unencrypted) of `--ssl-cert-file` [default: none, plaintext].
+    #[arg(long)]
+    pub ssl_key_file: Option<PathBuf>,
 }
 
 impl Cli {
@@ -508,6 +525,12 @@ impl Cli {
         }
         if let Some(secret) = self.cookie_secret {
             config.cookie_secret = Some(Secret(secret));
+        }
+        if self.ssl_cert_file.is_some() {
+            config.ssl_cert_file = self.ssl_cert_file;
+        }
+        if self.ssl_key_file.is_some() {
+            config.ssl_key_file = self.ssl_key_file;
         }
         config.validate()?;
         Ok(config)
@@ -680,6 +703,17 @@ impl ServerConfig {
                 "cookie-secret is shorter than 16 characters; use a long random secret".to_owned(),
             );
         }
+        match (&self.ssl_cert_file, &self.ssl_key_file) {
+            (Some(_), None) => return Err(
+                "ssl-cert-file is set without ssl-key-file; TLS needs both (PEM), plaintext neither"
+                    .to_owned(),
+            ),
+            (None, Some(_)) => return Err(
+                "ssl-key-file is set without ssl-cert-file; TLS needs both (PEM), plaintext neither"
+                    .to_owned(),
+            ),
+            _ => {}
+        }
         tracing_subscriber::EnvFilter::try_new(&self.log_level)
             .map_err(|e| format!("log-level `{}` is not a valid filter: {e}", self.log_level))?;
         Ok(())
@@ -695,7 +729,12 @@ mod tests {
         use clap::CommandFactory;
         // Defaults the help states in words, or that the LDAP client applies when a key is
         // unset (the setting itself stays empty).
-        let stated_in_words = ["engine-session-opens", "engine-binary"];
+        let stated_in_words = [
+            "engine-session-opens",
+            "engine-binary",
+            "ssl-cert-file",
+            "ssl-key-file",
+        ];
         let applied_by_ldap = [
             "ldap-guid-key",
             "ldap-group-membership-key",
@@ -966,6 +1005,40 @@ mod tests {
             error("authentication: FILE\npassword-file: /p\nldap-domain: d\n")
                 .contains("ldap-domain is set but authentication is FILE")
         );
+    }
+
+    #[test]
+    fn tls_takes_a_certificate_and_a_key_together() {
+        assert_eq!(ServerConfig::default().ssl_cert_file, None);
+        let cli = Cli::try_parse_from([
+            "kumiho",
+            "--ssl-cert-file",
+            "/etc/kumiho/tls/chain.pem",
+            "--ssl-key-file",
+            "/etc/kumiho/tls/key.pem",
+        ])
+        .unwrap();
+        let config = cli.into_config().unwrap();
+        assert_eq!(
+            config.ssl_cert_file.as_deref(),
+            Some(Path::new("/etc/kumiho/tls/chain.pem"))
+        );
+        assert_eq!(
+            config.ssl_key_file.as_deref(),
+            Some(Path::new("/etc/kumiho/tls/key.pem"))
+        );
+        let file = ServerConfig::from_yaml("ssl-cert-file: c.pem\nssl-key-file: k.pem\n").unwrap();
+        assert_eq!(file.validate(), Ok(()));
+        let alone = ServerConfig::from_yaml("ssl-cert-file: c.pem\n").unwrap();
+        assert!(alone
+            .validate()
+            .unwrap_err()
+            .contains("without ssl-key-file"));
+        let alone = ServerConfig::from_yaml("ssl-key-file: k.pem\n").unwrap();
+        assert!(alone
+            .validate()
+            .unwrap_err()
+            .contains("without ssl-cert-file"));
     }
 
     #[test]

@@ -4,7 +4,9 @@
 //! `/NS`, picks a child at random and reads its data, `key=value` pairs separated by `;`
 //! (Hive JDBC 2.3's `ZooKeeperHiveClientHelper`: it reads the bind host, the port, the
 //! transport mode, the HTTP path and port, and NOSASL among the authentication values; we
-//! write NONE, or CUSTOM when passwords are checked). The
+//! write NONE, or CUSTOM when passwords are checked; and `hive.server2.use.SSL`, which it
+//! copies to the URL's `ssl` unless the URL sets it: we write `true` when the frontends
+//! serve TLS, so that a client finding the gateway this way connects with TLS). The
 //! node is `/NS/serverUri=host:port;version=V;sequence=NNNNNNNNNN`, Kyuubi's and HiveServer2's
 //! name. It lives with the gateway's ZooKeeper session; when that session expires (the
 //! ensemble lost it, or was wiped) a new session registers again, and a node deleted by
@@ -67,6 +69,8 @@ pub struct Advertised {
     pub version: String,
     /// Whether clients must send a password the gateway checks (authentication FILE).
     pub checks_passwords: bool,
+    /// Whether the frontends serve TLS (`ssl-cert-file`).
+    pub use_ssl: bool,
 }
 
 impl Advertised {
@@ -112,6 +116,11 @@ impl Advertised {
             "NONE"
         };
         pairs.push(("hive.server2.authentication", authentication.to_owned()));
+        // Hive JDBC sets the URL's `ssl` from it (unless the URL sets `ssl`); the trust store
+        // still comes from the URL (`sslTrustStore`), else the JVM's default.
+        if self.use_ssl {
+            pairs.push(("hive.server2.use.SSL", "true".to_owned()));
+        }
         pairs
             .iter()
             .map(|(key, value)| format!("{key}={value}"))
@@ -381,6 +390,7 @@ mod tests {
             transport,
             version: "0.1.0".to_owned(),
             checks_passwords: false,
+            use_ssl: false,
         }
     }
 
@@ -403,6 +413,23 @@ mod tests {
         assert!(checked
             .node_data()
             .ends_with(";hive.server2.authentication=CUSTOM"));
+    }
+
+    #[test]
+    fn tls_registrations_tell_hive_jdbc_to_use_ssl() {
+        for transport in [HaTransportMode::Binary, HaTransportMode::Http] {
+            let plain = advertised(transport);
+            assert!(!plain.node_data().contains("use.SSL"));
+            let tls = Advertised {
+                use_ssl: true,
+                ..plain
+            };
+            assert!(
+                tls.node_data().ends_with(";hive.server2.use.SSL=true"),
+                "{}",
+                tls.node_data()
+            );
+        }
     }
 
     #[test]

@@ -51,7 +51,9 @@ use hyper::header::{self, HeaderValue};
 use hyper::{Method, Request, Response, StatusCode};
 use kumiho_engine_launcher::batch::BatchType;
 use kumiho_thrift::auth::Authenticator;
-use kumiho_thrift::server::{basic_credentials, method_not_allowed, serve_http1, text_response};
+use kumiho_thrift::server::{
+    basic_credentials, method_not_allowed, serve_http1_tls, text_response, ServerTls,
+};
 use serde::Serialize;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
@@ -86,14 +88,15 @@ pub struct RestApi {
 }
 
 /// Serves the API on `listener` until `shutdown`; sessions and operations when `sessions`
-/// is given.
+/// is given; HTTPS with `tls`.
 pub async fn serve(
     listener: TcpListener,
     api: Arc<RestApi>,
     sessions: Option<Arc<SessionsApi>>,
+    tls: Option<Arc<ServerTls>>,
     shutdown: CancellationToken,
 ) {
-    serve_http1(listener, shutdown, "rest", move |req, peer| {
+    serve_http1_tls(listener, tls, shutdown, "rest", move |req, peer| {
         let api = api.clone();
         let sessions = sessions.clone();
         async move { api.respond_with(sessions.as_deref(), req, peer).await }

@@ -17,7 +17,7 @@ use std::time::Duration;
 
 use kumiho_engine_launcher::{DataFusionBuilder, HostGroupProvider, Launcher, SparkBuilder};
 use kumiho_thrift::auth::{AnyPassword, Authenticator};
-use kumiho_thrift::server::{serve_binary, serve_http, ServerOptions};
+use kumiho_thrift::server::{serve_binary, serve_http, ServerOptions, ServerTls};
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
@@ -86,6 +86,15 @@ pub async fn start(mut config: ServerConfig) -> Result<RunningGateway, String> {
             Arc::new(LdapAuthenticator::new(LdapSettings::from_config(&config)?))
         }
         _ => Arc::new(AnyPassword),
+    };
+    // TLS for the binary, HTTP and REST frontends: a bad certificate or key stops the start.
+    let tls = match (&config.ssl_cert_file, &config.ssl_key_file) {
+        (Some(cert_file), Some(key_file)) => {
+            let tls = ServerTls::load(cert_file, key_file)
+                .map_err(|e| format!("{e} (ssl-cert-file, ssl-key-file)"))?;
+            Some(Arc::new(tls))
+        }
+        _ => None,
     };
     let (clusters, report) = ClusterRegistry::load(&config.cluster_configs)?;
     watcher::log_report(&report);
@@ -180,6 +189,7 @@ pub async fn start(mut config: ServerConfig) -> Result<RunningGateway, String> {
         http_path: config.http_path.trim_matches('/').to_owned(),
         cookie_secret,
         http_connections: Some(sessions.metrics.http_connections()),
+        tls: tls.clone(),
     });
     let mut tasks = vec![
         (
@@ -209,10 +219,11 @@ pub async fn start(mut config: ServerConfig) -> Result<RunningGateway, String> {
             rest_instance.clone().unwrap_or_default(),
         ));
         let shutdown = frontends.clone();
+        let tls = tls.clone();
         tasks.push((
             "rest frontend",
             spawn_frontend("rest", async move {
-                crate::rest::serve(listener, api, Some(statements), shutdown).await;
+                crate::rest::serve(listener, api, Some(statements), tls, shutdown).await;
                 Ok(())
             }),
         ));
@@ -240,6 +251,7 @@ pub async fn start(mut config: ServerConfig) -> Result<RunningGateway, String> {
                 transport: config.ha_transport_mode,
                 version: env!("CARGO_PKG_VERSION").to_owned(),
                 checks_passwords: config.authentication.checks_passwords(),
+                use_ssl: tls.is_some(),
             };
             let registering = GatewayRegistration::start(
                 client,
@@ -265,8 +277,15 @@ pub async fn start(mut config: ServerConfig) -> Result<RunningGateway, String> {
         }
     };
     let metrics = metrics_addr.map(crate::metrics::describe);
-    let rest = rest_addr.map(crate::rest::describe);
-    tracing::info!(%binary_addr, %http_addr, http_path = %config.http_path, metrics = metrics.as_deref().unwrap_or("off"), rest = rest.as_deref().unwrap_or("off"), work_dir = %config.work_dir.display(), "kumiho gateway started");
+    let rest = rest_addr.map(crate::rest::describe).map(|rest| match &tls {
+        Some(_) => rest.replacen("http://", "https://", 1),
+        None => rest,
+    });
+    let tls_status = match &tls {
+        Some(tls) => format!("on (binary, http, rest; {})", tls.cert_file().display()),
+        None => "off".to_owned(),
+    };
+    tracing::info!(%binary_addr, %http_addr, http_path = %config.http_path, metrics = metrics.as_deref().unwrap_or("off"), rest = rest.as_deref().unwrap_or("off"), tls = %tls_status, work_dir = %config.work_dir.display(), "kumiho gateway started");
     Ok(RunningGateway {
         binary_addr,
         http_addr,

@@ -1,5 +1,7 @@
 //! Serving [`CliService`] to clients: the binary port (SASL PLAIN and NOSASL on one port)
-//! and the HTTP port, with the options they share.
+//! and the HTTP port, with the options they share, each in plaintext or under TLS
+//! ([`ServerTls`]: TLS first, then SASL or NOSASL inside on the binary port; HTTPS on the HTTP
+//! port).
 //!
 //! Both servers stop accepting when their shutdown token is cancelled, let calls in flight
 //! finish and connections close, and return once every connection has ended.
@@ -21,11 +23,14 @@ use crate::codec::DEFAULT_MAX_MESSAGE_SIZE;
 mod binary;
 mod cookie;
 mod http;
+mod tls;
 
 pub use binary::{serve_binary, serve_local};
 pub use http::{
-    basic_credentials, method_not_allowed, serve_http, serve_http1, text as text_response,
+    basic_credentials, method_not_allowed, serve_http, serve_http1, serve_http1_tls,
+    text as text_response,
 };
+pub use tls::{ServerTls, RELOAD_CHECK as TLS_RELOAD_CHECK};
 
 /// What a server accepts, shared by its connections.
 #[derive(Clone)]
@@ -49,6 +54,9 @@ pub struct ServerOptions {
     /// the binary port's connections reach the service through
     /// [`CliService::connection_closed`](crate::service::CliService::connection_closed)).
     pub http_connections: Option<Arc<dyn ConnectionObserver>>,
+    /// TLS on the binary (TCP) and HTTP ports; `None`: plaintext. A local socket
+    /// ([`serve_local`]) is never under TLS.
+    pub tls: Option<Arc<ServerTls>>,
 }
 
 /// Follows a server's connections as they open and close.
@@ -67,6 +75,7 @@ impl Default for ServerOptions {
             http_path: "cliservice".into(),
             cookie_secret: None,
             http_connections: None,
+            tls: None,
         }
     }
 }
@@ -79,6 +88,7 @@ impl std::fmt::Debug for ServerOptions {
             .field("max_message_size", &self.max_message_size)
             .field("http_path", &self.http_path)
             .field("cookie_secret", &self.cookie_secret.as_ref().map(|_| "***"))
+            .field("tls", &self.tls.as_ref().map(|tls| tls.cert_file()))
             .finish_non_exhaustive()
     }
 }

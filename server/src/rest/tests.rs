@@ -953,6 +953,7 @@ async fn gateways_sharing_a_work_directory_serve_each_others_batches() {
             instance_listener,
             api.clone(),
             None,
+            None,
             shutdown.clone(),
         ));
         (instance, api, shutdown, server)

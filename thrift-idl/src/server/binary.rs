@@ -1,5 +1,6 @@
 //! The binary port: SASL PLAIN and NOSASL clients on one listener, told apart by the first
-//! byte of each connection.
+//! byte of each connection; under TLS when the options hold a [`ServerTls`] (TLS first, then
+//! SASL or NOSASL inside, as HiveServer2's `hive.server2.use.SSL`).
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -15,7 +16,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tracing::Instrument;
 
-use super::{accept, next_connection_id, Listener, ServerOptions};
+use super::{accept, next_connection_id, Listener, ServerOptions, ServerTls};
 use crate::codec::{self, exception_kind};
 use crate::connection::{Connection, Framing};
 use crate::dispatch::{dispatch, Outgoing};
@@ -32,13 +33,20 @@ use crate::service::{CallContext, CliService, Transport};
 ///
 /// [`CliService::connection_closed`] runs once for every connection that reached the
 /// service (NOSASL, or SASL after authentication), however it ends.
+///
+/// With `options.tls` every connection must open with a TLS handshake, inside which the
+/// protocol is the same; a plaintext client is answered (a SASL ERROR frame, or a Thrift
+/// exception for NOSASL) that the port requires TLS, and closed.
 pub async fn serve_binary<S: CliService>(
     listener: TcpListener,
     service: Arc<S>,
     options: Arc<ServerOptions>,
     shutdown: CancellationToken,
 ) -> std::io::Result<()> {
-    serve_listener(listener, service, options, shutdown).await
+    match options.tls.clone() {
+        None => serve_listener(listener, service, options, shutdown).await,
+        Some(tls) => serve_tls(listener, tls, service, options, shutdown).await,
+    }
 }
 
 /// [`serve_binary`] on a local socket (in Linux's abstract namespace, see [`crate::stream`]),
@@ -75,6 +83,54 @@ async fn serve_listener<S: CliService, L: Listener>(
     tracker.close();
     tracker.wait().await;
     Ok(())
+}
+
+/// [`serve_listener`] with a TLS handshake on each connection before its first byte is read.
+async fn serve_tls<S: CliService>(
+    listener: TcpListener,
+    tls: Arc<ServerTls>,
+    service: Arc<S>,
+    options: Arc<ServerOptions>,
+    shutdown: CancellationToken,
+) -> std::io::Result<()> {
+    let tracker = TaskTracker::new();
+    while let Some((stream, peer)) = accept(&listener, &shutdown).await {
+        let id = next_connection_id();
+        let span = tracing::info_span!("connection", %peer, id, tls = true);
+        let (tls, service, options, shutdown) = (
+            tls.clone(),
+            service.clone(),
+            options.clone(),
+            shutdown.clone(),
+        );
+        let handler = async move {
+            if let Some(stream) = tls.accept(stream, plaintext_answer, &shutdown).await {
+                handle(stream, peer, id, service, options, shutdown).await;
+            }
+        };
+        tracker.spawn(handler.instrument(span));
+    }
+    tracker.close();
+    tracker.wait().await;
+    Ok(())
+}
+
+/// What a plaintext client on the TLS binary port is told: a SASL ERROR frame for a SASL
+/// client (Hive JDBC shows it as "Peer indicated failure: ..."), a Thrift exception for a
+/// NOSASL one (the clients raise an exception reply whatever its name and seqid).
+fn plaintext_answer(first_byte: u8) -> Option<Vec<u8>> {
+    const MESSAGE: &str =
+        "this port requires TLS: connect with TLS (JDBC: ;ssl=true;sslTrustStore=...; \
+                           PyHive/impyla: use_ssl=True)";
+    match first_byte {
+        sasl::status::START => Some(sasl::encode_frame(sasl::status::ERROR, MESSAGE.as_bytes())),
+        0x80 | 0x00 => Some(
+            Outgoing::exception("", 0, exception_kind::PROTOCOL_ERROR, MESSAGE)
+                .to_bytes()
+                .to_vec(),
+        ),
+        _ => None,
+    }
 }
 
 /// Runs one connection to its end and tells the service it ended.
@@ -136,9 +192,15 @@ async fn handle<S: CliService, T: AsyncRead + AsyncWrite + Unpin>(
                 refuse_nosasl(&mut conn).await
             }
         }
+        0x16 => Err(WireError::Malformed(
+            "the connection starts with a TLS handshake (0x16) but this port does not serve \
+             TLS: connect without it (JDBC: drop ;ssl=true), or start the server with a \
+             certificate"
+                .into(),
+        )),
         other => Err(WireError::Malformed(format!(
             "the connection starts with byte {other:#04x}, neither SASL (0x01) nor \
-             TBinaryProtocol (0x80); is this an HTTP or TLS client on the binary port?"
+             TBinaryProtocol (0x80); is this an HTTP client on the binary port?"
         ))),
     };
     match result {

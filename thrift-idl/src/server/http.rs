@@ -1,5 +1,6 @@
 //! The HTTP port: one TBinaryProtocol message per POST body and per reply, authenticated by
-//! HTTP Basic or by the auth cookie set on an earlier reply.
+//! HTTP Basic or by the auth cookie set on an earlier reply; HTTPS when the options hold a
+//! [`ServerTls`].
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -16,13 +17,14 @@ use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tracing::Instrument;
 
 use super::cookie::CookieSigner;
-use super::{accept, next_connection_id, ConnectionObserver, ServerOptions};
+use super::{accept, next_connection_id, ConnectionObserver, ServerOptions, ServerTls};
 use crate::codec;
 use crate::dispatch::dispatch;
 use crate::service::{CallContext, CliService, Transport};
@@ -31,7 +33,8 @@ use crate::service::{CallContext, CliService, Transport};
 const THRIFT_CONTENT_TYPE: &str = "application/x-thrift";
 
 /// Serves Thrift over HTTP/1.1 on `options.http_path` until `shutdown` is cancelled, then
-/// lets requests in flight finish and waits for the connections to close.
+/// lets requests in flight finish and waits for the connections to close. HTTPS with
+/// `options.tls`.
 pub async fn serve_http<S: CliService>(
     listener: TcpListener,
     service: Arc<S>,
@@ -45,10 +48,18 @@ pub async fn serve_http<S: CliService>(
         options,
     });
     let observer = endpoint.options.http_connections.clone();
-    serve_observed(listener, shutdown, "thrift", observer, move |req, peer| {
-        let endpoint = endpoint.clone();
-        async move { endpoint.handle(req, peer).await }
-    })
+    let tls = endpoint.options.tls.clone();
+    serve_observed(
+        listener,
+        tls,
+        shutdown,
+        "thrift",
+        observer,
+        move |req, peer| {
+            let endpoint = endpoint.clone();
+            async move { endpoint.handle(req, peer).await }
+        },
+    )
     .await;
     Ok(())
 }
@@ -66,12 +77,27 @@ pub async fn serve_http1<R, F>(
     R: Fn(Request<Incoming>, SocketAddr) -> F + Clone + Send + Sync + 'static,
     F: Future<Output = Response<Full<Bytes>>> + Send + 'static,
 {
-    serve_observed(listener, shutdown, endpoint, None, respond).await
+    serve_observed(listener, None, shutdown, endpoint, None, respond).await
 }
 
-/// [`serve_http1`], telling `observer` (if any) of each connection's start and end.
+/// [`serve_http1`], HTTPS when `tls` is given (the gateway's REST API).
+pub async fn serve_http1_tls<R, F>(
+    listener: TcpListener,
+    tls: Option<Arc<ServerTls>>,
+    shutdown: CancellationToken,
+    endpoint: &'static str,
+    respond: R,
+) where
+    R: Fn(Request<Incoming>, SocketAddr) -> F + Clone + Send + Sync + 'static,
+    F: Future<Output = Response<Full<Bytes>>> + Send + 'static,
+{
+    serve_observed(listener, tls, shutdown, endpoint, None, respond).await
+}
+
+/// [`serve_http1_tls`], telling `observer` (if any) of each connection's start and end.
 async fn serve_observed<R, F>(
     listener: TcpListener,
+    tls: Option<Arc<ServerTls>>,
     shutdown: CancellationToken,
     endpoint: &'static str,
     observer: Option<Arc<dyn ConnectionObserver>>,
@@ -86,27 +112,19 @@ async fn serve_observed<R, F>(
         let shutdown = shutdown.clone();
         let span = tracing::info_span!("http_connection", endpoint, %peer);
         let observed = observer.clone().map(Observed::new);
+        let tls = tls.clone();
         tracker.spawn(
             async move {
                 // Ends the connection for the observer however the task ends.
                 let _observed = observed;
-                let handler = service_fn(move |req| {
-                    let response = respond(req, peer);
-                    async move { Ok::<_, Infallible>(response.await) }
-                });
-                let conn = http1::Builder::new().serve_connection(TokioIo::new(stream), handler);
-                let mut conn = std::pin::pin!(conn);
-                let result = tokio::select! {
-                    result = conn.as_mut() => result,
-                    _ = shutdown.cancelled() => {
-                        conn.as_mut().graceful_shutdown();
-                        conn.await
+                match tls {
+                    None => serve_connection(stream, peer, respond, shutdown).await,
+                    Some(tls) => {
+                        if let Some(stream) = tls.accept(stream, plaintext_answer, &shutdown).await
+                        {
+                            serve_connection(stream, peer, respond, shutdown).await
+                        }
                     }
-                };
-                match result {
-                    Ok(()) => tracing::debug!("connection closed"),
-                    Err(e) if e.is_incomplete_message() => tracing::debug!("client hung up"),
-                    Err(e) => tracing::debug!(error = %e, "connection failed"),
                 }
             }
             .instrument(span),
@@ -114,6 +132,55 @@ async fn serve_observed<R, F>(
     }
     tracker.close();
     tracker.wait().await;
+}
+
+/// Serves HTTP/1.1 on one connection until it closes, or until `shutdown` and the end of the
+/// request in flight.
+async fn serve_connection<T, R, F>(
+    stream: T,
+    peer: SocketAddr,
+    respond: R,
+    shutdown: CancellationToken,
+) where
+    T: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+    R: Fn(Request<Incoming>, SocketAddr) -> F + Clone + Send + Sync + 'static,
+    F: Future<Output = Response<Full<Bytes>>> + Send + 'static,
+{
+    let handler = service_fn(move |req| {
+        let response = respond(req, peer);
+        async move { Ok::<_, Infallible>(response.await) }
+    });
+    let conn = http1::Builder::new().serve_connection(TokioIo::new(stream), handler);
+    let mut conn = std::pin::pin!(conn);
+    let result = tokio::select! {
+        result = conn.as_mut() => result,
+        _ = shutdown.cancelled() => {
+            conn.as_mut().graceful_shutdown();
+            conn.await
+        }
+    };
+    match result {
+        Ok(()) => tracing::debug!("connection closed"),
+        Err(e) if e.is_incomplete_message() => tracing::debug!("client hung up"),
+        // Not HTTP at all: most likely a TLS client on a port without TLS (hyper answers 400).
+        Err(e) if e.is_parse() => {
+            tracing::info!(error = %e, "a request that is not HTTP/1.1 (a TLS client on a port without TLS?); closed")
+        }
+        Err(e) => tracing::debug!(error = %e, "connection failed"),
+    }
+}
+
+/// What a plaintext client on an HTTPS port is told: a 400 it can show (as nginx answers).
+fn plaintext_answer(_first_byte: u8) -> Option<Vec<u8>> {
+    const BODY: &str = "this port speaks HTTPS: connect with https:// (JDBC: ;ssl=true)\n";
+    Some(
+        format!(
+            "HTTP/1.1 400 Bad Request\r\ncontent-type: text/plain; charset=utf-8\r\n\
+             content-length: {}\r\nconnection: close\r\n\r\n{BODY}",
+            BODY.len()
+        )
+        .into_bytes(),
+    )
 }
 
 /// A connection an observer was told of; tells it of the end when dropped.
