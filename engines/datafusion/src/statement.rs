@@ -267,6 +267,22 @@ pub async fn run_command(session: &Session, command: &HiveCommand) -> Result<Exe
                     ]
                 })
                 .collect();
+            // Spark's section of a partitioned table's partition columns.
+            if let Some(listing) = provider.downcast_ref::<ListingTable>() {
+                let partitions = &listing.options().table_partition_cols;
+                if !partitions.is_empty() {
+                    let row = |a: &str, b: &str| [a.to_owned(), b.to_owned(), String::new()];
+                    rows.push(row("# Partition Information", ""));
+                    rows.push([
+                        "# col_name".to_owned(),
+                        "data_type".to_owned(),
+                        "comment".to_owned(),
+                    ]);
+                    for (column, data_type) in partitions {
+                        rows.push(row(column, &types::type_string(data_type)));
+                    }
+                }
+            }
             if *detailed {
                 let name = qualified(session, table);
                 let detail =

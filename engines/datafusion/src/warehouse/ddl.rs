@@ -138,9 +138,11 @@ pub async fn recognise(context: &SessionContext, sql: &str) -> Result<Option<War
         if temporary || !words.eat("table") {
             return Ok(None);
         }
-        return create_table(&state, &mut words, external, or_replace, current)
-            .await
-            .map(Some);
+        return create_table(
+            &state, &warehouse, &mut words, external, or_replace, current,
+        )
+        .await
+        .map(Some);
     }
     if words.eat("drop") {
         if words.eat_any(&["database", "schema"]) {
@@ -389,6 +391,56 @@ async fn create_view(
     })
 }
 
+/// The table `CREATE TABLE ... LIKE source` copies: a warehouse table's metadata (columns,
+/// partition columns, format), or the columns of any other table or view.
+async fn like_table(
+    state: &SessionState,
+    warehouse: &Warehouse,
+    source: TableName,
+) -> Result<TableMeta> {
+    let in_memory = SessionContext::new_with_state(state.clone())
+        .catalog(crate::catalog::CATALOG)
+        .and_then(|c| {
+            c.downcast_ref::<super::WarehouseCatalog>()
+                .map(|w| w.in_memory(&source.database, &source.table))
+        })
+        .unwrap_or(false);
+    if !in_memory {
+        if let Some(meta) = warehouse
+            .table_meta(&source.database, &source.table)
+            .await?
+        {
+            if meta.kind != TableKind::View {
+                return Ok(meta);
+            }
+        }
+    }
+    let provider = SessionContext::new_with_state(state.clone())
+        .table_provider(datafusion::common::TableReference::partial(
+            source.database.as_str(),
+            source.table.as_str(),
+        ))
+        .await?;
+    Ok(TableMeta {
+        kind: TableKind::Managed,
+        format: None,
+        columns: provider
+            .schema()
+            .fields()
+            .iter()
+            .map(|f| ColumnMeta::from_field(f))
+            .collect(),
+        partition_columns: Vec::new(),
+        location: None,
+        comment: None,
+        delimiter: None,
+        has_header: false,
+        file_extension: None,
+        view_sql: None,
+        primary_key: Vec::new(),
+    })
+}
+
 /// The Hive clauses of a CREATE TABLE, as read.
 #[derive(Default)]
 struct CreateClauses {
@@ -404,6 +456,7 @@ struct CreateClauses {
 
 async fn create_table(
     state: &SessionState,
+    warehouse: &Warehouse,
     words: &mut Scanner,
     external: bool,
     or_replace: bool,
@@ -420,12 +473,55 @@ async fn create_table(
             name.table
         )));
     }
+    let like = if words.eat("like") {
+        let source = words.dotted_name().ok_or_else(|| {
+            DataFusionError::Plan("CREATE TABLE ... LIKE needs a table".to_owned())
+        })?;
+        Some(like_table(state, warehouse, table_name(source, current)?).await?)
+    } else {
+        None
+    };
     let clauses = create_clauses(words, &name)?;
     let format = match &clauses.format {
         Some(format) => StoredFormat::from_name(format)?,
         None if clauses.delimiter.is_some() => StoredFormat::Textfile,
-        None => StoredFormat::Parquet,
+        None => like
+            .as_ref()
+            .and_then(|l| l.format)
+            .unwrap_or(StoredFormat::Parquet),
     };
+    if let Some(like) = like {
+        if clauses.columns.is_some() || clauses.query.is_some() {
+            return Err(DataFusionError::Plan(format!(
+                "CREATE TABLE {name} LIKE takes the other table's columns; leave out columns and AS"
+            )));
+        }
+        let location = match &clauses.location {
+            Some(location) => Some(super::directory_url(location, false)?.to_string()),
+            None => None,
+        };
+        return Ok(WarehouseCommand::Create {
+            name,
+            if_not_exists,
+            or_replace,
+            meta: TableMeta {
+                kind: if external {
+                    TableKind::External
+                } else {
+                    TableKind::Managed
+                },
+                format: Some(format),
+                location,
+                comment: clauses.comment,
+                delimiter: clauses.delimiter.or(like.delimiter),
+                has_header: clauses.has_header.unwrap_or(false),
+                file_extension: None,
+                view_sql: None,
+                ..like
+            },
+            query: None,
+        });
+    }
     if external && clauses.location.is_none() {
         return Err(DataFusionError::Plan(format!(
             "CREATE EXTERNAL TABLE {name} needs a LOCATION"

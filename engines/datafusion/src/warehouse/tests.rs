@@ -200,6 +200,8 @@ async fn overwrite_truncate_and_partitions() {
         lines(&engine, &s, "SELECT count(*) AS n FROM p").await[3],
         "| 1 |"
     );
+    let described = lines(&engine, &s, "DESCRIBE p").await.join("\n");
+    assert!(described.contains("# Partition Information"), "{described}");
     let create = lines(&engine, &s, "SHOW CREATE TABLE p").await.join("\n");
     assert!(create.contains("PARTITIONED BY"), "{create}");
     assert!(create.contains("STORED AS PARQUET"), "{create}");
@@ -442,6 +444,23 @@ async fn statement_variants() {
     assert!(
         wrong.contains("both a column and a partition column"),
         "{wrong}"
+    );
+    ok(&engine, &s, "CREATE TABLE pc2 LIKE pc").await;
+    ok(&engine, &s, "INSERT INTO pc2 PARTITION (r=7) VALUES ('x')").await;
+    assert_eq!(
+        lines(&engine, &s, "SELECT name, r FROM pc2").await[3],
+        "| x    | 7 |"
+    );
+    ok(
+        &engine,
+        &s,
+        "CREATE TABLE n2 LIKE tpch.nation STORED AS JSON",
+    )
+    .await;
+    let create = lines(&engine, &s, "SHOW CREATE TABLE n2").await.join("\n");
+    assert!(
+        create.contains("n_name") && create.contains("STORED AS JSON"),
+        "{create}"
     );
     // A failed CTAS leaves nothing behind.
     assert!(error(
