@@ -238,6 +238,17 @@ async fn text_formats_external_tables_and_alter() {
     let text = std::fs::read_to_string(dir.path().join("t").join(file)).unwrap();
     assert_eq!(text, "1,x\n");
     ok(&engine, &s, "ALTER TABLE t RENAME TO t2").await;
+    for (delimiter, byte) in [("\\001", 1u8), ("\\t", b'\t'), ("|", b'|')] {
+        let sql = format!(
+            "CREATE TABLE d{byte} (a INT, b STRING) ROW FORMAT DELIMITED FIELDS TERMINATED BY '{delimiter}'"
+        );
+        ok(&engine, &s, &sql).await;
+        ok(&engine, &s, &format!("INSERT INTO d{byte} VALUES (1, 'x')")).await;
+        let dir = dir.path().join(format!("d{byte}"));
+        let file = data_files(&dir).pop().unwrap();
+        let text = std::fs::read(dir.join(file)).unwrap();
+        assert_eq!(text, [b'1', byte, b'x', b'\n'], "{sql}");
+    }
     assert!(!dir.path().join("t").exists());
     assert_eq!(lines(&engine, &s, "SELECT b FROM t2").await[3], "| x |");
 
