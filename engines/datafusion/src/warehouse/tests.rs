@@ -484,3 +484,41 @@ async fn statement_variants() {
     .contains('x'));
     assert!(!dir.path().join("bad").exists());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_concurrent_reader_never_reads_a_partial_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let writer = engine_at(dir.path()).await;
+    let w = open(&writer);
+    ok(&writer, &w, "CREATE TABLE growing (id BIGINT, pad STRING)").await;
+    let reader = engine_at(dir.path()).await;
+    let r = open(&reader);
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let stop = std::sync::Arc::clone(&done);
+    let reads = tokio::spawn(async move {
+        let mut last = 0i64;
+        let mut reads = 0;
+        while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+            let line = lines(&reader, &r, "SELECT count(*) AS n FROM growing").await[3].clone();
+            let count: i64 = line.trim_matches(|c| c == '|' || c == ' ').parse().unwrap();
+            assert!(count >= last && count % 1000 == 0, "{count} after {last}");
+            last = count;
+            reads += 1;
+        }
+        reads
+    });
+    for _ in 0..10 {
+        ok(
+            &writer,
+            &w,
+            "INSERT INTO growing SELECT value, repeat('x', 100) FROM generate_series(1, 1000)",
+        )
+        .await;
+    }
+    done.store(true, std::sync::atomic::Ordering::Relaxed);
+    assert!(reads.await.unwrap() > 0);
+    assert_eq!(
+        lines(&writer, &w, "SELECT count(*) AS n FROM growing").await[3],
+        "| 10000 |"
+    );
+}
