@@ -67,6 +67,7 @@ pub const ALIASES: &[(&str, &str)] = &[
     ("percentile_cont", "percentile"),
     ("approx_distinct", "approx_count_distinct"),
     ("regexp_like", "rlike"),
+    ("signum", "sign"),
 ];
 
 /// Registers the Hive functions and aliases in a session's context.

@@ -909,6 +909,10 @@ fn rewrite_expr(expr: &mut Expr) {
         if *kind == CastKind::Cast {
             *kind = CastKind::TryCast;
         }
+        // Hive's BINARY, which DataFusion's SQL spells BYTEA.
+        if *data_type == SqlDataType::Binary(None) {
+            *data_type = SqlDataType::Bytea;
+        }
         // Hive's VARCHAR(n) keeps the first n characters; DataFusion's is any string.
         if let (
             CastKind::TryCast,
@@ -919,6 +923,20 @@ fn rewrite_expr(expr: &mut Expr) {
             let cast = std::mem::replace(expr, Expr::value(Value::Null));
             *expr = function_call("left", vec![cast, length]);
         }
+        return;
+    }
+    // Hive's `~a`, which DataFusion parses but cannot plan: every bit flipped.
+    if let Expr::UnaryOp {
+        op: UnaryOperator::BitwiseNot,
+        expr: value,
+    } = expr
+    {
+        let value = std::mem::replace(value.as_mut(), Expr::value(Value::Null));
+        *expr = Expr::Nested(Box::new(Expr::BinaryOp {
+            left: Box::new(Expr::Nested(Box::new(value))),
+            op: BinaryOperator::BitwiseXor,
+            right: Box::new(Expr::value(Value::Number("-1".into(), false))),
+        }));
         return;
     }
     if let Expr::RLike {

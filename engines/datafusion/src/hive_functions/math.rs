@@ -1,5 +1,5 @@
-//! Hive's arithmetic functions DataFusion lacks or takes otherwise: `pmod`, and `rand` with
-//! a seed.
+//! Hive's arithmetic functions DataFusion lacks or takes otherwise: `pmod`, `rand` with a
+//! seed, `e`, `negative`, `positive`, `shiftleft`, `shiftright`.
 
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex};
@@ -11,17 +11,93 @@ use datafusion::functions::expr_fn::nullif;
 use datafusion::logical_expr::simplify::{ExprSimplifyResult, SimplifyContext};
 use datafusion::logical_expr::type_coercion::binary::type_union_resolution;
 use datafusion::logical_expr::{
-    lit, ColumnarValue, Documentation, Expr, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl,
-    Signature, TypeSignature, Volatility,
+    lit, BinaryExpr, ColumnarValue, Documentation, Expr, Operator, ScalarFunctionArgs, ScalarUDF,
+    ScalarUDFImpl, Signature, TypeSignature, Volatility,
 };
 
-use super::{bad_arguments, Rewrite};
+use super::{bad_arguments, is_integer, Rewrite};
 
 pub fn functions() -> Vec<ScalarUDF> {
     vec![
         Rewrite::new("pmod", two_numbers, |t| Ok(t[0].clone()), pmod).udf(),
         ScalarUDF::new_from_impl(Rand::new()),
+        Rewrite::new(
+            "e",
+            |name, types| match types {
+                [] => Ok(vec![]),
+                _ => Err(bad_arguments(name, "no argument", types)),
+            },
+            |_| Ok(DataType::Float64),
+            |_, _| Ok(lit(std::f64::consts::E)),
+        )
+        .with_signature(Signature::nullary(Volatility::Immutable))
+        .udf(),
+        Rewrite::new(
+            "negative",
+            one_number,
+            |t| Ok(t[0].clone()),
+            |a, _| Ok(-a[0].clone()),
+        )
+        .udf(),
+        Rewrite::new(
+            "positive",
+            one_number,
+            |t| Ok(t[0].clone()),
+            |a, _| Ok(a[0].clone()),
+        )
+        .udf(),
+        Rewrite::new(
+            "shiftleft",
+            shift_types,
+            |t| Ok(t[0].clone()),
+            |a, _| shift(a, Operator::BitwiseShiftLeft),
+        )
+        .udf(),
+        Rewrite::new(
+            "shiftright",
+            shift_types,
+            |t| Ok(t[0].clone()),
+            |a, _| shift(a, Operator::BitwiseShiftRight),
+        )
+        .udf(),
     ]
+}
+
+fn one_number(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
+    match types {
+        [t] if t.is_numeric() => Ok(vec![t.clone()]),
+        [t] if t.is_null() => Ok(vec![DataType::Int32]),
+        _ => Err(bad_arguments(name, "a number", types)),
+    }
+}
+
+/// `shiftleft(a, b)`, `shiftright(a, b)`: `a` an `INT` or a `BIGINT` (smaller integers are
+/// `INT`s, as in Hive), shifted by `b` bits.
+fn shift_types(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
+    match types {
+        [a, b] if is_integer(a) && is_integer(b) => {
+            let t = if matches!(a, DataType::Int64 | DataType::UInt32 | DataType::UInt64) {
+                DataType::Int64
+            } else {
+                DataType::Int32
+            };
+            Ok(vec![t.clone(), t])
+        }
+        _ => Err(bad_arguments(
+            name,
+            "an integer and a number of bits",
+            types,
+        )),
+    }
+}
+
+fn shift(args: Vec<Expr>, op: Operator) -> Result<Expr> {
+    let [a, b] = <[Expr; 2]>::try_from(args).expect("two arguments");
+    Ok(Expr::BinaryExpr(BinaryExpr::new(
+        Box::new(a),
+        op,
+        Box::new(b),
+    )))
 }
 
 /// `pmod(a, b)`: `a` modulo `b`, never negative for a positive `b` (`pmod(-7, 3)` is 2

@@ -1,5 +1,5 @@
 //! Hive's string functions: `concat`, `substr`, `split`, `regexp_extract`, `regexp_replace`,
-//! `locate`, `get_json_object`.
+//! `locate`, `get_json_object`, `sha2`, `space`, `hex`, `base64`, `elt`.
 //!
 //! Hive's patterns are Java regular expressions; the engine's are Rust's `regex`, which has
 //! the same classes, groups and flags (`(?i)`) but no look-around and no back-references.
@@ -55,7 +55,80 @@ pub fn functions() -> Vec<ScalarUDF> {
             hive_regexp_replace,
         )
         .udf(),
+        Rewrite::new("hex", hex_types, |_| Ok(DataType::Utf8), hex).udf(),
+        Rewrite::new("base64", base64_types, |_| Ok(DataType::Utf8), base64).udf(),
+        Rewrite::new("elt", elt_types, |_| Ok(DataType::Utf8), elt).udf(),
     ]
+}
+
+/// `hex(x)`: an integer's hex digits (a negative one's two's complement), or a string's or
+/// binary's bytes in hex; upper case, as Hive writes them.
+fn hex(args: Vec<Expr>, types: &[DataType]) -> Result<Expr> {
+    let value = args.into_iter().next().expect("one argument");
+    let digits = if is_integer(&types[0]) {
+        datafusion::functions::expr_fn::to_hex(value)
+    } else {
+        datafusion::functions::expr_fn::encode(value, lit("hex"))
+    };
+    Ok(datafusion::functions::expr_fn::upper(digits))
+}
+
+fn hex_types(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
+    match types {
+        [t] if is_integer(t) => Ok(vec![DataType::Int64]),
+        // A string's bytes: DataFusion's encode, inlined after coercion, takes binaries.
+        [t] if string_like(t) => Ok(vec![DataType::Binary]),
+        [t @ (DataType::Binary | DataType::LargeBinary | DataType::BinaryView)] => {
+            Ok(vec![t.clone()])
+        }
+        _ => Err(bad_arguments(
+            name,
+            "an integer, a string or a binary",
+            types,
+        )),
+    }
+}
+
+/// `base64(binary)`: the bytes in base 64 with `=` padding, as Hive's (DataFusion's
+/// `encode` leaves the padding out); a string's UTF-8 bytes, as Spark takes it.
+fn base64(args: Vec<Expr>, _: &[DataType]) -> Result<Expr> {
+    use datafusion::functions::expr_fn::{character_length, encode, rpad};
+    let value = args.into_iter().next().expect("one argument");
+    let digits = encode(value, lit("base64"));
+    let length = cast(character_length(digits.clone()), DataType::Int64);
+    let padded_length = (length + lit(3i64)) / lit(4i64) * lit(4i64);
+    Ok(rpad(vec![digits, padded_length, lit("=")]))
+}
+
+fn base64_types(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
+    match types {
+        // A string's bytes: DataFusion's encode, inlined after coercion, takes binaries.
+        [t] if string_like(t) => Ok(vec![DataType::Binary]),
+        [t @ (DataType::Binary | DataType::LargeBinary | DataType::BinaryView)] => {
+            Ok(vec![t.clone()])
+        }
+        _ => Err(bad_arguments(name, "a binary or a string", types)),
+    }
+}
+
+/// `elt(n, s1, s2, ...)`: the `n`th string (from 1); NULL for an `n` out of range.
+fn elt(args: Vec<Expr>, _: &[DataType]) -> Result<Expr> {
+    let mut args = args.into_iter();
+    let n = args.next().expect("an index");
+    let strings = make_array(args.collect());
+    when(n.clone().gt_eq(lit(1i64)), array_element(strings, n))
+        .otherwise(lit(ScalarValue::Utf8(None)))
+}
+
+fn elt_types(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
+    match types {
+        [n, strings @ ..] if is_integer(n) && !strings.is_empty() => {
+            let mut coerced = vec![DataType::Int64];
+            coerced.extend(strings.iter().map(|_| DataType::Utf8));
+            Ok(coerced)
+        }
+        _ => Err(bad_arguments(name, "an index and strings", types)),
+    }
 }
 
 /// `regexp_replace(s, regex, replacement)`: every match replaced, as in Hive and Spark

@@ -625,3 +625,30 @@ async fn rand_with_a_seed_repeats_hives_numbers() {
     )
     .await;
 }
+
+#[tokio::test]
+async fn small_hive_functions_datafusion_lacks() {
+    let engine = engine().await;
+    let session = open(&engine);
+    check(
+        &engine,
+        &session,
+        "SELECT e(), negative(2), positive(-2.5), sign(-3), shiftleft(1, 4), shiftright(-16, 2), ~5",
+        &["2.718281828459045", "-2", "-2.5", "-1.0", "16", "-4", "-6"],
+    )
+    .await;
+    check(
+        &engine,
+        &session,
+        "SELECT hex(255), hex(-1), hex('Hi'), base64(CAST('ab' AS BINARY)), base64('abc'), hex(NULL)",
+        &["FF", "FFFFFFFFFFFFFFFF", "4869", "YWI=", "YWJj", "NULL"],
+    )
+    .await;
+    check(
+        &engine,
+        &session,
+        "SELECT elt(2, 'a', 'b', 'c'), elt(0, 'a'), elt(4, 'a', 'b'), elt(-1, 'a', 'b'), elt(1, 5)",
+        &["b", "NULL", "NULL", "NULL", "5"],
+    )
+    .await;
+}
