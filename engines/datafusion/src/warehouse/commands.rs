@@ -129,6 +129,41 @@ pub async fn run(context: &SessionContext, command: &WarehouseCommand) -> Result
             drop_table(&warehouse, name, &meta).await.map(|()| None)
         }
         WarehouseCommand::Rename { from, to } => rename(&warehouse, from, to).await.map(|()| None),
+        WarehouseCommand::Repair { name } => {
+            existing(&warehouse, name).await?;
+            Ok(None)
+        }
+        WarehouseCommand::AlterPartitions {
+            name,
+            add,
+            partitions,
+        } => {
+            let meta = existing(&warehouse, name).await?;
+            let location = warehouse.data_location(&name.database, &name.table, &meta)?;
+            for spec in partitions {
+                let prefix = static_prefix(&meta, spec, name)?;
+                if prefix.len() != meta.partition_columns.len() {
+                    return Err(DataFusionError::Plan(format!(
+                        "PARTITION clause of {name}: name every partition column"
+                    )));
+                }
+                let mut dir = location.clone();
+                for (column, value) in &prefix {
+                    dir = child_dir(&dir, &format!("{column}={value}"));
+                }
+                match (add, local_dir(&dir)) {
+                    (true, Some(path)) => std::fs::create_dir_all(&path).map_err(|e| {
+                        DataFusionError::Execution(format!("cannot create {}: {e}", path.display()))
+                    })?,
+                    // Object stores have no empty directories: a partition appears with its files.
+                    (true, None) => {}
+                    // An external table's files are the user's, as in Hive.
+                    (false, _) if meta.kind == TableKind::External => {}
+                    (false, _) => warehouse.delete_dir(&dir).await?,
+                }
+            }
+            Ok(None)
+        }
         WarehouseCommand::AddColumns { name, columns } => {
             let mut meta = existing(&warehouse, name).await?;
             if meta.kind == TableKind::View {

@@ -87,6 +87,16 @@ pub enum WarehouseCommand {
     Drop { name: TableName, if_exists: bool },
     /// `ALTER TABLE|VIEW t RENAME TO u`.
     Rename { from: TableName, to: TableName },
+    /// `ALTER TABLE t ADD|DROP PARTITION (c='v', ...), ...`: a partition's directory made
+    /// or deleted with its files.
+    AlterPartitions {
+        name: TableName,
+        add: bool,
+        partitions: Vec<Vec<(String, String)>>,
+    },
+    /// `MSCK REPAIR TABLE t`: nothing to do (partitions are directories, listed at every
+    /// query), accepted for Hive's ETL scripts.
+    Repair { name: TableName },
     /// `ALTER TABLE t ADD COLUMNS (c type [COMMENT '...'], ...)`.
     AddColumns {
         name: TableName,
@@ -95,7 +105,7 @@ pub enum WarehouseCommand {
 }
 
 /// The warehouse statement `sql` is, or None to leave it to DataFusion. Statements that
-/// cannot be one (not starting with CREATE, INSERT, DROP, TRUNCATE or ALTER) are passed
+/// cannot be one (not starting with CREATE, INSERT, DROP, TRUNCATE, ALTER or MSCK) are passed
 /// over without any work, and so is everything when the engine has no warehouse.
 pub async fn recognise(context: &SessionContext, sql: &str) -> Result<Option<WarehouseCommand>> {
     let first = sql
@@ -103,7 +113,7 @@ pub async fn recognise(context: &SessionContext, sql: &str) -> Result<Option<War
         .split(|c: char| !c.is_ascii_alphabetic())
         .next()
         .unwrap_or("");
-    let candidate = ["create", "insert", "drop", "truncate", "alter"]
+    let candidate = ["create", "insert", "drop", "truncate", "alter", "msck"]
         .iter()
         .any(|w| first.eq_ignore_ascii_case(w));
     if !candidate {
@@ -223,7 +233,8 @@ pub async fn recognise(context: &SessionContext, sql: &str) -> Result<Option<War
                 .done()
                 .then_some(WarehouseCommand::Rename { from: name, to }));
         }
-        if words.eat("add") && words.eat("columns") {
+        let add = words.eat("add");
+        if add && words.eat("columns") {
             let Some(text) = words.parenthesised() else {
                 return Ok(None);
             };
@@ -234,7 +245,52 @@ pub async fn recognise(context: &SessionContext, sql: &str) -> Result<Option<War
             let columns = column_list(&state, &text).await?;
             return Ok(Some(WarehouseCommand::AddColumns { name, columns }));
         }
+        if add || words.eat("drop") {
+            // ALTER TABLE t ADD [IF NOT EXISTS] PARTITION (...) [PARTITION (...)] and
+            // ALTER TABLE t DROP [IF EXISTS] PARTITION (...)[, PARTITION (...)] [PURGE].
+            words.eat("if");
+            words.eat("not");
+            words.eat("exists");
+            let mut partitions = Vec::new();
+            while let Some(spec) = words.partition_spec()? {
+                let mut values = Vec::new();
+                for (column, value) in spec {
+                    let value = value.ok_or_else(|| {
+                        DataFusionError::Plan(format!(
+                            "PARTITION ({column}) needs a value: {column}='...'"
+                        ))
+                    })?;
+                    values.push((column, value));
+                }
+                partitions.push(values);
+                words.punct(&Token::Comma);
+            }
+            words.eat("purge");
+            if partitions.is_empty() || !words.done() {
+                return Ok(None);
+            }
+            return Ok(Some(WarehouseCommand::AlterPartitions {
+                name,
+                add,
+                partitions,
+            }));
+        }
         return Ok(None);
+    }
+    if words.eat("msck") {
+        // Partitions are the table's directories, read at every query: nothing to repair.
+        words.eat("repair");
+        words.eat("table");
+        let Some(parts) = words.dotted_name() else {
+            return Ok(None);
+        };
+        let name = name_of(parts)?;
+        words.eat_any(&["add", "drop", "sync"]);
+        words.eat("partitions");
+        if !words.done() || !in_warehouse(&warehouse, context, &name).await? {
+            return Ok(None);
+        }
+        return Ok(Some(WarehouseCommand::Repair { name }));
     }
     if words.eat("insert") {
         return insert(&state, &warehouse, context, sql).await;

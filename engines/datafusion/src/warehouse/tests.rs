@@ -196,6 +196,21 @@ async fn overwrite_truncate_and_partitions() {
         ["| 3  | 2024-01-02 |", "| 10 | 2024-01-01 |"]
     );
     ok(&engine, &s, "TRUNCATE TABLE p PARTITION (dt='2024-01-02')").await;
+    ok(&engine, &s, "MSCK REPAIR TABLE p").await;
+    ok(
+        &engine,
+        &s,
+        "ALTER TABLE p ADD IF NOT EXISTS PARTITION (dt='2024-02-01')",
+    )
+    .await;
+    assert!(dir.path().join("p/dt=2024-02-01").is_dir());
+    ok(
+        &engine,
+        &s,
+        "ALTER TABLE p DROP IF EXISTS PARTITION (dt='2024-02-01')",
+    )
+    .await;
+    assert!(!dir.path().join("p/dt=2024-02-01").exists());
     assert_eq!(
         lines(&engine, &s, "SELECT count(*) AS n FROM p").await[3],
         "| 1 |"
