@@ -120,6 +120,9 @@ pub enum Executed {
     Rows(SchemaRef, Vec<RecordBatch>),
     /// A statement with no result set.
     NoResult,
+    /// A statement with no result set that wrote rows (a warehouse INSERT or CTAS): the
+    /// operation's modified-row count.
+    Written(u64),
 }
 
 impl Planned {
@@ -404,12 +407,12 @@ pub async fn run_command(session: &Session, command: &HiveCommand) -> Result<Exe
         HiveCommand::ShowPartitions { table, spec } => {
             table_info::show_partitions(session, table, spec).await
         }
-        HiveCommand::Warehouse(command) => {
-            if let Some(rows) = warehouse::commands::run(session.context(), command).await? {
-                tracing::debug!(rows, "rows written to the warehouse");
-            }
-            Ok(Executed::NoResult)
-        }
+        HiveCommand::Warehouse(command) => Ok(
+            match warehouse::commands::run(session.context(), command).await? {
+                Some(rows) => Executed::Written(rows),
+                None => Executed::NoResult,
+            },
+        ),
     }
 }
 

@@ -537,3 +537,22 @@ async fn a_concurrent_reader_never_reads_a_partial_file() {
         "| 10000 |"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_insert_reports_the_rows_it_wrote() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = engine_at(dir.path()).await;
+    let s = open(&engine);
+    ok(&engine, &s, "CREATE TABLE counted (a INT)").await;
+    let op = engine
+        .execute(
+            &s.id,
+            "INSERT INTO counted VALUES (1), (2), (3)",
+            false,
+            None,
+        )
+        .await
+        .unwrap();
+    assert_eq!(op.status().modified_rows, Some(3));
+    assert!(!op.has_result_set());
+}
