@@ -153,3 +153,28 @@ def test_a_warehouse_on_s3(start_own_engine, s3_endpoint, tmp_path):
     finally:
         one.close()
         two.close()
+
+
+def test_an_analysts_hive_script_through_beeline(kumiho):
+    """The statements an analyst types in beeline, as Hive takes them, in one script."""
+    from harness.beeline import binary_url, run_beeline
+
+    script = run_beeline(binary_url(kumiho.port), [
+        "CREATE TABLE orders (id INT, c STRING) PARTITIONED BY (dt STRING) STORED AS PARQUET",
+        "INSERT INTO orders PARTITION (dt='2024-01-01') VALUES (1, 'a'), (2, 'b')",
+        "INSERT OVERWRITE TABLE orders PARTITION (dt='2024-01-01') SELECT 3, 'c'",
+        "CREATE TABLE csv_in (a INT, b STRING) ROW FORMAT DELIMITED FIELDS TERMINATED BY ','",
+        "INSERT INTO csv_in SELECT id, c FROM orders",
+        "ALTER TABLE csv_in ADD COLUMNS (note STRING)",
+        "CREATE TEMPORARY VIEW recent AS SELECT * FROM orders WHERE dt >= '2024-01-01'",
+        "SELECT id, c, dt FROM recent",
+        "TRUNCATE TABLE csv_in",
+        "SELECT count(*) AS n FROM csv_in",
+        "SHOW PARTITIONS orders",
+    ], user="carol")
+    assert script.returncode == 0, script.describe()
+    results = script.result_sets()  # one per statement; [] for those without rows
+    assert results[7][1:] == [["3", "c", "2024-01-01"]], script.describe()
+    assert results[9][1:] == [["0"]], script.describe()
+    assert results[10][1:] == [["dt=2024-01-01"]], script.describe()
+    assert (kumiho.work_dir / "warehouse" / "csv_in" / ".kumiho-table").is_file()
