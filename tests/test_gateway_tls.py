@@ -19,8 +19,8 @@ import pytest
 import requests
 from impala.dbapi import connect as impyla_connect
 
-from gateway_fixtures import DEFAULT_CLUSTER, discovery_url, ha_flags, kill_engines_on, start_gateway
-from gateway_fixtures import gateway_binary  # noqa: F401 (fixture)
+from gateway_fixtures import DEFAULT_CLUSTER, discovery_url, ha_flags, kill_engines_on, start_gateway, start_kumiho  # noqa: F401
+from gateway_fixtures import gateway_binary, gateway_dirs  # noqa: F401 (fixtures)
 from harness import hive
 from harness.beeline import run_beeline
 from harness.engine import HOST
@@ -223,3 +223,41 @@ def test_start_refuses_a_missing_or_mismatched_key_naming_the_file(gateway_binar
         for secret in (impostor.key, certificate.key):
             body = secret.read_text().splitlines()[1]
             assert body not in started.stderr, "key material in the error"
+
+
+def test_a_kyuubi_keystore_converted_as_the_readme_says_serves_tls(gateway_binary, start_kumiho, tmp_path):  # noqa: F811
+    """Kyuubi takes a Java keystore (kyuubi.frontend.ssl.keystore.*); README's recipe turns one
+    into the PEM files the gateway takes."""
+    keystore, p12, chain, key = (tmp_path / name for name in ("kyuubi.jks", "kyuubi.p12", "chain.pem", "key.pem"))
+    password = "keystore-pass"
+    subprocess.run(["keytool", "-genkeypair", "-alias", "kyuubi", "-keyalg", "EC", "-groupname", "secp256r1",
+                    "-dname", "CN=localhost", "-ext", f"san=ip:{HOST}", "-validity", "2", "-keystore", str(keystore),
+                    "-storetype", "JKS", "-storepass", password, "-keypass", password], check=True, capture_output=True)
+    # The README's commands.
+    subprocess.run(["keytool", "-importkeystore", "-srckeystore", str(keystore), "-srcstorepass", password,
+                    "-destkeystore", str(p12), "-deststoretype", "PKCS12", "-deststorepass", password],
+                   check=True, capture_output=True)
+    for flags, mode in ((["-clcerts", "-nokeys"], "w"), (["-cacerts", "-nokeys"], "a"), (["-nocerts", "-nodes"], "w")):
+        out = chain if "-nokeys" in flags else key
+        pem = subprocess.run(["openssl", "pkcs12", "-in", str(p12), "-passin", f"pass:{password}", *flags],
+                             check=True, capture_output=True).stdout
+        with open(out, mode + "b") as file:
+            file.write(pem)
+    # Refused as it is: Java leaves an EC key's public key out, and the gateway says what to run.
+    refused = subprocess.run(
+        [str(gateway_binary), "--bind-host", HOST, "--binary-port", "0", "--http-port", "0",
+         "--metrics-enabled", "false", "--rest-enabled", "false", "--work-dir", str(tmp_path / "work"),
+         "--cluster-configs", str(tmp_path), "--ssl-cert-file", str(chain), "--ssl-key-file", str(key)],
+        capture_output=True, text=True, timeout=30)
+    assert refused.returncode != 0 and "openssl ec -in KEY -out KEY" in refused.stderr, refused.stderr
+    subprocess.run(["openssl", "ec", "-in", str(key), "-out", str(key)], check=True, capture_output=True)
+    gateway = start_kumiho("--ssl-cert-file", str(chain), "--ssl-key-file", str(key))
+    connection = impyla_connect(host=HOST, port=gateway.port, auth_mechanism="PLAIN", user="alice", password="x",
+                                use_ssl=True, ca_cert=str(chain))
+    try:
+        cursor = connection.cursor()
+        cursor.execute("SELECT 'converted' AS how")
+        assert cursor.fetchall() == [("converted",)]
+        cursor.close()
+    finally:
+        connection.close()

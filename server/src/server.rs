@@ -282,7 +282,11 @@ pub async fn start(mut config: ServerConfig) -> Result<RunningGateway, String> {
         None => rest,
     });
     let tls_status = match &tls {
-        Some(tls) => format!("on (binary, http, rest; {})", tls.cert_file().display()),
+        Some(tls) => format!(
+            "on (binary, http{}; {})",
+            if rest_addr.is_some() { ", rest" } else { "" },
+            tls.cert_file().display()
+        ),
         None => "off".to_owned(),
     };
     tracing::info!(%binary_addr, %http_addr, http_path = %config.http_path, metrics = metrics.as_deref().unwrap_or("off"), rest = rest.as_deref().unwrap_or("off"), tls = %tls_status, work_dir = %config.work_dir.display(), "kumiho gateway started");

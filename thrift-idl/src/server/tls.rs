@@ -232,7 +232,7 @@ fn load_config(cert_file: &Path, key_file: &Path) -> Result<Arc<rustls::ServerCo
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let signing_key = provider.key_provider.load_private_key(key).map_err(|e| {
         format!(
-            "key file {}: not a usable private key ({e}); RSA, ECDSA P-256/P-384 and Ed25519 keys are supported",
+            "key file {}: not a usable private key ({e}); RSA, ECDSA P-256/P-384 and Ed25519 keys are supported, and an EC key must hold its public key, which keys exported from Java keystores leave out: rewrite it with `openssl ec -in KEY -out KEY`",
             key_file.display()
         )
     })?;
