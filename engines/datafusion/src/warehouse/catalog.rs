@@ -49,17 +49,6 @@ impl WarehouseCatalog {
             .schema(database)
             .is_some_and(|schema| schema.table_exist(table))
     }
-
-    /// The in-memory database `name`, created when missing (for temporary objects of a
-    /// warehouse database).
-    fn memory_schema(&self, name: &str) -> Arc<dyn SchemaProvider> {
-        if let Some(schema) = self.memory.schema(name) {
-            return schema;
-        }
-        let schema: Arc<dyn SchemaProvider> = Arc::new(MemorySchemaProvider::new());
-        let _ = self.memory.register_schema(name, Arc::clone(&schema));
-        schema
-    }
 }
 
 /// A catalog list like [`crate::catalog::new_catalog_list`]'s, whose catalog is a
@@ -173,12 +162,7 @@ impl SchemaProvider for WarehouseSchema {
         name: String,
         table: Arc<dyn TableProvider>,
     ) -> Result<Option<Arc<dyn TableProvider>>> {
-        let memory = WarehouseCatalog {
-            memory: Arc::clone(&self.catalog),
-            warehouse: Arc::clone(&self.warehouse),
-        }
-        .memory_schema(&self.database);
-        memory.register_table(name, table)
+        memory_schema(&self.catalog, &self.database).register_table(name, table)
     }
 
     fn deregister_table(&self, name: &str) -> Result<Option<Arc<dyn TableProvider>>> {
@@ -201,6 +185,17 @@ impl SchemaProvider for WarehouseSchema {
             .flatten()
             .is_some()
     }
+}
+
+/// The in-memory database `name` of `memory`, created when missing (for temporary objects
+/// of a database that is only in the warehouse).
+fn memory_schema(memory: &MemoryCatalogProvider, name: &str) -> Arc<dyn SchemaProvider> {
+    if let Some(schema) = memory.schema(name) {
+        return schema;
+    }
+    let schema: Arc<dyn SchemaProvider> = Arc::new(MemorySchemaProvider::new());
+    let _ = memory.register_schema(name, Arc::clone(&schema));
+    schema
 }
 
 /// The file format reading (and writing) a table's files.

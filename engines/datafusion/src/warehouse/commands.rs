@@ -291,12 +291,12 @@ async fn create(
     let catalog = context
         .catalog(CATALOG)
         .ok_or_else(|| DataFusionError::Internal("no catalog".to_owned()))?;
-    let Some(schema) = catalog.schema(&name.database) else {
+    if catalog.schema(&name.database).is_none() {
         return Err(DataFusionError::Plan(format!(
             "database '{}' does not exist; CREATE DATABASE {} makes it",
             name.database, name.database
         )));
-    };
+    }
     let in_memory = catalog
         .downcast_ref::<super::WarehouseCatalog>()
         .is_some_and(|c| c.in_memory(&name.database, &name.table));
@@ -305,10 +305,9 @@ async fn create(
             return Ok(None);
         }
         return Err(DataFusionError::Plan(format!(
-            "table {name} already exists (one of the engine's configured tables)"
+            "table {name} already exists (one of the engine's in-memory tables)"
         )));
     }
-    drop(schema);
     if let Some(old) = warehouse.table_meta(&name.database, &name.table).await? {
         if if_not_exists {
             return Ok(None);
