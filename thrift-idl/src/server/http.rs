@@ -112,23 +112,32 @@ async fn serve_observed<R, F>(
         let shutdown = shutdown.clone();
         let span = tracing::info_span!("http_connection", endpoint, %peer);
         let observed = observer.clone().map(Observed::new);
-        let tls = tls.clone();
-        tracker.spawn(
-            async move {
-                // Ends the connection for the observer however the task ends.
-                let _observed = observed;
-                match tls {
-                    None => serve_connection(stream, peer, respond, shutdown).await,
-                    Some(tls) => {
+        // Two tasks of their own, so that a plaintext connection's task holds no TLS state.
+        match &tls {
+            None => {
+                tracker.spawn(
+                    async move {
+                        // Ends the connection for the observer however the task ends.
+                        let _observed = observed;
+                        serve_connection(stream, peer, respond, shutdown).await
+                    }
+                    .instrument(span),
+                );
+            }
+            Some(tls) => {
+                let tls = tls.clone();
+                tracker.spawn(
+                    async move {
+                        let _observed = observed;
                         if let Some(stream) = tls.accept(stream, plaintext_answer, &shutdown).await
                         {
                             serve_connection(stream, peer, respond, shutdown).await
                         }
                     }
-                }
+                    .instrument(span),
+                );
             }
-            .instrument(span),
-        );
+        }
     }
     tracker.close();
     tracker.wait().await;
