@@ -48,6 +48,7 @@ FUNCTIONS = {
     "SELECT count(*) AS c, sum(v.x) AS s FROM (SELECT 1 AS id UNION ALL SELECT 2 AS id) p LEFT JOIN (SELECT 1 AS id, array(10, 20) AS xs) t ON p.id = t.id LATERAL VIEW OUTER explode(t.xs) v AS x": ["3", "30"],
     "SELECT e() AS e, negative(2) AS n, sign(-3) AS s, shiftleft(1, 4) AS l, shiftright(-16, 2) AS r, ~5 AS t": ["2.718281828459045", "-2", "-1.0", "16", "-4", "-6"],
     "SELECT hex(255) AS a, hex(-1) AS b, hex('Hi') AS c, base64(CAST('ab' AS BINARY)) AS d, elt(2, 'a', 'b') AS e, elt(3, 'a', 'b') IS NULL AS f": ["FF", "FFFFFFFFFFFFFFFF", "4869", "YWI=", "b", "true"],
+    "SELECT parse_url('http://u@a.com:80/p/q.html?k=1&j=2#r', 'HOST') AS h, parse_url('http://u@a.com:80/p/q.html?k=1&j=2#r', 'QUERY', 'j') AS j, parse_url('http://u@a.com:80/p/q.html?k=1&j=2#r', 'FILE') AS f, parse_url('http://u@a.com:80/p/q.html?k=1&j=2#r', 'AUTHORITY') AS a, parse_url('http://a.com/p', 'QUERY') IS NULL AS n": ["a.com", "2", "/p/q.html?k=1&j=2", "u@a.com:80", "true"],
     # Hive names the columns pos and val, Spark pos and col.
     "SELECT posexplode(array('a', 'b'))": ["0", "a"],
 }

@@ -1,5 +1,5 @@
 //! Hive's string functions: `concat`, `substr`, `split`, `regexp_extract`, `regexp_replace`,
-//! `locate`, `get_json_object`, `sha2`, `space`, `hex`, `base64`, `elt`.
+//! `locate`, `get_json_object`, `sha2`, `space`, `hex`, `base64`, `elt`, `parse_url`.
 //!
 //! Hive's patterns are Java regular expressions; the engine's are Rust's `regex`, which has
 //! the same classes, groups and flags (`(?i)`) but no look-around and no back-references.
@@ -58,6 +58,7 @@ pub fn functions() -> Vec<ScalarUDF> {
         Rewrite::new("hex", hex_types, |_| Ok(DataType::Utf8), hex).udf(),
         Rewrite::new("base64", base64_types, |_| Ok(DataType::Utf8), base64).udf(),
         Rewrite::new("elt", elt_types, |_| Ok(DataType::Utf8), elt).udf(),
+        ScalarUDF::new_from_impl(ParseUrl::new()),
     ]
 }
 
@@ -525,4 +526,131 @@ fn select(value: &Value, steps: &[Step]) -> Option<Value> {
             (!items.is_empty()).then_some(Value::Array(items))
         }
     }
+}
+
+/// `parse_url(url, part[, key])`: a part of a URL, as Hive reads it with `java.net.URL`:
+/// `HOST`, `PATH`, `QUERY` (with a key, that parameter's value), `REF`, `PROTOCOL`, `FILE`
+/// (path and query), `AUTHORITY`, `USERINFO`. NULL for a part the URL lacks, an unknown
+/// part or a text that is no URL. The URL is taken as written (not normalised).
+#[derive(Debug, PartialEq, Eq, Hash)]
+struct ParseUrl {
+    signature: Signature,
+}
+
+impl ParseUrl {
+    fn new() -> Self {
+        Self {
+            signature: Signature::user_defined(Volatility::Immutable),
+        }
+    }
+}
+
+impl ScalarUDFImpl for ParseUrl {
+    fn name(&self) -> &str {
+        "parse_url"
+    }
+
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    fn coerce_types(&self, types: &[DataType]) -> Result<Vec<DataType>> {
+        if (2..=3).contains(&types.len()) && types.iter().all(string_like) {
+            Ok(vec![DataType::Utf8; types.len()])
+        } else {
+            Err(bad_arguments(self.name(), "(url, part[, key])", types))
+        }
+    }
+
+    fn return_type(&self, _: &[DataType]) -> Result<DataType> {
+        Ok(DataType::Utf8)
+    }
+
+    fn documentation(&self) -> Option<&datafusion::logical_expr::Documentation> {
+        super::usage::documentation("parse_url")
+    }
+
+    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
+        let rows = args.number_rows;
+        let arrays = ColumnarValue::values_to_arrays(&args.args)?;
+        let strings: Vec<_> = arrays.iter().map(|a| a.as_string::<i32>()).collect();
+        let mut out = StringBuilder::with_capacity(rows, rows * 16);
+        for i in 0..rows {
+            if strings.iter().any(|s| s.is_null(i)) {
+                out.append_null();
+                continue;
+            }
+            let key = strings.get(2).map(|s| s.value(i));
+            match url_part(strings[0].value(i), strings[1].value(i), key) {
+                Some(part) => out.append_value(part),
+                None => out.append_null(),
+            }
+        }
+        super::columnar(std::sync::Arc::new(out.finish()), &args.args)
+    }
+}
+
+/// A part of `scheme:[//[userinfo@]host[:port]][path][?query][#ref]`, as `java.net.URL`
+/// gives it.
+pub fn url_part(url: &str, part: &str, key: Option<&str>) -> Option<String> {
+    let (scheme, rest) = url.split_once(':')?;
+    let valid_scheme = scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+        && scheme
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
+    if !valid_scheme {
+        return None;
+    }
+    let (rest, fragment) = match rest.split_once('#') {
+        Some((rest, fragment)) => (rest, Some(fragment)),
+        None => (rest, None),
+    };
+    let (rest, query) = match rest.split_once('?') {
+        Some((rest, query)) => (rest, Some(query)),
+        None => (rest, None),
+    };
+    let (authority, path) = match rest.strip_prefix("//") {
+        Some(after) => match after.find('/') {
+            Some(slash) => (Some(&after[..slash]), &after[slash..]),
+            None => (Some(after), ""),
+        },
+        None => (None, rest),
+    };
+    let (userinfo, host_port) = match authority.map(|a| a.rsplit_once('@')) {
+        Some(Some((userinfo, host_port))) => (Some(userinfo), Some(host_port)),
+        Some(None) => (None, authority),
+        None => (None, None),
+    };
+    // The host without its port; an IPv6 address keeps its brackets, as Java's.
+    let host = host_port.map(|h| match h.rfind(':') {
+        Some(colon) if !h[colon..].contains(']') => &h[..colon],
+        _ => h,
+    });
+    let text = match part {
+        "HOST" => host,
+        "PATH" => Some(path),
+        "QUERY" => match key {
+            // Hive's `(&|^)key=([^&]*)`: the first parameter of that name.
+            Some(key) => {
+                return query?.split('&').find_map(|pair| {
+                    pair.strip_prefix(key)
+                        .and_then(|after| after.strip_prefix('='))
+                        .map(str::to_owned)
+                })
+            }
+            None => query,
+        },
+        "REF" => fragment,
+        "PROTOCOL" => Some(scheme),
+        "FILE" => {
+            return Some(match query {
+                Some(query) => format!("{path}?{query}"),
+                None => path.to_owned(),
+            })
+        }
+        "AUTHORITY" => authority,
+        "USERINFO" => userinfo,
+        _ => None,
+    };
+    text.map(str::to_owned)
 }

@@ -652,3 +652,55 @@ async fn small_hive_functions_datafusion_lacks() {
     )
     .await;
 }
+
+#[test]
+fn url_parts_as_java_reads_them() {
+    use super::strings::url_part;
+    let url = "http://user:pw@Example.com:8080/a/b.html?k=1&x=2&k=3#top";
+    let part = |p| url_part(url, p, None);
+    assert_eq!(part("HOST").as_deref(), Some("Example.com"));
+    assert_eq!(part("PATH").as_deref(), Some("/a/b.html"));
+    assert_eq!(part("QUERY").as_deref(), Some("k=1&x=2&k=3"));
+    assert_eq!(part("REF").as_deref(), Some("top"));
+    assert_eq!(part("PROTOCOL").as_deref(), Some("http"));
+    assert_eq!(part("FILE").as_deref(), Some("/a/b.html?k=1&x=2&k=3"));
+    assert_eq!(
+        part("AUTHORITY").as_deref(),
+        Some("user:pw@Example.com:8080")
+    );
+    assert_eq!(part("USERINFO").as_deref(), Some("user:pw"));
+    assert_eq!(part("host"), None);
+    assert_eq!(url_part(url, "QUERY", Some("k")).as_deref(), Some("1"));
+    assert_eq!(url_part(url, "QUERY", Some("x")).as_deref(), Some("2"));
+    assert_eq!(url_part(url, "QUERY", Some("y")), None);
+    // Parts a URL lacks; an IPv6 host; no URL at all.
+    assert_eq!(url_part("http://a.com", "PATH", None).as_deref(), Some(""));
+    assert_eq!(url_part("http://a.com", "QUERY", None), None);
+    assert_eq!(url_part("http://a.com", "USERINFO", None), None);
+    assert_eq!(
+        url_part("http://[::1]:80/x", "HOST", None).as_deref(),
+        Some("[::1]")
+    );
+    assert_eq!(url_part("no url", "HOST", None), None);
+}
+
+#[tokio::test]
+async fn parse_url_reads_a_column_of_urls() {
+    let engine = engine().await;
+    let session = open(&engine);
+    check(
+        &engine,
+        &session,
+        "SELECT parse_url('https://a.com/p?q=1#f', 'HOST'), parse_url('https://a.com/p?q=1', 'QUERY', 'q'), parse_url('x', 'HOST'), parse_url(NULL, 'HOST')",
+        &["a.com", "1", "NULL", "NULL"],
+    )
+    .await;
+    let (rows, _) = rows_with(
+        &engine,
+        &session,
+        "SELECT parse_url(u, 'PATH') FROM (VALUES ('http://a/b'), ('http://c/d?e')) t(u)",
+        &BTreeMap::new(),
+    )
+    .await;
+    assert_eq!(rows, [["/b"], ["/d"]]);
+}

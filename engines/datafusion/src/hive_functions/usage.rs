@@ -42,6 +42,7 @@ const USAGE: &[(&str, &str, &str)] = &[
     ("hex", "hex(x)", "an integer's hex digits, or a string's or binary's bytes in hex, upper case"),
     ("base64", "base64(binary)", "the bytes in base 64, padded with ="),
     ("elt", "elt(n, s1, s2, ...)", "the nth string (from 1), NULL for n out of range"),
+    ("parse_url", "parse_url(url, 'HOST'|'PATH'|'QUERY'|'REF'|'PROTOCOL'|'FILE'|'AUTHORITY'|'USERINFO'[, key])", "a part of a URL; with QUERY and a key, that parameter's value"),
     ("locate", "locate(substr, s[, pos])", "the position (from 1) of the first substr in s from pos, 0 if none"),
     ("get_json_object", "get_json_object(json, '$.path')", "the value at a JSONPath in a JSON text, a string as it is, others as JSON"),
     ("size", "size(array or map)", "the number of elements, -1 for NULL"),
