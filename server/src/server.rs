@@ -1,5 +1,7 @@
 //! The gateway's services, started in order and stopped in reverse.
 //!
+//! Before anything starts, the authenticator and the TLS certificate and key (when
+//! `ssl-cert-file` is set) are loaded: a bad password file or certificate stops the start.
 //! Order: cluster configs (and their watcher), the HA ZooKeeper session (when configured: it
 //! also holds the cookie secret), engine launcher, session manager, the frontends (binary,
 //! HTTP, REST with its batches) and the metrics endpoint, then the registration for
