@@ -329,6 +329,13 @@ fn tls_load_errors_name_the_file_and_what_is_wrong_and_never_the_key() {
         "{err}"
     );
 
+    // Unreadable (a directory: root reads any file).
+    let err = load(&cert.cert_file(), dir);
+    assert!(
+        err.contains("key file") && err.contains("cannot be read"),
+        "{err}"
+    );
+
     let empty = dir.join("empty.pem");
     std::fs::write(&empty, "").unwrap();
     assert!(load(&empty, &cert.key_file()).contains("is empty"));
