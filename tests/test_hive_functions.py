@@ -49,6 +49,7 @@ FUNCTIONS = {
     "SELECT e() AS e, negative(2) AS n, sign(-3) AS s, shiftleft(1, 4) AS l, shiftright(-16, 2) AS r, ~5 AS t": ["2.718281828459045", "-2", "-1.0", "16", "-4", "-6"],
     "SELECT hex(255) AS a, hex(-1) AS b, hex('Hi') AS c, base64(CAST('ab' AS BINARY)) AS d, elt(2, 'a', 'b') AS e, elt(3, 'a', 'b') IS NULL AS f": ["FF", "FFFFFFFFFFFFFFFF", "4869", "YWI=", "b", "true"],
     "SELECT parse_url('http://u@a.com:80/p/q.html?k=1&j=2#r', 'HOST') AS h, parse_url('http://u@a.com:80/p/q.html?k=1&j=2#r', 'QUERY', 'j') AS j, parse_url('http://u@a.com:80/p/q.html?k=1&j=2#r', 'FILE') AS f, parse_url('http://u@a.com:80/p/q.html?k=1&j=2#r', 'AUTHORITY') AS a, parse_url('http://a.com/p', 'QUERY') IS NULL AS n": ["a.com", "2", "/p/q.html?k=1&j=2", "u@a.com:80", "true"],
+    "SELECT str_to_map('a:1,b:2')['b'] AS b, size(str_to_map('k=v;x=y', ';', '=')) AS n, str_to_map('k=v;x', ';', '=')['x'] IS NULL AS x": ["2", "2", "true"],
     # Hive names the columns pos and val, Spark pos and col.
     "SELECT posexplode(array('a', 'b'))": ["0", "a"],
 }

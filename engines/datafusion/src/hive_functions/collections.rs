@@ -1,17 +1,20 @@
-//! Hive's collection functions: `size` and `sort_array`, and the aggregates `collect_list`
-//! and `collect_set`.
+//! Hive's collection functions: `size`, `sort_array` and `str_to_map`, and the aggregates
+//! `collect_list` and `collect_set`.
 
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use datafusion::arrow::array::{Array, ArrayRef, AsArray};
+use datafusion::arrow::array::{
+    Array, ArrayRef, AsArray, MapBuilder, MapFieldNames, StringBuilder,
+};
 use datafusion::arrow::datatypes::{DataType, Field, FieldRef};
-use datafusion::common::{Result, ScalarValue};
+use datafusion::common::{DataFusionError, Result, ScalarValue};
 use datafusion::functions::expr_fn::coalesce;
 use datafusion::functions_nested::expr_fn::{array_length, array_sort, cardinality};
 use datafusion::logical_expr::function::{AccumulatorArgs, StateFieldsArgs};
 use datafusion::logical_expr::{
-    cast, lit, Accumulator, AggregateUDF, AggregateUDFImpl, Expr, ScalarUDF, Signature, Volatility,
+    cast, lit, Accumulator, AggregateUDF, AggregateUDFImpl, ColumnarValue, Expr,
+    ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility,
 };
 
 use super::{bad_arguments, literal_string, Rewrite};
@@ -26,6 +29,7 @@ pub fn functions() -> Vec<ScalarUDF> {
             sort_array,
         )
         .udf(),
+        ScalarUDF::new_from_impl(StrToMap::new()),
     ]
 }
 
@@ -229,4 +233,146 @@ impl Accumulator for CollectAccumulator {
                 .as_ref()
                 .map_or(0, |seen| seen.iter().map(ScalarValue::size).sum::<usize>())
     }
+}
+
+/// `str_to_map(text[, pairs_delimiter[, key_delimiter]])`: Hive's map of the text's
+/// `key:value` pairs (delimiters `,` and `:` by default), both strings; a pair without the
+/// key delimiter has a NULL value, a key given twice keeps its first place and its last
+/// value, and empty pairs at the end are dropped (Java's `split`). Hive's delimiters are
+/// regexes; the engine takes them as literal text (`'\\|'` is `|`), which is what they are
+/// in practice, and refuses one with another regex character.
+#[derive(Debug, PartialEq, Eq, Hash)]
+struct StrToMap {
+    signature: Signature,
+}
+
+impl StrToMap {
+    fn new() -> Self {
+        Self {
+            signature: Signature::user_defined(Volatility::Immutable),
+        }
+    }
+
+    fn map_type() -> DataType {
+        let entries = DataType::Struct(
+            vec![
+                Field::new("key", DataType::Utf8, false),
+                Field::new("value", DataType::Utf8, true),
+            ]
+            .into(),
+        );
+        DataType::Map(Arc::new(Field::new("entries", entries, false)), false)
+    }
+}
+
+impl ScalarUDFImpl for StrToMap {
+    fn name(&self) -> &str {
+        "str_to_map"
+    }
+
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    fn coerce_types(&self, types: &[DataType]) -> Result<Vec<DataType>> {
+        let string = |t: &DataType| super::is_string(t) || t.is_null();
+        if (1..=3).contains(&types.len()) && types.iter().all(string) {
+            Ok(vec![DataType::Utf8; types.len()])
+        } else {
+            Err(super::bad_arguments(
+                self.name(),
+                "(text[, pairs delimiter[, key delimiter]])",
+                types,
+            ))
+        }
+    }
+
+    fn return_type(&self, _: &[DataType]) -> Result<DataType> {
+        Ok(Self::map_type())
+    }
+
+    fn documentation(&self) -> Option<&datafusion::logical_expr::Documentation> {
+        super::usage::documentation("str_to_map")
+    }
+
+    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
+        let rows = args.number_rows;
+        let arrays = ColumnarValue::values_to_arrays(&args.args)?;
+        let strings: Vec<_> = arrays.iter().map(|a| a.as_string::<i32>()).collect();
+        let names = MapFieldNames {
+            entry: "entries".into(),
+            key: "key".into(),
+            value: "value".into(),
+        };
+        let mut out = MapBuilder::new(Some(names), StringBuilder::new(), StringBuilder::new());
+        for i in 0..rows {
+            let delimiter = |at: usize, default: &'static str| -> Result<Option<String>> {
+                match strings.get(at) {
+                    None => Ok(Some(default.to_owned())),
+                    Some(s) if s.is_null(i) => Ok(None),
+                    Some(s) => literal_delimiter(s.value(i)).map(Some),
+                }
+            };
+            let (Some(pairs), Some(key_value)) = (delimiter(1, ",")?, delimiter(2, ":")?) else {
+                out.append(false)?;
+                continue;
+            };
+            if strings[0].is_null(i) {
+                out.append(false)?;
+                continue;
+            }
+            let mut entries: Vec<(&str, Option<&str>)> = Vec::new();
+            let mut pieces: Vec<&str> = strings[0].value(i).split(pairs.as_str()).collect();
+            // Java's split drops trailing empty strings (but keeps a lone "").
+            while pieces.len() > 1 && pieces.last() == Some(&"") {
+                pieces.pop();
+            }
+            for piece in pieces {
+                let (key, value) = match piece.split_once(key_value.as_str()) {
+                    Some((key, value)) => (key, Some(value)),
+                    None => (piece, None),
+                };
+                match entries.iter_mut().find(|(k, _)| *k == key) {
+                    Some(entry) => entry.1 = value,
+                    None => entries.push((key, value)),
+                }
+            }
+            for (key, value) in entries {
+                out.keys().append_value(key);
+                out.values().append_option(value);
+            }
+            out.append(true)?;
+        }
+        super::columnar(Arc::new(out.finish()), &args.args)
+    }
+}
+
+/// A delimiter's text, Java's regex escapes (`\\|`) removed; a delimiter with another
+/// regex character is refused.
+fn literal_delimiter(regex: &str) -> Result<String> {
+    let mut out = String::with_capacity(regex.len());
+    let mut chars = regex.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => match chars.next() {
+                Some(escaped) if !escaped.is_ascii_alphanumeric() => out.push(escaped),
+                _ => return Err(regex_delimiter(regex)),
+            },
+            '.' | '[' | ']' | '(' | ')' | '{' | '}' | '*' | '+' | '?' | '^' | '$' | '|' => {
+                return Err(regex_delimiter(regex))
+            }
+            other => out.push(other),
+        }
+    }
+    if out.is_empty() {
+        return Err(regex_delimiter(regex));
+    }
+    Ok(out)
+}
+
+fn regex_delimiter(regex: &str) -> DataFusionError {
+    DataFusionError::NotImplemented(format!(
+        "str_to_map takes delimiters of plain text (or escaped characters such as '\\\\|'); \
+         '{regex}' is a regex"
+    ))
 }

@@ -704,3 +704,32 @@ async fn parse_url_reads_a_column_of_urls() {
     .await;
     assert_eq!(rows, [["/b"], ["/d"]]);
 }
+
+#[tokio::test]
+async fn str_to_map_reads_pairs_as_hive() {
+    let engine = engine().await;
+    let session = open(&engine);
+    check(
+        &engine,
+        &session,
+        "SELECT str_to_map('a:1,b:2')['b'], str_to_map('k=v;x', ';', '=')['x'] IS NULL, \
+         size(str_to_map('a:1,a:2,')), str_to_map('a:1,a:2')['a'], str_to_map('a|1', ',', '\\\\|')['a'], \
+         str_to_map(NULL) IS NULL",
+        &["2", "true", "1", "2", "1", "true"],
+    )
+    .await;
+    let (rows, types) = rows_with(
+        &engine,
+        &session,
+        "SELECT str_to_map(s) FROM (VALUES ('x:1,y:2'), ('')) t(s)",
+        &BTreeMap::new(),
+    )
+    .await;
+    // "" is one pair, an empty key without a value, as Java splits it.
+    assert_eq!(rows, [["{x: 1, y: 2}"], ["{: NULL}"]]);
+    assert!(matches!(types[0], DataType::Map(..)));
+    let refused = error(&engine, &session, "SELECT str_to_map('a1b', '[0-9]')")
+        .await
+        .to_string();
+    assert!(refused.contains("is a regex"), "{refused}");
+}

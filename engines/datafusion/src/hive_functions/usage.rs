@@ -46,6 +46,7 @@ const USAGE: &[(&str, &str, &str)] = &[
     ("locate", "locate(substr, s[, pos])", "the position (from 1) of the first substr in s from pos, 0 if none"),
     ("get_json_object", "get_json_object(json, '$.path')", "the value at a JSONPath in a JSON text, a string as it is, others as JSON"),
     ("size", "size(array or map)", "the number of elements, -1 for NULL"),
+    ("str_to_map", "str_to_map(text[, pairs_delimiter[, key_delimiter]])", "the map of the text's key:value pairs (',' and ':' by default)"),
     ("sort_array", "sort_array(array[, ascending])", "the array sorted, NULLs first ascending"),
     ("pmod", "pmod(a, b)", "a modulo b, never negative for a positive b"),
     ("e", "e()", "the base of natural logarithms"),
