@@ -18,6 +18,7 @@
 //! - [`variables`]: Hive's `${var}` substitution in statements.
 //! - [`warehouse`]: databases and managed tables kept as files under the warehouse
 //!   directory (Hive's layout), shared by every engine of a cluster.
+//! - `words`: the token scanner both read their statements with.
 //! - [`operation`]: the state machine of an operation, its result cursor and its log.
 //! - [`service`]: the HiveServer2 RPCs, translated to [`engine::Engine`] calls.
 //! - [`types`]: Arrow types as HiveServer2 types.
@@ -42,6 +43,7 @@ pub mod statement;
 pub mod types;
 pub mod variables;
 pub mod warehouse;
+mod words;
 
 #[cfg(test)]
 mod test_util;

@@ -19,6 +19,8 @@ use datafusion::prelude::SessionContext;
 use datafusion::sql::sqlparser::dialect::GenericDialect;
 use datafusion::sql::sqlparser::tokenizer::{Token, Tokenizer};
 
+use crate::words::Words;
+
 use datafusion::catalog::{SchemaProvider, TableProvider};
 use datafusion::common::TableReference;
 use datafusion::datasource::listing::ListingTable;
@@ -690,117 +692,7 @@ fn unquote(value: &str) -> &str {
     value
 }
 
-/// The tokens of a statement without whitespace, read front to back.
-struct Words {
-    tokens: Vec<Token>,
-    at: usize,
-}
-
 impl Words {
-    fn new(tokens: Vec<Token>) -> Self {
-        let tokens = tokens
-            .into_iter()
-            .filter(|t| !matches!(t, Token::Whitespace(_) | Token::EOF))
-            .collect();
-        Self { tokens, at: 0 }
-    }
-
-    /// Consumes the next token if it is the unquoted keyword `word`.
-    fn eat(&mut self, word: &str) -> bool {
-        match self.tokens.get(self.at) {
-            Some(Token::Word(w))
-                if w.quote_style.is_none() && w.value.eq_ignore_ascii_case(word) =>
-            {
-                self.at += 1;
-                true
-            }
-            _ => false,
-        }
-    }
-
-    fn eat_any(&mut self, words: &[&str]) -> bool {
-        words.iter().any(|w| self.eat(w))
-    }
-
-    /// Whether the token just consumed is the keyword `word`.
-    fn said(&self, word: &str) -> bool {
-        matches!(
-            self.at.checked_sub(1).and_then(|i| self.tokens.get(i)),
-            Some(Token::Word(w)) if w.value.eq_ignore_ascii_case(word)
-        )
-    }
-
-    /// Consumes an identifier: unquoted ones are lower-cased, as DataFusion and Hive do.
-    fn identifier(&mut self) -> Option<String> {
-        match self.tokens.get(self.at) {
-            Some(Token::Word(w)) => {
-                self.at += 1;
-                Some(match w.quote_style {
-                    Some(_) => w.value.clone(),
-                    None => w.value.to_lowercase(),
-                })
-            }
-            _ => None,
-        }
-    }
-
-    /// Consumes a name of dot-separated identifiers (`t`, `db.t`, `catalog.db.t`).
-    fn dotted_name(&mut self) -> Option<Vec<String>> {
-        let mut parts = vec![self.identifier()?];
-        while matches!(self.tokens.get(self.at), Some(Token::Period)) {
-            self.at += 1;
-            parts.push(self.identifier()?);
-        }
-        Some(parts)
-    }
-
-    /// Consumes a string literal: in single or double quotes, as Hive takes them
-    /// (`SHOW TABLES LIKE "sales*"`); the tokenizer reads the latter as a quoted identifier.
-    fn string(&mut self) -> Option<String> {
-        match self.tokens.get(self.at) {
-            Some(Token::SingleQuotedString(s)) | Some(Token::DoubleQuotedString(s)) => {
-                self.at += 1;
-                Some(s.clone())
-            }
-            Some(Token::Word(w)) if w.quote_style == Some('"') => {
-                self.at += 1;
-                Some(w.value.clone())
-            }
-            _ => None,
-        }
-    }
-
-    /// Consumes the next token if it is `token` (punctuation).
-    fn punct(&mut self, token: &Token) -> bool {
-        if self.tokens.get(self.at) == Some(token) {
-            self.at += 1;
-            true
-        } else {
-            false
-        }
-    }
-
-    /// Consumes a literal value: a string or a number, as text.
-    fn value(&mut self) -> Option<String> {
-        if let Some(Token::Number(n, _)) = self.tokens.get(self.at) {
-            self.at += 1;
-            return Some(n.clone());
-        }
-        self.string()
-    }
-
-    fn done(&self) -> bool {
-        self.at == self.tokens.len()
-    }
-
-    /// Whether every remaining token is one of the unquoted keywords `allowed`.
-    fn rest_is(&self, allowed: &[&str]) -> bool {
-        self.tokens[self.at..].iter().all(|t| match t {
-            Token::Word(w) => allowed.iter().any(|a| w.value.eq_ignore_ascii_case(a)),
-            _ => false,
-        })
-    }
-
     fn recognise(mut self) -> Option<Recognised> {
         if self.eat("use") {
             let database = self.identifier()?;
@@ -956,7 +848,7 @@ impl Words {
         if self.eat_any(&["describe", "desc"]) {
             // Hive's DESCRIBE [EXTENDED|FORMATTED] [TABLE] t, answered in Hive's columns;
             // anything else (DESCRIBE SELECT ...) stays DataFusion's.
-            if self.at + 1 < self.tokens.len() && self.eat_any(&["database", "schema"]) {
+            if self.remaining() > 1 && self.eat_any(&["database", "schema"]) {
                 self.eat("extended");
                 let name = self.identifier()?;
                 return self
@@ -964,7 +856,7 @@ impl Words {
                     .then_some(Recognised::Command(HiveCommand::DescribeDatabase(name)));
             }
             // `DESCRIBE function` (or `database`) alone describes a table of that name.
-            if self.at + 1 < self.tokens.len() && self.eat("function") {
+            if self.remaining() > 1 && self.eat("function") {
                 let extended = self.eat("extended");
                 let name = self.identifier()?;
                 return self

@@ -27,6 +27,7 @@ use datafusion::sql::sqlparser::tokenizer::{Token, Tokenizer};
 use super::meta::{ColumnMeta, DatabaseMeta, StoredFormat, TableKind, TableMeta};
 use super::{warehouse_of, Warehouse};
 use crate::hive_syntax;
+use crate::words::Words;
 
 /// A table's database and name, the session's database filled in.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -126,7 +127,7 @@ pub async fn recognise(context: &SessionContext, sql: &str) -> Result<Option<War
         return Ok(None);
     };
     let state = context.state();
-    let mut words = Scanner::new(tokens);
+    let mut words = Words::new(tokens);
     let current = state.config().options().catalog.default_schema.clone();
     let name_of = |parts: Vec<String>| -> Result<TableName> { table_name(parts, &current) };
     let current = current.as_str();
@@ -188,7 +189,7 @@ pub async fn recognise(context: &SessionContext, sql: &str) -> Result<Option<War
             return Ok(None);
         };
         let name = name_of(parts)?;
-        let partition = match words.partition_spec()? {
+        let partition = match partition_spec(&mut words)? {
             Some(spec) => spec
                 .into_iter()
                 .map(|(column, value)| {
@@ -252,7 +253,7 @@ pub async fn recognise(context: &SessionContext, sql: &str) -> Result<Option<War
             words.eat("not");
             words.eat("exists");
             let mut partitions = Vec::new();
-            while let Some(spec) = words.partition_spec()? {
+            while let Some(spec) = partition_spec(&mut words)? {
                 let mut values = Vec::new();
                 for (column, value) in spec {
                     let value = value.ok_or_else(|| {
@@ -308,7 +309,7 @@ pub fn temporary_view(sql: &str) -> Option<String> {
         return None;
     }
     let tokens = Tokenizer::new(&GenericDialect {}, sql).tokenize().ok()?;
-    let mut words = Scanner::new(tokens);
+    let mut words = Words::new(tokens);
     words.eat("create");
     let or_replace = words.eat("or") && words.eat("replace");
     words.eat("global");
@@ -361,7 +362,7 @@ fn table_name(parts: Vec<String>, current: &str) -> Result<TableName> {
     }
 }
 
-fn create_database(words: &mut Scanner) -> Result<WarehouseCommand> {
+fn create_database(words: &mut Words) -> Result<WarehouseCommand> {
     let if_not_exists = words.eat("if") && words.eat("not") && words.eat("exists");
     let name = words
         .identifier()
@@ -395,7 +396,7 @@ fn create_database(words: &mut Scanner) -> Result<WarehouseCommand> {
 
 async fn create_view(
     state: &SessionState,
-    words: &mut Scanner,
+    words: &mut Words,
     or_replace: bool,
     current: &str,
 ) -> Result<WarehouseCommand> {
@@ -513,7 +514,7 @@ struct CreateClauses {
 async fn create_table(
     state: &SessionState,
     warehouse: &Warehouse,
-    words: &mut Scanner,
+    words: &mut Words,
     external: bool,
     or_replace: bool,
     current: &str,
@@ -688,12 +689,12 @@ async fn create_table(
     })
 }
 
-fn create_clauses(words: &mut Scanner, name: &TableName) -> Result<CreateClauses> {
+fn create_clauses(words: &mut Words, name: &TableName) -> Result<CreateClauses> {
     let mut clauses = CreateClauses {
         columns: words.parenthesised(),
         ..Default::default()
     };
-    let unexpected = |words: &Scanner| {
+    let unexpected = |words: &Words| {
         DataFusionError::Plan(format!(
             "CREATE TABLE {name}: unexpected '{}'",
             words.rest_text().chars().take(60).collect::<String>()
@@ -816,7 +817,7 @@ fn options(text: &str) -> Vec<(String, String)> {
     let Ok(tokens) = Tokenizer::new(&GenericDialect {}, text).tokenize() else {
         return Vec::new();
     };
-    let mut scanner = Scanner::new(tokens);
+    let mut scanner = Words::new(tokens);
     let mut pairs = Vec::new();
     while !scanner.done() {
         let key = match scanner.string() {
@@ -827,7 +828,9 @@ fn options(text: &str) -> Vec<(String, String)> {
             },
         };
         scanner.punct(&Token::Eq);
-        let Some(value) = scanner.value() else { break };
+        let Some(value) = scanner.value_or_name() else {
+            break;
+        };
         pairs.push((key, value));
         scanner.punct(&Token::Comma);
     }
@@ -867,7 +870,7 @@ fn delimiter(text: &str) -> Result<char> {
 /// The names of a list holding names alone (`dt, hr`), None when it has types.
 fn names_only(text: &str) -> Option<Vec<String>> {
     let tokens = Tokenizer::new(&GenericDialect {}, text).tokenize().ok()?;
-    let mut scanner = Scanner::new(tokens);
+    let mut scanner = Words::new(tokens);
     let mut names = Vec::new();
     loop {
         names.push(scanner.identifier()?);
@@ -1216,191 +1219,36 @@ fn bad_partition(expr: &SqlExpr) -> DataFusionError {
     ))
 }
 
-/// The significant tokens of a statement, read front to back; text between tokens can be
-/// taken back as written.
-struct Scanner {
-    tokens: Vec<Token>,
-    /// Indexes of the tokens that are not whitespace.
-    significant: Vec<usize>,
-    at: usize,
-}
-
-impl Scanner {
-    fn new(tokens: Vec<Token>) -> Self {
-        let significant = tokens
-            .iter()
-            .enumerate()
-            .filter(|(_, t)| !matches!(t, Token::Whitespace(_) | Token::EOF))
-            .map(|(i, _)| i)
-            .collect();
-        Self {
-            tokens,
-            significant,
-            at: 0,
-        }
+/// `PARTITION (c = 'v', d, ...)`, if next.
+fn partition_spec(words: &mut Words) -> Result<Option<PartitionSpec>> {
+    if !words.eat("partition") {
+        return Ok(None);
     }
-
-    fn peek(&self) -> Option<&Token> {
-        self.significant.get(self.at).map(|&i| &self.tokens[i])
+    if !words.punct(&Token::LParen) {
+        return Err(DataFusionError::Plan("PARTITION needs ( ... )".to_owned()));
     }
-
-    fn skip(&mut self) {
-        self.at += 1;
-    }
-
-    fn done(&self) -> bool {
-        self.at >= self.significant.len()
-    }
-
-    fn eat(&mut self, word: &str) -> bool {
-        match self.peek() {
-            Some(Token::Word(w))
-                if w.quote_style.is_none() && w.value.eq_ignore_ascii_case(word) =>
-            {
-                self.at += 1;
-                true
-            }
-            _ => false,
-        }
-    }
-
-    fn eat_any(&mut self, words: &[&str]) -> bool {
-        words.iter().any(|w| self.eat(w))
-    }
-
-    fn punct(&mut self, token: &Token) -> bool {
-        if self.peek() == Some(token) {
-            self.at += 1;
-            true
-        } else {
-            false
-        }
-    }
-
-    fn identifier(&mut self) -> Option<String> {
-        match self.peek() {
-            Some(Token::Word(w)) => {
-                let name = match w.quote_style {
-                    Some(_) => w.value.clone(),
-                    None => w.value.to_lowercase(),
-                };
-                self.at += 1;
-                Some(name)
-            }
-            _ => None,
-        }
-    }
-
-    fn dotted_name(&mut self) -> Option<Vec<String>> {
-        let mut parts = vec![self.identifier()?];
-        while self.punct(&Token::Period) {
-            parts.push(self.identifier()?);
-        }
-        Some(parts)
-    }
-
-    fn string(&mut self) -> Option<String> {
-        match self.peek() {
-            Some(Token::SingleQuotedString(s))
-            | Some(Token::DoubleQuotedString(s))
-            | Some(Token::EscapedStringLiteral(s)) => {
-                let s = s.clone();
-                self.at += 1;
-                Some(s)
-            }
-            Some(Token::Word(w)) if w.quote_style == Some('"') => {
-                let s = w.value.clone();
-                self.at += 1;
-                Some(s)
-            }
-            _ => None,
-        }
-    }
-
-    fn value(&mut self) -> Option<String> {
-        if let Some(Token::Number(n, _)) = self.peek() {
-            let n = n.clone();
-            self.at += 1;
-            return Some(n);
-        }
-        self.string().or_else(|| self.identifier())
-    }
-
-    /// A parenthesised list: the text inside the parentheses as written.
-    fn parenthesised(&mut self) -> Option<String> {
-        if self.peek() != Some(&Token::LParen) {
-            return None;
-        }
-        let start = self.at;
-        let mut depth = 0usize;
-        while let Some(token) = self.peek() {
-            match token {
-                Token::LParen => depth += 1,
-                Token::RParen => {
-                    depth -= 1;
-                    if depth == 0 {
-                        let text = self.text(start + 1, self.at);
-                        self.at += 1;
-                        return Some(text);
-                    }
-                }
-                _ => {}
-            }
-            self.at += 1;
-        }
-        self.at = start;
-        None
-    }
-
-    /// `PARTITION (c = 'v', d, ...)`, if next.
-    fn partition_spec(&mut self) -> Result<Option<PartitionSpec>> {
-        if !self.eat("partition") {
-            return Ok(None);
-        }
-        if !self.punct(&Token::LParen) {
-            return Err(DataFusionError::Plan("PARTITION needs ( ... )".to_owned()));
-        }
-        let mut spec = Vec::new();
-        loop {
-            let column = self
-                .identifier()
-                .ok_or_else(|| DataFusionError::Plan("PARTITION: a column name".to_owned()))?;
-            let value = if self.punct(&Token::Eq) {
-                Some(self.value().ok_or_else(|| {
+    let mut spec = Vec::new();
+    loop {
+        let column = words
+            .identifier()
+            .ok_or_else(|| DataFusionError::Plan("PARTITION: a column name".to_owned()))?;
+        let value =
+            if words.punct(&Token::Eq) {
+                Some(words.value_or_name().ok_or_else(|| {
                     DataFusionError::Plan(format!("PARTITION: a value for {column}"))
                 })?)
             } else {
                 None
             };
-            spec.push((column, value));
-            if self.punct(&Token::RParen) {
-                return Ok(Some(spec));
-            }
-            if !self.punct(&Token::Comma) {
-                return Err(DataFusionError::Plan(
-                    "PARTITION: expected , or )".to_owned(),
-                ));
-            }
+        spec.push((column, value));
+        if words.punct(&Token::RParen) {
+            return Ok(Some(spec));
         }
-    }
-
-    /// The text of significant tokens `from..to` (and the whitespace between them).
-    fn text(&self, from: usize, to: usize) -> String {
-        let (Some(&first), last) = (self.significant.get(from), self.significant.get(to)) else {
-            return String::new();
-        };
-        let end = last.copied().unwrap_or(self.tokens.len());
-        self.tokens[first..end]
-            .iter()
-            .map(ToString::to_string)
-            .collect::<String>()
-            .trim()
-            .to_owned()
-    }
-
-    /// The text of the remaining tokens.
-    fn rest_text(&self) -> String {
-        self.text(self.at, self.significant.len())
+        if !words.punct(&Token::Comma) {
+            return Err(DataFusionError::Plan(
+                "PARTITION: expected , or )".to_owned(),
+            ));
+        }
     }
 }
 
