@@ -4,7 +4,7 @@
 #   - Debian: zookeeper (the ZooKeeper registry's tests), thrift-compiler (scripts/gen-thrift.sh),
 #     apache2-utils (htpasswd: the password files of the authentication tests),
 #     slapd and ldap-utils (a real OpenLDAP server for authentication LDAP's tests: tests/harness/ldap.py),
-#     a Java runtime (beeline, Spark Thrift Server)
+#     openssl (the TLS tests' certificates), a Java runtime (beeline, Spark Thrift Server; keytool)
 #   - Python (tests/requirements.txt): pyspark (beeline + Hive JDBC 2.3, spark-submit), PyHive
 #     with its Thrift/SASL stack, impyla, SQLAlchemy, pytest, DuckDB with its TPC-H extension (the tests' oracle)
 # The Rust toolchain itself (cargo, rustfmt, clippy) is expected to be installed already.
@@ -16,7 +16,7 @@ fail() { echo "setup: ERROR: $*" >&2; exit 1; }
 
 # --- Debian packages -------------------------------------------------------------------------
 # `dpkg-query` answers from the local database: no network, no apt-get update unless needed.
-apt_packages=(zookeeper thrift-compiler apache2-utils slapd ldap-utils)
+apt_packages=(zookeeper thrift-compiler apache2-utils slapd ldap-utils openssl)
 command -v java >/dev/null || apt_packages+=(default-jre-headless)
 missing=()
 for package in "${apt_packages[@]}"; do
