@@ -6,6 +6,7 @@ from gateway_fixtures import *  # noqa: F401,F403 (fixtures)
 from gateway_fixtures import engine_pids, live_registrations, open_session, ref_id_of, wait_until
 from harness.beeline import binary_url, run_beeline
 from harness.tcli import ttypes
+from harness.thrift_client import check, column_values
 
 VERSION_PREFIX = "kumiho_0.1.0"
 
@@ -75,6 +76,56 @@ def test_server_level_one_engine_for_all(kumiho):
     assert alice.query("select 40 + 2")[0] == [42]
     alice.close()
     bob.close()
+
+
+def execute(session, sql: str):
+    """Runs a statement without a result set (DDL, SET) in a gateway session."""
+    operation = session.client.execute(session.handle, sql)
+    session.client.client.CloseOperation(ttypes.TCloseOperationReq(operationHandle=operation))
+
+
+def error_of(session, sql: str) -> str:
+    """The error message of a statement that must fail."""
+    reply = session.client.client.ExecuteStatement(
+        ttypes.TExecuteStatementReq(sessionHandle=session.handle, statement=sql))
+    assert reply.status.statusCode == ttypes.TStatusCode.ERROR_STATUS, f"{sql} did not fail"
+    return reply.status.errorMessage
+
+
+def tables_named(session, name: str) -> list[tuple]:
+    """GetTables' (TABLE_SCHEM, TABLE_NAME, TABLE_TYPE) rows for one table name."""
+    reply = session.client.client.GetTables(ttypes.TGetTablesReq(sessionHandle=session.handle, tableName=name))
+    check(reply.status, "GetTables")
+    columns = [column_values(column) for column in session.client.fetch(reply.operationHandle, 100).columns]
+    session.client.client.CloseOperation(ttypes.TCloseOperationReq(operationHandle=reply.operationHandle))
+    return [(row[1], row[2], row[3]) for row in zip(*columns)]
+
+
+def test_server_level_sessions_keep_their_temporary_views_variables_and_users(kumiho):
+    """One engine serves alice twice and bob: a temporary view, a variable and the user
+    belong to the session, and the view ends with its session."""
+    server = {"kyuubi.engine.share.level": "SERVER"}
+    alice, alice_result = launched(kumiho, "alice", **server)
+    alice_two, _ = launched(kumiho, "alice", **server)
+    bob, bob_result = launched(kumiho, "bob", **server)
+    assert alice_result["engine.ref.id"] == bob_result["engine.ref.id"]
+    execute(alice, "CREATE TEMPORARY VIEW tv AS SELECT 42 AS c")
+    execute(alice, "SET hivevar:who=alice")
+    assert alice.query("SELECT c FROM tv") == [[42]]
+    assert alice.query("SELECT '${who}' AS w, current_user() AS u") == [["alice"], ["alice"]]
+    assert ("tv" in sum(alice.query("SHOW TABLES"), []))
+    assert tables_named(alice, "tv") == [(None, "tv", "VIEW")]
+    for other in (bob, alice_two):
+        assert "tv" in error_of(other, "SELECT c FROM tv")
+        assert "tv" not in sum(other.query("SHOW TABLES"), [])
+        assert tables_named(other, "tv") == []
+        assert other.query("SELECT '${who}' AS w") == [["${who}"]]
+    assert bob.query("SELECT current_user() AS u") == [["bob"]]
+    alice.close()
+    alice_again, _ = launched(kumiho, "alice", **server)
+    assert "tv" in error_of(alice_again, "SELECT c FROM tv")
+    for session in (alice_two, bob, alice_again):
+        session.close()
 
 
 def test_subdomains_give_separate_engines(kumiho):

@@ -309,6 +309,19 @@ fn integer(value: &ScalarValue) -> Option<i64> {
 /// Rewrites a parsed statement's Hive-only syntax into DataFusion's; an error says what
 /// Hive syntax the engine does not take.
 pub fn rewrite(statement: &mut Statement) -> Result<()> {
+    rewrite_exploding(statement, false).map(|_| ())
+}
+
+/// [`rewrite`], with each `explode(x)` of a select list read as `explode` of a map: its
+/// entries, in Hive's two columns `key` and `value` (DataFusion's `unnest` of the map's
+/// keys and of its values, side by side). The planner tries this when the statement, its
+/// `explode`s read as arrays, does not plan: the type of `x` is unknown before planning.
+/// False when there is no such `explode`.
+pub fn rewrite_exploding_maps(statement: &mut Statement) -> Result<bool> {
+    rewrite_exploding(statement, true)
+}
+
+fn rewrite_exploding(statement: &mut Statement, maps: bool) -> Result<bool> {
     match statement {
         Statement::Statement(statement) => {
             // Named from the SQL as written, before the rewrites below; the columns of a
@@ -327,7 +340,10 @@ pub fn rewrite(statement: &mut Statement) -> Result<()> {
                 rewrite_expr(expr);
                 ControlFlow::<()>::Continue(())
             });
-            let mut lateral = LateralViews::default();
+            let mut lateral = LateralViews {
+                maps,
+                ..LateralViews::default()
+            };
             if let ControlFlow::Break(error) = statement.visit(&mut lateral) {
                 return Err(error);
             }
@@ -346,10 +362,10 @@ pub fn rewrite(statement: &mut Statement) -> Result<()> {
                     ControlFlow::<()>::Continue(())
                 });
             }
-            Ok(())
+            Ok(lateral.exploded_maps)
         }
-        Statement::Explain(explain) => rewrite(explain.statement.as_mut()),
-        _ => Ok(()),
+        Statement::Explain(explain) => rewrite_exploding(explain.statement.as_mut(), maps),
+        _ => Ok(false),
     }
 }
 
@@ -403,6 +419,10 @@ fn name_columns(body: &mut SetExpr) {
 struct LateralViews {
     /// Each view's name and the table name its columns are now found under.
     renamed: Vec<(Ident, Ident)>,
+    /// Whether a select list's `explode(x)` explodes a map ([`rewrite_exploding_maps`]).
+    maps: bool,
+    /// Whether a select list's `explode(x)` was read as a map's.
+    exploded_maps: bool,
 }
 
 impl VisitorMut for LateralViews {
@@ -418,6 +438,9 @@ impl VisitorMut for LateralViews {
             return ControlFlow::Break(error);
         }
         posexplode_columns(select);
+        if self.maps {
+            self.exploded_maps |= map_explode_columns(select);
+        }
         for item in &mut select.projection {
             if let SelectItem::UnnamedExpr(expr) = item {
                 if explode_argument(expr).is_some() {
@@ -844,6 +867,37 @@ fn sort_by_as_order_by(query: &mut Query) {
     }
 }
 
+/// `explode(map)` in a select list: Hive's two columns `key` and `value`, the map's keys
+/// and values unnested side by side. Whether there was one.
+fn map_explode_columns(select: &mut Select) -> bool {
+    if !select
+        .projection
+        .iter()
+        .any(|item| matches!(item, SelectItem::UnnamedExpr(e) if explode_argument(e).is_some()))
+    {
+        return false;
+    }
+    let mut projection = Vec::with_capacity(select.projection.len() + 1);
+    for item in std::mem::take(&mut select.projection) {
+        let argument = match &item {
+            SelectItem::UnnamedExpr(expr) => explode_argument(expr),
+            _ => None,
+        };
+        let Some(argument) = argument else {
+            projection.push(item);
+            continue;
+        };
+        for (part, alias) in [("map_keys", "key"), ("map_values", "value")] {
+            projection.push(SelectItem::ExprWithAlias {
+                expr: function_call("unnest", vec![function_call(part, vec![argument.clone()])]),
+                alias: Ident::new(alias),
+            });
+        }
+    }
+    select.projection = projection;
+    true
+}
+
 /// The argument of `explode(x)`.
 fn explode_argument(expr: &Expr) -> Option<Expr> {
     (function_name(expr)? == "explode")
@@ -1083,16 +1137,22 @@ fn hive_unescape(text: &str) -> String {
 /// as it reads it: Hive's `\'` inside a string literal as `''` and `\"` inside a
 /// double-quoted one as `""` (DataFusion ends the literal at the quote, as standard SQL
 /// does; the other backslash escapes are left for [`hive_unescape`]), and the operator `DIV`
-/// as `//`, which DataFusion parses (with `*`'s precedence) and [`HiveDivision`] plans.
-/// Comments, strings and backquoted identifiers are passed over, and a text with none of
+/// as `//`, which DataFusion parses (with `*`'s precedence) and [`HiveDivision`] plans,
+/// and `current_user()` as `current_user`, the only form DataFusion's parser takes (the
+/// keyword without parentheses). Comments, strings and backquoted identifiers are passed over, and a text with none of
 /// these is returned as it is.
 pub fn rewrite_text(sql: &str) -> std::borrow::Cow<'_, str> {
+    const CURRENT_USER: &str = "current_user";
     if !sql.contains("\\'")
         && !sql.contains("\\\"")
         && !sql
             .as_bytes()
             .windows(3)
             .any(|w| w.eq_ignore_ascii_case(b"div"))
+        && !sql
+            .as_bytes()
+            .windows(CURRENT_USER.len())
+            .any(|w| w.eq_ignore_ascii_case(CURRENT_USER.as_bytes()))
     {
         return sql.into();
     }
@@ -1113,6 +1173,17 @@ pub fn rewrite_text(sql: &str) -> std::borrow::Cow<'_, str> {
                 out.push_str("//");
             } else {
                 out.push_str(&word);
+            }
+            if word.eq_ignore_ascii_case(CURRENT_USER) {
+                // `current_user ( )`: the parentheses dropped.
+                let rest: String = chars.clone().collect();
+                let after_open = rest.trim_start().strip_prefix('(');
+                if let Some(after) = after_open.and_then(|r| r.trim_start().strip_prefix(')')) {
+                    let skip = rest.len() - after.len();
+                    for _ in 0..rest[..skip].chars().count() {
+                        chars.next();
+                    }
+                }
             }
             continue;
         }

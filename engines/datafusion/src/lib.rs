@@ -8,8 +8,10 @@
 //!   [`catalog::tpch`] generates the TPC-H demo tables as they are scanned.
 //! - [`engine`]: sessions, operations and the flow of each HiveServer2 call.
 //! - [`idle`]: when a launched engine has been without sessions long enough to stop.
-//! - [`session`]: one DataFusion context per session over the shared catalog.
-//! - [`functions`]: Hive functions DataFusion lacks (`current_database()`).
+//! - [`session`]: one DataFusion context per session over the shared catalog, with the
+//!   session's own settings, user and temporary views ([`session::temporary`]).
+//! - [`functions`]: Hive functions DataFusion lacks (`current_database()`,
+//!   `current_user()`).
 //! - [`hive_functions`]: Hive's everyday built-ins DataFusion lacks or names differently
 //!   (`if`, `year`, `date_format` with Java patterns, `collect_list`, ...).
 //! - [`hive_syntax`]: Hive's 0-based array subscripts, `RLIKE`, `LATERAL VIEW explode`, and

@@ -4,7 +4,8 @@
 //! read Hive's.
 //!
 //! Everything is read from the session's `SessionContext`, whose catalog list all sessions
-//! share. Listings use catalog, schema and table names and `TableProvider::schema()`, never
+//! share, but for the session's own temporary views, which GetTables and GetColumns list
+//! with a NULL catalog and schema, as the Spark Thrift Server does. Listings use catalog, schema and table names and `TableProvider::schema()`, never
 //! a scan, so a lazily generated table stays ungenerated.
 //!
 //! Name arguments are JDBC search patterns: `%` matches any run of characters, `_` any one,
@@ -38,6 +39,7 @@ use datafusion::error::Result;
 use datafusion::prelude::SessionContext;
 use kumiho_thrift::cli::TTypeId;
 
+use crate::session::temporary::session_catalogs;
 use crate::types;
 
 #[cfg(test)]
@@ -89,19 +91,17 @@ pub fn tables(
     let mut found: Vec<(&'static str, FoundTable)> =
         matching_tables(ctx, catalog, schema_pattern, table_pattern)?
             .into_iter()
+            .chain(temporary_views(ctx, table_pattern)?)
             .map(|table| (jdbc_table_type(table.provider.table_type()), table))
             .filter(|(kind, _)| wanted(kind))
             .collect();
     found.sort_by(|(a_kind, a), (b_kind, b)| (a_kind, a.key()).cmp(&(b_kind, b.key())));
     let rows = found.len();
     batch(vec![
-        (
-            "TABLE_CAT",
-            strings(found.iter().map(|(_, t)| Some(t.catalog.as_str()))),
-        ),
+        ("TABLE_CAT", strings(found.iter().map(|(_, t)| t.catalog()))),
         (
             "TABLE_SCHEM",
-            strings(found.iter().map(|(_, t)| Some(t.schema.as_str()))),
+            strings(found.iter().map(|(_, t)| t.schema())),
         ),
         (
             "TABLE_NAME",
@@ -147,7 +147,11 @@ pub fn columns(
 ) -> Result<RecordBatch> {
     let column_pattern = NamePattern::new(column_pattern);
     let mut found = Vec::new();
-    for table in matching_tables(ctx, catalog, schema_pattern, table_pattern)? {
+    let tables = matching_tables(ctx, catalog, schema_pattern, table_pattern)?;
+    for table in tables
+        .into_iter()
+        .chain(temporary_views(ctx, table_pattern)?)
+    {
         let schema = table.provider.schema();
         let names = schema.fields().iter().map(|f| f.name().clone()).collect();
         let wanted = column_pattern.matches(names)?;
@@ -166,8 +170,14 @@ pub fn columns(
         strings(found.iter().map(|row| Some(value(row))))
     };
     batch(vec![
-        ("TABLE_CAT", text(|(t, _, _)| &t.catalog)),
-        ("TABLE_SCHEM", text(|(t, _, _)| &t.schema)),
+        (
+            "TABLE_CAT",
+            strings(found.iter().map(|(t, _, _)| t.catalog())),
+        ),
+        (
+            "TABLE_SCHEM",
+            strings(found.iter().map(|(t, _, _)| t.schema())),
+        ),
         ("TABLE_NAME", text(|(t, _, _)| &t.name)),
         ("COLUMN_NAME", text(|(_, f, _)| f.name())),
         (
@@ -606,11 +616,13 @@ fn matching_schemas(
     schema_pattern: Option<&str>,
 ) -> Result<Vec<FoundSchema>> {
     let schema_pattern = NamePattern::new(schema_pattern);
-    let mut catalogs = NamePattern::new(catalog).filter(ctx.catalog_names())?;
+    // The engine's catalogs: a session's temporary views are listed apart.
+    let engine = session_catalogs(ctx).0;
+    let mut catalogs = NamePattern::new(catalog).filter(engine.catalog_names())?;
     catalogs.sort();
     let mut found = Vec::new();
     for catalog_name in catalogs {
-        let Some(catalog) = ctx.catalog(&catalog_name) else {
+        let Some(catalog) = engine.catalog(&catalog_name) else {
             continue; // dropped since the names were read
         };
         let mut schemas = schema_pattern.filter(catalog.schema_names())?;
@@ -635,12 +647,50 @@ struct FoundTable {
     schema: String,
     name: String,
     provider: Arc<dyn TableProvider>,
+    /// One of the session's temporary views: in no catalog or schema (NULL), as Spark
+    /// lists them.
+    temporary: bool,
 }
 
 impl FoundTable {
-    fn key(&self) -> (&str, &str, &str) {
-        (&self.catalog, &self.schema, &self.name)
+    /// The JDBC order: a NULL catalog and schema (temporary views) first.
+    fn key(&self) -> (bool, &str, &str, &str) {
+        (!self.temporary, &self.catalog, &self.schema, &self.name)
     }
+
+    fn catalog(&self) -> Option<&str> {
+        (!self.temporary).then_some(self.catalog.as_str())
+    }
+
+    fn schema(&self) -> Option<&str> {
+        (!self.temporary).then_some(self.schema.as_str())
+    }
+}
+
+/// The session's temporary views whose names match, listed by GetTables and GetColumns
+/// whatever the catalog and schema patterns (they belong to neither), as the Spark Thrift
+/// Server lists them.
+fn temporary_views(ctx: &SessionContext, table_pattern: Option<&str>) -> Result<Vec<FoundTable>> {
+    let Some(views) = session_catalogs(ctx).1 else {
+        return Ok(Vec::new());
+    };
+    if views.is_empty() {
+        return Ok(Vec::new());
+    }
+    let names = NamePattern::new(table_pattern).filter(views.names())?;
+    Ok(names
+        .into_iter()
+        .filter_map(|name| {
+            let provider = views.get(&name)?;
+            Some(FoundTable {
+                catalog: String::new(),
+                schema: String::new(),
+                name,
+                provider,
+                temporary: true,
+            })
+        })
+        .collect())
 }
 
 /// The tables whose catalog, schema and table names match, ordered by those names.
@@ -668,6 +718,7 @@ fn matching_tables(
                     schema: schema.schema.clone(),
                     name,
                     provider,
+                    temporary: false,
                 });
             }
         }

@@ -1,8 +1,10 @@
 //! Sessions: one DataFusion context per HiveServer2 session, all over the engine's one catalog.
 //!
-//! A session owns its current database, its `SET` values and its operations; the catalog
-//! (databases and tables) belongs to the engine, so what one session creates the others
-//! see, as in one Spark application.
+//! A session owns its current database, its `SET` values, its temporary views
+//! ([`temporary`]), its user and its operations; the catalog (databases and tables) belongs
+//! to the engine, so what one session creates the others see, as in one Spark application.
+
+pub mod temporary;
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet};
@@ -10,9 +12,12 @@ use std::sync::{Arc, Mutex};
 
 use dashmap::DashMap;
 use datafusion::catalog::CatalogProviderList;
+use datafusion::datasource::ViewTable;
+use datafusion::error::DataFusionError;
 use datafusion::execution::cache::cache_manager::CacheManagerConfig;
 use datafusion::execution::runtime_env::{RuntimeEnv, RuntimeEnvBuilder};
 use datafusion::execution::{SessionState, SessionStateBuilder};
+use datafusion::logical_expr::CreateView;
 use datafusion::prelude::{SessionConfig, SessionContext};
 use kumiho_thrift::handle::HandleId;
 use kumiho_thrift::session_conf::SessionConf;
@@ -23,6 +28,7 @@ use crate::hive_functions;
 use crate::hive_syntax;
 use crate::object_stores::SchemeObjectStoreRegistry;
 use crate::variables;
+use temporary::{SessionCatalogList, TemporaryViews};
 
 /// Prefix of the settings DataFusion itself understands; every other key is kept by the
 /// session for `SET` to show, as HiveServer2 keeps keys it does not use.
@@ -43,6 +49,11 @@ pub struct Session {
     settings: Mutex<BTreeMap<String, String>>,
     /// The session's open operations, closed with it. Never held across an await.
     operations: Mutex<HashSet<HandleId>>,
+    /// The session's temporary views, which its context's catalog list lays over the
+    /// engine's catalog.
+    views: Arc<TemporaryViews>,
+    /// The engine's catalog list, under the session's.
+    engine_catalogs: Arc<dyn CatalogProviderList>,
 }
 
 /// Why a session could not be opened or changed: the client's request was wrong.
@@ -94,30 +105,81 @@ impl Session {
         if catalog.schema(database).is_none() {
             return Err(SessionError::NoSuchDatabase(database.to_owned()));
         }
-        self.ctx
-            .state_ref()
-            .write()
-            .config_mut()
-            .options_mut()
-            .catalog
-            .default_schema = database.to_owned();
+        let state = self.ctx.state_ref();
+        let mut state = state.write();
+        state.config_mut().options_mut().catalog.default_schema = database.to_owned();
+        self.bind_views(&mut state);
         Ok(())
+    }
+
+    /// Gives `state` the session's catalog list, its temporary views over the state's
+    /// current database (where unqualified names resolve).
+    fn bind_views(&self, state: &mut SessionState) {
+        bind_views(state, &self.engine_catalogs, &self.views);
+    }
+
+    /// `CREATE [OR REPLACE] TEMPORARY VIEW`, planned: the view, the session's alone.
+    pub fn create_temporary_view(&self, view: &CreateView) -> datafusion::error::Result<()> {
+        let name = match &view.name {
+            datafusion::common::TableReference::Bare { table } => table.to_string(),
+            other => {
+                return Err(DataFusionError::Plan(format!(
+                    "a temporary view belongs to the session, not to a database: name it \
+                     without one ('{}', not '{other}')",
+                    other.table()
+                )))
+            }
+        };
+        let input = (*view.input).clone();
+        let mut seen = HashSet::new();
+        for field in input.schema().fields() {
+            if !seen.insert(field.name().as_str()) {
+                return Err(DataFusionError::Plan(format!(
+                    "the temporary view '{name}' would have two columns named '{}'; \
+                     give them different names (AS)",
+                    field.name()
+                )));
+            }
+        }
+        let table = Arc::new(ViewTable::new(input, view.definition.clone()));
+        self.views.create(&name, table, view.or_replace)
+    }
+
+    /// `DROP VIEW v` of a temporary view; false if the session has none of that name.
+    pub fn drop_temporary_view(&self, name: &str) -> bool {
+        self.views.remove(name)
+    }
+
+    /// The session's temporary view `name`.
+    pub fn temporary_view(
+        &self,
+        name: &str,
+    ) -> Option<Arc<dyn datafusion::catalog::TableProvider>> {
+        self.views.get(name)
+    }
+
+    /// The names of the session's temporary views, sorted.
+    pub fn temporary_view_names(&self) -> Vec<String> {
+        self.views.names()
     }
 
     /// Sets a value: `datafusion.*` keys change DataFusion's settings (a bad value is an
     /// error), any other key is kept for `SET` to show.
     pub fn set(&self, key: &str, value: &str) -> Result<(), SessionError> {
         if key.starts_with(DATAFUSION_PREFIX) {
-            self.ctx
-                .state_ref()
-                .write()
+            let state = self.ctx.state_ref();
+            let mut state = state.write();
+            state
                 .config_mut()
                 .options_mut()
                 .set(key, value)
                 .map_err(|e| SessionError::BadSetting {
                     key: key.to_owned(),
                     reason: e.strip_backtrace(),
-                })
+                })?;
+            // `datafusion.catalog.default_schema` is the current database.
+            self.bind_views(&mut state);
+            Ok(())
         } else {
             self.lock_settings()
                 .insert(key.to_owned(), value.to_owned());
@@ -152,6 +214,7 @@ impl Session {
                     reason: e.strip_backtrace(),
                 })?;
         }
+        self.bind_views(&mut state);
         Ok(SessionContext::new_with_state(state))
     }
 
@@ -213,6 +276,7 @@ impl Session {
             .options()
             .entries()
             .into_iter()
+            .filter(|entry| entry.key.starts_with(DATAFUSION_PREFIX))
             .map(|entry| (entry.key, entry.value.unwrap_or_default()))
             .collect();
         entries.sort();
@@ -291,13 +355,27 @@ impl SessionManager {
         connection_id: u64,
         conf: &SessionConf,
     ) -> Result<Arc<Session>, SessionError> {
+        let mut state = self.template.clone();
+        if let Some(identity) = state
+            .config_mut()
+            .options_mut()
+            .extensions
+            .get_mut::<functions::SessionUser>()
+        {
+            identity.name = user.clone();
+        }
+        let views = Arc::new(TemporaryViews::default());
+        let engine_catalogs = Arc::clone(self.template.catalog_list());
+        bind_views(&mut state, &engine_catalogs, &views);
         let session = Session {
             id: HandleId::new(),
             user,
             connection_id,
-            ctx: self.new_context(),
+            ctx: SessionContext::new_with_state(state),
             settings: Mutex::new(BTreeMap::new()),
             operations: Mutex::new(HashSet::new()),
+            views,
+            engine_catalogs,
         };
         for (key, value) in &conf.settings {
             session.set(key, value)?;
@@ -340,6 +418,21 @@ impl SessionManager {
     }
 }
 
+/// Gives `state` a session's catalog list: the engine's `catalogs` with the session's
+/// temporary `views` over the state's current database (where unqualified names resolve).
+fn bind_views(
+    state: &mut SessionState,
+    catalogs: &Arc<dyn CatalogProviderList>,
+    views: &Arc<TemporaryViews>,
+) {
+    let database = state.config().options().catalog.default_schema.clone();
+    state.register_catalog_list(Arc::new(SessionCatalogList::new(
+        Arc::clone(catalogs),
+        Arc::clone(views),
+        database,
+    )));
+}
+
 /// The state sessions start from: the engine's defaults over `catalogs`, with DataFusion's
 /// functions and Hive's, and Hive's expression planners ahead of DataFusion's.
 fn session_template(
@@ -347,6 +440,7 @@ fn session_template(
     runtime: Arc<RuntimeEnv>,
 ) -> SessionState {
     let config = SessionConfig::new()
+        .with_option_extension(functions::SessionUser::default())
         .with_information_schema(true)
         .with_default_catalog_and_schema(CATALOG, DEFAULT_DATABASE)
         .with_create_default_catalog_and_schema(false);
@@ -364,3 +458,6 @@ fn session_template(
     hive_functions::register(&ctx);
     ctx.state()
 }
+
+#[cfg(test)]
+mod tests;

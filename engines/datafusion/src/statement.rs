@@ -14,7 +14,7 @@ use std::sync::Arc;
 use datafusion::arrow::array::{ArrayRef, RecordBatch, StringArray};
 use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use datafusion::error::{DataFusionError, Result};
-use datafusion::logical_expr::LogicalPlan;
+use datafusion::logical_expr::{CreateView, DdlStatement, LogicalPlan};
 use datafusion::prelude::SessionContext;
 use datafusion::sql::sqlparser::dialect::GenericDialect;
 use datafusion::sql::sqlparser::tokenizer::{Token, Tokenizer};
@@ -28,7 +28,7 @@ use datafusion::datasource::TableType;
 
 use crate::catalog::{self, CATALOG};
 use crate::hive_syntax;
-use crate::session::Session;
+use crate::session::{temporary, Session};
 use crate::types;
 use crate::warehouse::{self, ddl::WarehouseCommand};
 
@@ -107,6 +107,11 @@ pub enum HiveCommand {
     /// A statement over the engine's warehouse (`CREATE TABLE`, `INSERT`, ...;
     /// [`crate::warehouse`]).
     Warehouse(Box<WarehouseCommand>),
+    /// `CREATE [OR REPLACE] TEMPORARY VIEW v AS ...`, planned: a view of the session alone
+    /// ([`crate::session::temporary`]).
+    CreateTemporaryView(CreateView),
+    /// `DROP VIEW [IF EXISTS] v` of one of the session's temporary views.
+    DropTemporaryView(String),
 }
 
 #[derive(Debug, PartialEq, Eq)]
@@ -136,6 +141,8 @@ impl Planned {
             Planned::Command(HiveCommand::Use(_))
             | Planned::Command(HiveCommand::CreateDatabase { .. })
             | Planned::Command(HiveCommand::Warehouse(_))
+            | Planned::Command(HiveCommand::CreateTemporaryView(_))
+            | Planned::Command(HiveCommand::DropTemporaryView(_))
             | Planned::Command(HiveCommand::Set(SetCommand::Assign(..))) => false,
             Planned::Command(_) => true,
             Planned::Plan(plan) => !is_side_effect(plan),
@@ -167,11 +174,22 @@ pub async fn plan(context: &SessionContext, sql: &str) -> Result<Planned> {
         hive_syntax::rewrite_text(sql)
     };
     let sql = sql.as_ref();
+    if let Some(name) = temporary::dropped_view(context, sql) {
+        return Ok(Planned::Command(HiveCommand::DropTemporaryView(name)));
+    }
     if let Some(command) = warehouse::ddl::recognise(context, sql).await? {
         return Ok(Planned::Command(HiveCommand::Warehouse(Box::new(command))));
     }
     if let Some(sql) = warehouse::ddl::temporary_view(sql) {
-        return Ok(Planned::Plan(logical_plan(context, &sql).await?));
+        return match logical_plan(context, &sql).await? {
+            LogicalPlan::Ddl(DdlStatement::CreateView(view)) => {
+                Ok(Planned::Command(HiveCommand::CreateTemporaryView(view)))
+            }
+            other => Err(DataFusionError::Internal(format!(
+                "CREATE TEMPORARY VIEW planned as {}",
+                other.display()
+            ))),
+        };
     }
     if let Some(command) = recognise(sql)? {
         return Ok(match command {
@@ -188,8 +206,25 @@ async fn logical_plan(context: &SessionContext, sql: &str) -> Result<LogicalPlan
     let state = context.state();
     let dialect = state.config().options().sql_parser.dialect;
     let mut statement = state.sql_to_statement(sql, &dialect)?;
+    // `explode(x)` of a select list is planned as an array's; should that fail, as a map's
+    // ([`hive_syntax::rewrite_exploding_maps`]).
+    let may_explode_a_map = sql
+        .as_bytes()
+        .windows(7)
+        .any(|w| w.eq_ignore_ascii_case(b"explode"))
+        .then(|| statement.clone());
     hive_syntax::rewrite(&mut statement)?;
-    state.statement_to_plan(statement).await
+    let error = match state.statement_to_plan(statement).await {
+        Ok(plan) => return Ok(plan),
+        Err(error) => error,
+    };
+    let Some(mut statement) = may_explode_a_map else {
+        return Err(error);
+    };
+    if !hive_syntax::rewrite_exploding_maps(&mut statement)? {
+        return Err(error);
+    }
+    state.statement_to_plan(statement).await.map_err(|_| error)
 }
 
 /// Runs a Hive command against the session and the engine's catalog.
@@ -206,10 +241,14 @@ pub async fn run_command(session: &Session, command: &HiveCommand) -> Result<Exe
             let names = matching(catalog::database_names(catalogs.as_ref()), pattern);
             string_rows("database_name", names)
         }
+        // The session's temporary views are listed in every database, as Spark lists them
+        // (Spark marks them `isTemporary`; Hive's one column cannot).
         HiveCommand::ShowTables { database, pattern } => {
             let schema = database_schema(session, database.as_deref())?;
             let mut names = matching(schema.table_names(), pattern);
+            names.extend(matching(session.temporary_view_names(), pattern));
             names.sort();
+            names.dedup();
             string_rows("tab_name", names)
         }
         HiveCommand::ShowViews { database, pattern } => {
@@ -220,8 +259,18 @@ pub async fn run_command(session: &Session, command: &HiveCommand) -> Result<Exe
                     views.push(name);
                 }
             }
+            views.extend(matching(session.temporary_view_names(), pattern));
             views.sort();
+            views.dedup();
             string_rows("tab_name", views)
+        }
+        HiveCommand::CreateTemporaryView(view) => {
+            session.create_temporary_view(view)?;
+            Ok(Executed::NoResult)
+        }
+        HiveCommand::DropTemporaryView(name) => {
+            session.drop_temporary_view(name);
+            Ok(Executed::NoResult)
         }
         HiveCommand::Set(SetCommand::ShowAll) => {
             let lines = session
@@ -298,8 +347,12 @@ pub async fn run_command(session: &Session, command: &HiveCommand) -> Result<Exe
                 rows.push(detail("Database", &name[0]));
                 rows.push(detail("Table", &name[1]));
                 let listing = provider.downcast_ref::<ListingTable>();
-                let stored =
-                    warehouse::commands::table_meta(session.context(), &name[0], &name[1]).await;
+                let stored = match is_temporary_view(session, table) {
+                    true => None,
+                    false => {
+                        warehouse::commands::table_meta(session.context(), &name[0], &name[1]).await
+                    }
+                };
                 let kind = match (provider.table_type(), listing, &stored) {
                     (TableType::View, _, _) => "VIEW",
                     (_, _, Some((_, meta))) if meta.kind == warehouse::meta::TableKind::Managed => {
@@ -373,9 +426,13 @@ pub async fn run_command(session: &Session, command: &HiveCommand) -> Result<Exe
             let provider = table_provider(session, parts).await?;
             // Qualified, so that the statement means the same table in any session.
             let name = qualified(session, parts);
-            if let Some((warehouse, meta)) =
-                warehouse::commands::table_meta(session.context(), &name[0], &name[1]).await
-            {
+            let stored = match is_temporary_view(session, parts) {
+                true => None,
+                false => {
+                    warehouse::commands::table_meta(session.context(), &name[0], &name[1]).await
+                }
+            };
+            if let Some((warehouse, meta)) = stored {
                 let name = warehouse::ddl::TableName {
                     database: name[0].clone(),
                     table: name[1].clone(),
@@ -418,12 +475,11 @@ pub async fn run_command(session: &Session, command: &HiveCommand) -> Result<Exe
     }
 }
 
-/// The database SHOW TABLES and SHOW VIEWS list: the one named, or the current one.
+/// The database SHOW TABLES and SHOW VIEWS list: the one named, or the current one (its
+/// tables, without the session's temporary views).
 fn database_schema(session: &Session, database: Option<&str>) -> Result<Arc<dyn SchemaProvider>> {
     let database = database.map_or_else(|| session.current_database(), str::to_owned);
-    session
-        .context()
-        .catalog(CATALOG)
+    temporary::engine_catalog(session.context())
         .and_then(|catalog| catalog.schema(&database))
         .ok_or_else(|| {
             DataFusionError::Plan(format!(
@@ -512,6 +568,11 @@ fn create_statement(parts: &[String], table: &dyn TableProvider) -> Vec<String> 
         }
     }
     lines
+}
+
+/// Whether `parts` name one of the session's temporary views (an unqualified name).
+fn is_temporary_view(session: &Session, parts: &[String]) -> bool {
+    matches!(parts, [name] if session.temporary_view(name).is_some())
 }
 
 /// A table's database and name: the current database for a bare name, the catalog

@@ -135,6 +135,30 @@ async fn explode_and_lateral_view_give_a_row_per_element() {
     let exploded = lines(&engine, &session, "SELECT explode(array(1, 2))").await;
     assert_eq!(exploded[1], "| col |");
     assert_eq!(exploded.len(), 6, "{exploded:?}");
+    // Of a map: Hive's key and value, a row per entry.
+    let exploded = lines(
+        &engine,
+        &session,
+        "SELECT explode(map('a', 1, 'b', 2)) ORDER BY key",
+    )
+    .await;
+    assert_eq!(exploded[1].replace(' ', ""), "|key|value|");
+    assert_eq!(exploded[3].replace(' ', ""), "|a|1|");
+    assert_eq!(exploded[4].replace(' ', ""), "|b|2|");
+    assert_eq!(
+        rows(
+            &engine,
+            &session,
+            "SELECT id, explode(str_to_map(concat('k=', s), ',', '=')) FROM tags WHERE id = 1"
+        )
+        .await,
+        ["1,k,a", "1,b,"]
+    );
+    // A statement that fails either way reports the failure of arrays.
+    let message = error(&engine, &session, "SELECT explode(1)")
+        .await
+        .to_string();
+    assert!(!message.contains("map_keys"), "{message}");
     // posexplode: Hive's pos (from 0) and val.
     let exploded = lines(&engine, &session, "SELECT posexplode(array('a', 'b'))").await;
     assert_eq!(exploded[1].replace(' ', ""), "|pos|val|");
@@ -457,6 +481,10 @@ fn rewrite_text_turn_backslash_quotes_into_doubled_quotes() {
     assert_eq!(
         rewrite_text("SELECT a DIV b, 'a div b', t.div, divide, \"div\" FROM t -- div"),
         "SELECT a // b, 'a div b', t.div, divide, \"div\" FROM t -- div"
+    );
+    assert_eq!(
+        rewrite_text("SELECT current_user(), CURRENT_USER ( ), current_user, 'current_user()'"),
+        "SELECT current_user, CURRENT_USER, current_user, 'current_user()'"
     );
 }
 

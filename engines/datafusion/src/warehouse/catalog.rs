@@ -68,7 +68,7 @@ pub fn catalog_list(warehouse: Arc<Warehouse>) -> Arc<dyn CatalogProviderList> {
 
 /// The warehouse of a session's catalog, if the engine has one.
 pub fn warehouse_of(context: &SessionContext) -> Option<Arc<Warehouse>> {
-    let catalog = context.catalog(CATALOG)?;
+    let catalog = crate::session::temporary::engine_catalog(context)?;
     let catalog = catalog.downcast_ref::<WarehouseCatalog>()?;
     Some(Arc::clone(&catalog.warehouse))
 }

@@ -288,8 +288,7 @@ async fn create(
     meta: &TableMeta,
     query: Option<&LogicalPlan>,
 ) -> Result<Option<u64>> {
-    let catalog = context
-        .catalog(CATALOG)
+    let catalog = crate::session::temporary::engine_catalog(context)
         .ok_or_else(|| DataFusionError::Internal("no catalog".to_owned()))?;
     if catalog.schema(&name.database).is_none() {
         return Err(DataFusionError::Plan(format!(
@@ -639,8 +638,7 @@ pub async fn table_meta(
     table: &str,
 ) -> Option<(Arc<Warehouse>, TableMeta)> {
     let warehouse = warehouse_of(context)?;
-    let in_memory = context
-        .catalog(CATALOG)?
+    let in_memory = crate::session::temporary::engine_catalog(context)?
         .downcast_ref::<super::WarehouseCatalog>()?
         .in_memory(database, table);
     if in_memory {

@@ -300,9 +300,8 @@ pub async fn recognise(context: &SessionContext, sql: &str) -> Result<Option<War
 }
 
 /// `CREATE [OR REPLACE] [GLOBAL] TEMPORARY|TEMP VIEW v AS ...` as DataFusion's `CREATE
-/// [OR REPLACE] VIEW v AS ...`, which keeps the view in the engine's memory: every session
-/// of that engine sees it until the engine stops, and it shadows a warehouse table of its
-/// name. None for any other statement.
+/// [OR REPLACE] VIEW v AS ...`, for DataFusion to plan; the statement keeps the planned view
+/// for the session alone ([`crate::session::temporary`]). None for any other statement.
 pub fn temporary_view(sql: &str) -> Option<String> {
     let first = sql.trim_start().get(..6)?;
     if !first.eq_ignore_ascii_case("create") {
@@ -329,8 +328,7 @@ async fn in_warehouse(
     context: &SessionContext,
     name: &TableName,
 ) -> Result<bool> {
-    let in_memory = context
-        .catalog(crate::catalog::CATALOG)
+    let in_memory = crate::session::temporary::engine_catalog(context)
         .and_then(|c| {
             c.downcast_ref::<super::WarehouseCatalog>()
                 .map(|w| w.in_memory(&name.database, &name.table))
@@ -455,8 +453,8 @@ async fn like_table(
     warehouse: &Warehouse,
     source: TableName,
 ) -> Result<TableMeta> {
-    let in_memory = SessionContext::new_with_state(state.clone())
-        .catalog(crate::catalog::CATALOG)
+    let context = SessionContext::new_with_state(state.clone());
+    let in_memory = crate::session::temporary::engine_catalog(&context)
         .and_then(|c| {
             c.downcast_ref::<super::WarehouseCatalog>()
                 .map(|w| w.in_memory(&source.database, &source.table))

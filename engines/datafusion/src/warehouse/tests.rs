@@ -336,10 +336,15 @@ async fn views_persist_and_demo_data_stays() {
     let views = lines(&other, &o, "SHOW VIEWS").await.join("\n");
     assert!(views.contains('v'), "{views}");
     ok(&other, &o, "DROP VIEW v").await;
-    // A temporary view lives in its engine's memory: its sessions see it, no other engine.
+    // A temporary view is its session's: no other session sees it, nor another engine;
+    // it shadows a warehouse table of its name in its session alone.
     ok(&engine, &s, "CREATE TEMPORARY VIEW tv AS SELECT 2 AS c").await;
     let s2 = open(&engine);
-    assert_eq!(lines(&engine, &s2, "SELECT c FROM tv").await[3], "| 2 |");
+    assert_eq!(lines(&engine, &s, "SELECT c FROM tv").await[3], "| 2 |");
+    assert!(error(&engine, &s2, "SELECT c FROM tv")
+        .await
+        .to_string()
+        .contains("tv"));
     assert!(error(&other, &o, "SELECT c FROM tv")
         .await
         .to_string()
@@ -347,10 +352,28 @@ async fn views_persist_and_demo_data_stays() {
     ok(
         &engine,
         &s,
-        "CREATE OR REPLACE TEMPORARY VIEW tv AS SELECT 3 AS c",
+        "CREATE OR REPLACE TEMPORARY VIEW n AS SELECT 'x' AS n_name",
     )
     .await;
-    assert_eq!(lines(&engine, &s2, "SELECT c FROM tv").await[3], "| 3 |");
+    assert_eq!(
+        lines(&engine, &s, "SELECT count(*) AS c FROM n").await[3],
+        "| 1 |"
+    );
+    assert_eq!(
+        lines(&engine, &s2, "SELECT count(*) AS c FROM n").await[3],
+        "| 25 |"
+    );
+    // Warehouse statements still find the warehouse's table.
+    ok(&engine, &s, "INSERT INTO n SELECT 'y'").await;
+    assert_eq!(
+        lines(&engine, &s2, "SELECT count(*) AS c FROM n").await[3],
+        "| 26 |"
+    );
+    ok(&engine, &s, "DROP VIEW n").await;
+    assert_eq!(
+        lines(&engine, &s, "SELECT count(*) AS c FROM n").await[3],
+        "| 26 |"
+    );
     assert_eq!(
         lines(&engine, &s, "SELECT count(*) AS c FROM tpch.region").await[3],
         "| 5 |"

@@ -1,0 +1,193 @@
+//! What belongs to one session and no other: temporary views, settings, variables, the
+//! current database and the user, with two users' sessions on one engine (a GROUP or
+//! SERVER engine's case).
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use datafusion::arrow::array::{Array, AsArray};
+
+use crate::engine::Engine;
+use crate::metadata;
+use crate::session::Session;
+use crate::test_util::{engine, error, lines, run};
+
+fn open_as(engine: &Engine, user: &str) -> Arc<Session> {
+    engine
+        .open_session(user.into(), 1, &BTreeMap::new())
+        .expect("the session opens")
+}
+
+async fn ok(engine: &Engine, session: &Session, sql: &str) {
+    if let Err(e) = run(engine, session, sql).await {
+        panic!("{sql} failed: {e}");
+    }
+}
+
+/// The one value of a one-row, one-column answer, as text.
+async fn value(engine: &Engine, session: &Session, sql: &str) -> String {
+    let rows = lines(engine, session, sql).await;
+    assert_eq!(rows.len(), 5, "{sql}: {rows:?}");
+    rows[3].trim_matches(|c| c == '|' || c == ' ').to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_temporary_view_is_its_sessions_alone() {
+    let engine = engine().await;
+    let alice = open_as(&engine, "alice");
+    let alice_again = open_as(&engine, "alice");
+    let bob = open_as(&engine, "bob");
+    ok(&engine, &alice, "CREATE TABLE t AS SELECT 1 AS c").await;
+    ok(&engine, &alice, "CREATE TEMPORARY VIEW tv AS SELECT 2 AS c").await;
+    ok(&engine, &alice, "CREATE TEMPORARY VIEW t AS SELECT 3 AS c").await;
+    assert_eq!(value(&engine, &alice, "SELECT c FROM tv").await, "2");
+    // It shadows the table of its name in its own session only.
+    assert_eq!(value(&engine, &alice, "SELECT c FROM t").await, "3");
+    assert_eq!(value(&engine, &bob, "SELECT c FROM t").await, "1");
+    assert_eq!(value(&engine, &alice_again, "SELECT c FROM t").await, "1");
+    for other in [&bob, &alice_again] {
+        let message = error(&engine, other, "SELECT c FROM tv").await.to_string();
+        assert!(message.contains("tv"), "{message}");
+        let tables = lines(&engine, other, "SHOW TABLES").await.join("\n");
+        assert!(!tables.contains("tv"), "{tables}");
+    }
+    // Listed by its session, in any database, as Spark lists them.
+    let tables = lines(&engine, &alice, "SHOW TABLES IN tpch")
+        .await
+        .join("\n");
+    assert!(
+        tables.contains("tv") && tables.contains("nation"),
+        "{tables}"
+    );
+    let views = lines(&engine, &alice, "SHOW VIEWS").await.join("\n");
+    assert!(views.contains("tv"), "{views}");
+    // Found from any current database.
+    ok(&engine, &alice, "USE tpch").await;
+    assert_eq!(value(&engine, &alice, "SELECT c FROM tv").await, "2");
+    ok(&engine, &alice, "USE default").await;
+    // A second CREATE must say OR REPLACE; a database in the name is refused.
+    let message = error(&engine, &alice, "CREATE TEMPORARY VIEW tv AS SELECT 9 AS c")
+        .await
+        .to_string();
+    assert!(message.contains("exists already"), "{message}");
+    ok(
+        &engine,
+        &alice,
+        "CREATE OR REPLACE TEMPORARY VIEW tv AS SELECT 4 AS c",
+    )
+    .await;
+    assert_eq!(value(&engine, &alice, "SELECT c FROM tv").await, "4");
+    let message = error(&engine, &alice, "CREATE TEMPORARY VIEW tpch.x AS SELECT 1")
+        .await
+        .to_string();
+    assert!(message.contains("not to a database"), "{message}");
+    // DROP VIEW drops the session's temporary view first; the table stays.
+    ok(&engine, &alice, "DROP VIEW t").await;
+    assert_eq!(value(&engine, &alice, "SELECT c FROM t").await, "1");
+    ok(&engine, &alice, "DROP VIEW tv").await;
+    ok(&engine, &alice, "DROP VIEW IF EXISTS tv").await;
+    assert!(error(&engine, &alice, "SELECT c FROM tv")
+        .await
+        .to_string()
+        .contains("tv"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn get_tables_and_columns_list_the_sessions_temporary_views() {
+    let engine = engine().await;
+    let alice = open_as(&engine, "alice");
+    let bob = open_as(&engine, "bob");
+    ok(&engine, &alice, "CREATE TEMPORARY VIEW tv AS SELECT 2 AS c").await;
+    let names =
+        |batch: &datafusion::arrow::array::RecordBatch, column: &str| -> Vec<Option<String>> {
+            let column = batch.column_by_name(column).unwrap().as_string::<i32>();
+            (0..column.len())
+                .map(|i| column.is_valid(i).then(|| column.value(i).to_owned()))
+                .collect()
+        };
+    let tables = metadata::tables(alice.context(), None, None, Some("tv"), None).unwrap();
+    assert_eq!(names(&tables, "TABLE_NAME"), vec![Some("tv".to_owned())]);
+    assert_eq!(names(&tables, "TABLE_SCHEM"), vec![None]);
+    assert_eq!(names(&tables, "TABLE_TYPE"), vec![Some("VIEW".to_owned())]);
+    // Whatever the schema pattern, as the Spark Thrift Server.
+    let tables = metadata::tables(alice.context(), None, Some("tpch"), Some("%"), None).unwrap();
+    assert!(names(&tables, "TABLE_NAME").contains(&Some("tv".to_owned())));
+    let columns = metadata::columns(alice.context(), None, None, Some("tv"), None).unwrap();
+    assert_eq!(names(&columns, "COLUMN_NAME"), vec![Some("c".to_owned())]);
+    let tables = metadata::tables(bob.context(), None, None, Some("tv"), None).unwrap();
+    assert_eq!(tables.num_rows(), 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn settings_variables_and_the_database_stay_in_their_session() {
+    let engine = engine().await;
+    let alice = open_as(&engine, "alice");
+    let bob = open_as(&engine, "bob");
+    ok(&engine, &alice, "USE tpch").await;
+    ok(&engine, &alice, "SET hivevar:region=ASIA").await;
+    ok(&engine, &alice, "SET hive.exec.x=1").await;
+    ok(&engine, &alice, "SET datafusion.execution.batch_size=1234").await;
+    assert_eq!(
+        value(&engine, &alice, "SELECT current_database() AS d").await,
+        "tpch"
+    );
+    assert_eq!(
+        value(&engine, &alice, "SELECT '${region}' AS r").await,
+        "ASIA"
+    );
+    assert_eq!(
+        value(&engine, &bob, "SELECT current_database() AS d").await,
+        "default"
+    );
+    assert_eq!(
+        value(&engine, &bob, "SELECT '${region}' AS r").await,
+        "${region}"
+    );
+    assert_eq!(
+        value(&engine, &bob, "SET hive.exec.x").await,
+        "hive.exec.x is undefined"
+    );
+    assert_eq!(
+        value(&engine, &bob, "SET datafusion.execution.batch_size").await,
+        "datafusion.execution.batch_size=8192"
+    );
+    // The session's user is not a setting anyone can change or list.
+    let all = lines(&engine, &bob, "SET").await.join("\n");
+    assert!(!all.contains("kumiho_session_user"), "{all}");
+    ok(&engine, &bob, "SET kumiho_session_user.name=alice").await;
+    assert_eq!(
+        value(&engine, &bob, "SELECT current_user() AS u").await,
+        "bob"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn current_user_is_the_sessions_user() {
+    let engine = engine().await;
+    let alice = open_as(&engine, "alice");
+    let bob = open_as(&engine, "bob");
+    assert_eq!(
+        value(&engine, &alice, "SELECT current_user() AS u").await,
+        "alice"
+    );
+    assert_eq!(
+        value(&engine, &bob, "SELECT CURRENT_USER ( ) AS u").await,
+        "bob"
+    );
+    assert_eq!(
+        value(&engine, &bob, "SELECT current_user AS u").await,
+        "bob"
+    );
+    assert_eq!(
+        value(&engine, &bob, "SELECT logged_in_user() AS u").await,
+        "bob"
+    );
+    // In a table created by another user, the reader's.
+    ok(
+        &engine,
+        &alice,
+        "CREATE VIEW who AS SELECT current_user() AS u",
+    )
+    .await;
+    assert_eq!(value(&engine, &bob, "SELECT u FROM who").await, "bob");
+}
