@@ -52,6 +52,9 @@ FUNCTIONS = {
     "SELECT str_to_map('a:1,b:2')['b'] AS b, size(str_to_map('k=v;x=y', ';', '=')) AS n, str_to_map('k=v;x', ';', '=')['x'] IS NULL AS x": ["2", "2", "true"],
     # Hive names the columns pos and val, Spark pos and col.
     "SELECT posexplode(array('a', 'b'))": ["0", "a"],
+    "SELECT conv('100', 2, 10) AS a, conv(-10, 16, -10) AS b, conv('-1', 10, 16) AS c, bin(13) AS d": ["4", "-16", "FFFFFFFFFFFFFFFF", "1101"],
+    "SELECT CAST(unhex('4869') AS STRING) AS a, CAST(unbase64('SGk=') AS STRING) AS b, sha1('abc') AS c, crc32('ABC') AS d, soundex('Miller') AS e": ["Hi", "Hi", "a9993e364706816aba3e25717850c26c9cd0d89d", "2743272264", "M460"],
+    "SELECT format_number(1234567.891, 2) AS a, format_number(1.5, 0) AS b, next_day('2015-01-14', 'TU') AS n": ["1,234,567.89", "2", "2015-01-20"],
 }
 # Hive and Spark disagree here, or Spark spells it differently: Hive's answers only.
 HIVE_ONLY = {
@@ -62,6 +65,10 @@ HIVE_ONLY = {
     "SELECT rand(42) AS r": ["0.7275636800328681"],
     # Spark's VARCHAR(n) in a CAST is any string.
     "SELECT CAST('abcdef' AS VARCHAR(3)) AS v": ["abc"],
+    # Hive's literals are DOUBLEs, so its bround answers one; Spark's are decimals.
+    "SELECT bround(2.5) AS a, bround(8.25, 1) AS b, bround(15, -1) AS c": ["2.0", "8.2", "20"],
+    # The session's user: beeline's here. (Spark's depends on how its engine runs.)
+    "SELECT current_user() AS u": ["alice"],
 }
 
 

@@ -9,14 +9,17 @@
 //!
 //! - `conditional`: `if`, `isnull`, `isnotnull`.
 //! - `datetime`: `year` ... `second`, `quarter`, `dayofweek`, `weekofyear`, `dayofyear`,
-//!   `datediff`, `date_add`, `date_sub`, `add_months`, `last_day`, `months_between`,
+//!   `datediff`, `date_add`, `date_sub`, `add_months`, `next_day`, `last_day`, `months_between`,
 //!   `trunc`, `to_date`, `from_utc_timestamp`, `to_utc_timestamp`, `date_format`,
 //!   `from_unixtime`, `unix_timestamp`, with Java date patterns
 //!   ([`datetime::java_pattern`]).
 //! - `strings`: `concat`, `substr`, `split`, `regexp_extract`, `regexp_replace`, `locate`,
 //!   `get_json_object`, `sha2`, `space`.
 //! - `collections`: `size`, `sort_array`, `collect_list`, `collect_set`.
-//! - `math`: `pmod`, `rand(seed)` (Hive's `java.util.Random` numbers).
+//! - `math`: `pmod`, `rand(seed)` (Hive's `java.util.Random` numbers), `bround`,
+//!   `format_number`.
+//! - `encoding`: `conv`, `bin`, `unhex`, `unbase64`, `sha1`, `crc32`, `soundex`, computed
+//!   value by value ([`encoding::Computed`]).
 //! - `usage`: what `DESCRIBE FUNCTION` says of each.
 //!
 //! Plus Hive's names for DataFusion's functions ([`ALIASES`]).
@@ -49,6 +52,7 @@ use datafusion::prelude::SessionContext;
 pub mod collections;
 pub mod conditional;
 pub mod datetime;
+pub mod encoding;
 pub mod math;
 pub mod strings;
 mod usage;
@@ -78,6 +82,7 @@ pub fn register(ctx: &SessionContext) {
         .chain(strings::functions())
         .chain(collections::functions())
         .chain(math::functions())
+        .chain(encoding::functions())
     {
         ctx.register_udf(udf);
     }

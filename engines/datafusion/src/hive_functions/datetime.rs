@@ -70,6 +70,7 @@ pub fn functions() -> Vec<ScalarUDF> {
         })
         .udf(),
         Rewrite::new("add_months", date_and_int, date, add_months).udf(),
+        Rewrite::new("next_day", date_and_day_name, date, next_day).udf(),
         Rewrite::new("last_day", one_date, date, |a, t| {
             let date = as_date(&a[0], &t[0]);
             Ok(last_day(
@@ -490,6 +491,49 @@ fn date_and_int(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
             types,
         )),
     }
+}
+
+fn date_and_day_name(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
+    match types {
+        [a, b] if is_date_like(a) && (is_string(b) || b.is_null()) => {
+            Ok(vec![a.clone(), DataType::Utf8])
+        }
+        _ => Err(bad_arguments(name, "(date, day of the week)", types)),
+    }
+}
+
+/// `next_day(start, 'TU')`: the first date after `start` that falls on the day named (its
+/// first two or three letters or its whole English name, in any case, as Hive and Spark
+/// take it); NULL for another name.
+fn next_day(args: Vec<Expr>, types: &[DataType]) -> Result<Expr> {
+    const DAYS: [&str; 7] = [
+        "MONDAY",
+        "TUESDAY",
+        "WEDNESDAY",
+        "THURSDAY",
+        "FRIDAY",
+        "SATURDAY",
+        "SUNDAY",
+    ];
+    let name = datafusion::functions::expr_fn::upper(args[1].clone());
+    // The day's number, Monday 0 ... Sunday 6.
+    let mut target: Option<datafusion::logical_expr::conditional_expressions::CaseBuilder> = None;
+    for (number, &day) in DAYS.iter().enumerate() {
+        for spelling in [&day[..2], &day[..3], day] {
+            let condition = name.clone().eq(lit(spelling));
+            let number = lit(number as i32);
+            target = Some(match target {
+                None => when(condition, number),
+                Some(mut case) => case.when(condition, number),
+            });
+        }
+    }
+    let target = target.expect("seven days").end()?;
+    let day = day_number(&args[0], &types[0]);
+    // 1970-01-01 was a Thursday (3).
+    let weekday = ((day.clone() + lit(3i32)) % lit(7i32) + lit(7i32)) % lit(7i32);
+    let ahead = (target - weekday + lit(6i32)) % lit(7i32) + lit(1i32);
+    Ok(cast(day + ahead, DataType::Date32))
 }
 
 fn date_and_pattern(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {

@@ -1,5 +1,6 @@
 //! Hive's arithmetic functions DataFusion lacks or takes otherwise: `pmod`, `rand` with a
-//! seed, `e`, `negative`, `positive`, `shiftleft`, `shiftright`.
+//! seed, `e`, `negative`, `positive`, `shiftleft`, `shiftright`, `bround`,
+//! `format_number`.
 
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex};
@@ -15,6 +16,11 @@ use datafusion::logical_expr::{
     ScalarUDFImpl, Signature, TypeSignature, Volatility,
 };
 
+use datafusion::arrow::array::{Array, ArrayRef, AsArray, Float64Builder, Int64Builder};
+use datafusion::arrow::datatypes::{Decimal128Type, Float64Type, Int64Type};
+use datafusion::error::DataFusionError;
+
+use super::encoding::{integers_of, string_result, Computed};
 use super::{bad_arguments, is_integer, Rewrite};
 
 pub fn functions() -> Vec<ScalarUDF> {
@@ -60,7 +66,264 @@ pub fn functions() -> Vec<ScalarUDF> {
             |a, _| shift(a, Operator::BitwiseShiftRight),
         )
         .udf(),
+        Computed::new("bround", bround_types, |t| Ok(t[0].clone()), bround).udf(),
+        Computed::new(
+            "format_number",
+            format_number_types,
+            |_| Ok(DataType::Utf8),
+            format_number,
+        )
+        .udf(),
     ]
+}
+
+/// A number as `bround` and `format_number` take it: an integer as a `BIGINT`, a decimal
+/// (128 bits) as it is, any other as a `DOUBLE`.
+fn number_type(t: &DataType) -> Option<DataType> {
+    match t {
+        t if is_integer(t) && !t.is_null() => Some(DataType::Int64),
+        DataType::Decimal128(..) => Some(t.clone()),
+        t if t.is_numeric() || t.is_null() => Some(DataType::Float64),
+        _ => None,
+    }
+}
+
+fn bround_types(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
+    let number = types.first().and_then(|t| match number_type(t) {
+        // A decimal is rounded as a DOUBLE: the scale of the answer would depend on d.
+        Some(DataType::Decimal128(..)) => Some(DataType::Float64),
+        other => other,
+    });
+    match (number, types) {
+        (Some(number), [_]) => Ok(vec![number]),
+        (Some(number), [_, d]) if is_integer(d) => Ok(vec![number, DataType::Int64]),
+        _ => Err(bad_arguments(name, "(number[, decimal places])", types)),
+    }
+}
+
+/// `bround(x[, d])`: `x` rounded to `d` decimal places (0 by default; negative rounds to
+/// tens, hundreds, ...) half to even, as Hive's: a `DOUBLE` through its shortest decimal
+/// form (Java's `BigDecimal.valueOf`), so `bround(2.675, 2)` is 2.68.
+fn bround(args: &[ArrayRef]) -> Result<ArrayRef> {
+    let places: Vec<Option<i64>> = match args.get(1) {
+        Some(d) => integers_of(d),
+        None => vec![Some(0); args[0].len()],
+    };
+    Ok(match args[0].data_type() {
+        DataType::Int64 => {
+            let values = args[0].as_primitive::<Int64Type>();
+            let mut out = Int64Builder::with_capacity(values.len());
+            for (x, d) in values.iter().zip(places) {
+                out.append_option(x.zip(d).map(|(x, d)| bround_integer(x, d)));
+            }
+            std::sync::Arc::new(out.finish()) as ArrayRef
+        }
+        DataType::Float64 => {
+            let values = args[0].as_primitive::<Float64Type>();
+            let mut out = Float64Builder::with_capacity(values.len());
+            for (x, d) in values.iter().zip(places) {
+                out.append_option(x.zip(d).map(|(x, d)| bround_double(x, d)));
+            }
+            std::sync::Arc::new(out.finish())
+        }
+        other => {
+            return Err(DataFusionError::Internal(format!(
+                "bround of a {other} array"
+            )))
+        }
+    })
+}
+
+/// An integer rounded half to even to `-places` tens (unchanged for `places` >= 0).
+pub fn bround_integer(x: i64, places: i64) -> i64 {
+    if places >= 0 {
+        return x;
+    }
+    if places < -18 {
+        return 0;
+    }
+    let unit = 10i128.pow(places.unsigned_abs() as u32);
+    let x = i128::from(x);
+    let (mut quotient, remainder) = (x / unit, x % unit);
+    let twice = remainder.abs() * 2;
+    if twice > unit || (twice == unit && quotient % 2 != 0) {
+        quotient += x.signum();
+    }
+    i64::try_from(quotient * unit).unwrap_or(if x < 0 { i64::MIN } else { i64::MAX })
+}
+
+/// A `DOUBLE`'s shortest decimal digits and where the point goes: `x` is
+/// `0.DIGITS * 10^point`, the sign apart.
+fn shortest_digits(x: f64) -> (bool, Vec<u8>, i64) {
+    let text = format!("{:e}", x.abs());
+    let (mantissa, exponent) = text.split_once('e').expect("{:e} writes an exponent");
+    let digits = mantissa
+        .bytes()
+        .filter(u8::is_ascii_digit)
+        .map(|b| b - b'0')
+        .collect();
+    let exponent: i64 = exponent.parse().expect("an integer exponent");
+    (x.is_sign_negative(), digits, exponent + 1)
+}
+
+/// Decimal digits rounded half to even to their first `keep`: the digits kept, and whether
+/// rounding up carried into a new leading digit.
+fn round_digits(digits: &[u8], keep: i64) -> (Vec<u8>, bool) {
+    if keep >= digits.len() as i64 {
+        return (digits.to_vec(), false);
+    }
+    if keep < 0 {
+        return (Vec::new(), false);
+    }
+    let keep = keep as usize;
+    let mut kept = digits[..keep].to_vec();
+    let rest = &digits[keep..];
+    let last_odd = kept.last().is_some_and(|d| d % 2 == 1);
+    let up = rest[0] > 5 || (rest[0] == 5 && (rest[1..].iter().any(|&d| d > 0) || last_odd));
+    if !up {
+        return (kept, false);
+    }
+    for digit in kept.iter_mut().rev() {
+        if *digit < 9 {
+            *digit += 1;
+            return (kept, false);
+        }
+        *digit = 0;
+    }
+    kept.insert(0, 1);
+    (kept, true)
+}
+
+/// A `DOUBLE` rounded half to even to `places` decimal places of its shortest decimal form.
+pub fn bround_double(x: f64, places: i64) -> f64 {
+    if !x.is_finite() || x == 0.0 {
+        return x;
+    }
+    let (negative, digits, point) = shortest_digits(x);
+    let (kept, carried) = round_digits(&digits, point.saturating_add(places));
+    if kept.iter().all(|&d| d == 0) {
+        return 0.0;
+    }
+    let point = if carried { point + 1 } else { point };
+    let digits: String = kept.iter().map(|d| char::from(b'0' + d)).collect();
+    let text = format!("{}0.{digits}e{point}", if negative { "-" } else { "" });
+    text.parse().expect("a decimal number parses")
+}
+
+fn format_number_types(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
+    match types {
+        [x, d] if is_integer(d) => match number_type(x) {
+            Some(number) => Ok(vec![number, DataType::Int64]),
+            None => Err(bad_arguments(name, "(number, decimal places)", types)),
+        },
+        [_, d] if super::is_string(d) => Err(DataFusionError::Plan(format!(
+            "{name} takes a number of decimal places; a format pattern is not taken"
+        ))),
+        _ => Err(bad_arguments(name, "(number, decimal places)", types)),
+    }
+}
+
+/// `format_number(x, d)`: `x` with `d` decimal places, rounded half to even, and its
+/// integer digits grouped by commas (`1,234,567.89`), as Hive's `DecimalFormat`; NULL for a
+/// negative `d`.
+fn format_number(args: &[ArrayRef]) -> Result<ArrayRef> {
+    let places = integers_of(&args[1]);
+    let values: Vec<Option<String>> = match args[0].data_type() {
+        DataType::Int64 => args[0]
+            .as_primitive::<Int64Type>()
+            .iter()
+            .zip(places)
+            .map(|(x, d)| {
+                let (x, d) = (x?, usize::try_from(d?).ok()?);
+                Some(grouped(
+                    x < 0,
+                    &x.unsigned_abs().to_string(),
+                    &"0".repeat(d),
+                ))
+            })
+            .collect(),
+        DataType::Float64 => args[0]
+            .as_primitive::<Float64Type>()
+            .iter()
+            .zip(places)
+            .map(|(x, d)| Some(format_double(x?, usize::try_from(d?).ok()?)))
+            .collect(),
+        DataType::Decimal128(_, scale) => {
+            let scale = *scale;
+            args[0]
+                .as_primitive::<Decimal128Type>()
+                .iter()
+                .zip(places)
+                .map(|(x, d)| Some(format_decimal(x?, scale, usize::try_from(d?).ok()?)))
+                .collect()
+        }
+        other => {
+            return Err(DataFusionError::Internal(format!(
+                "format_number of a {other} array"
+            )))
+        }
+    };
+    Ok(string_result(values.into_iter()))
+}
+
+/// A number's text from its sign, integer digits and fraction digits, the integer digits
+/// grouped by three.
+fn grouped(negative: bool, integer: &str, fraction: &str) -> String {
+    let mut out = String::with_capacity(integer.len() * 4 / 3 + fraction.len() + 2);
+    if negative {
+        out.push('-');
+    }
+    for (i, c) in integer.chars().enumerate() {
+        if i > 0 && (integer.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    if !fraction.is_empty() {
+        out.push('.');
+        out.push_str(fraction);
+    }
+    out
+}
+
+/// A `DOUBLE` with `places` decimals: its exact binary value rounded half to even, as
+/// Java's `DecimalFormat` rounds it.
+pub fn format_double(x: f64, places: usize) -> String {
+    if x.is_nan() {
+        return "NaN".to_owned();
+    }
+    if x.is_infinite() {
+        return if x > 0.0 { "∞" } else { "-∞" }.to_owned();
+    }
+    let text = format!("{:.*}", places, x.abs());
+    let (integer, fraction) = text.split_once('.').unwrap_or((text.as_str(), ""));
+    // Java keeps the sign of a negative number rounded to zero (`-0.00`).
+    grouped(x.is_sign_negative(), integer, fraction)
+}
+
+/// A decimal (`value` at `scale`) with `places` decimals, rounded half to even.
+pub fn format_decimal(value: i128, scale: i8, places: usize) -> String {
+    let digits: Vec<u8> = value
+        .unsigned_abs()
+        .to_string()
+        .bytes()
+        .map(|b| b - b'0')
+        .collect();
+    // `value` is 0.DIGITS * 10^point.
+    let point = digits.len() as i64 - i64::from(scale);
+    let (kept, carried) = round_digits(&digits, point + places as i64);
+    let point = if carried { point + 1 } else { point };
+    let digit_at = |i: i64| {
+        let digit = usize::try_from(i).ok().and_then(|i| kept.get(i)).copied();
+        char::from(b'0' + digit.unwrap_or(0))
+    };
+    let integer: String = if point > 0 {
+        (0..point).map(digit_at).collect()
+    } else {
+        "0".to_owned()
+    };
+    let fraction: String = (point..point + places as i64).map(digit_at).collect();
+    grouped(value < 0, &integer, &fraction)
 }
 
 fn one_number(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {

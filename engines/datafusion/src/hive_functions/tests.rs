@@ -733,3 +733,161 @@ async fn str_to_map_reads_pairs_as_hive() {
         .to_string();
     assert!(refused.contains("is a regex"), "{refused}");
 }
+
+#[tokio::test]
+async fn number_and_byte_conversions_follow_hive() {
+    let engine = engine().await;
+    let s = open(&engine);
+    check(
+        &engine,
+        &s,
+        "SELECT conv('100', 2, 10), conv(-10, 16, -10), conv('ff', 16, 10), conv(255, 10, 16), \
+         conv('-1', 10, 16), conv('12z', 10, 16), conv('1', 1, 10), conv(NULL, 10, 2)",
+        &[
+            "4",
+            "-16",
+            "255",
+            "FF",
+            "FFFFFFFFFFFFFFFF",
+            "C",
+            "NULL",
+            "NULL",
+        ],
+    )
+    .await;
+    check(
+        &engine,
+        &s,
+        "SELECT conv('18446744073709551616', 10, 16), conv('-9', 10, -2), bin(13), bin(-1), bin(0)",
+        &["FFFFFFFFFFFFFFFF", "-1001", "1101", &"1".repeat(64), "0"],
+    )
+    .await;
+    check(
+        &engine,
+        &s,
+        "SELECT CAST(unhex('4869') AS STRING), CAST(unhex('F') AS STRING) = '\\u000f', \
+         unhex('zz') IS NULL, CAST(unbase64('SGk=') AS STRING), CAST(unbase64('SGk') AS STRING), \
+         CAST(unbase64(base64(CAST('abc' AS BINARY))) AS STRING)",
+        &["Hi", "true", "true", "Hi", "Hi", "abc"],
+    )
+    .await;
+    check(
+        &engine,
+        &s,
+        "SELECT sha1('abc'), sha('abc') = sha1(CAST('abc' AS BINARY)), sha1(''), crc32('ABC'), \
+         crc32(''), sha1(NULL) IS NULL",
+        &[
+            "a9993e364706816aba3e25717850c26c9cd0d89d",
+            "true",
+            "da39a3ee5e6b4b0d3255bfef95601890afd80709",
+            "2743272264",
+            "0",
+            "true",
+        ],
+    )
+    .await;
+    check(
+        &engine,
+        &s,
+        "SELECT soundex('Miller'), soundex('Ashcraft'), soundex('Tymczak'), soundex('Pfister'), \
+         soundex(''), soundex('a')",
+        &["M460", "A261", "T522", "P236", "", "A000"],
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn rounding_and_formatting_numbers_follow_hive() {
+    let engine = engine().await;
+    let s = open(&engine);
+    check(
+        &engine,
+        &s,
+        "SELECT bround(2.5), bround(3.5), bround(-2.5), bround(8.25, 1), bround(2.675, 2), \
+         bround(15, -1), bround(25, -1), bround(1234, 2), bround(0.5), bround(NULL)",
+        &[
+            "2.0", "4.0", "-2.0", "8.2", "2.68", "20", "20", "1234", "0.0", "NULL",
+        ],
+    )
+    .await;
+    check(
+        &engine,
+        &s,
+        "SELECT format_number(1234567.891, 2), format_number(12332.123456, 4), \
+         format_number(0.5, 0), format_number(1.5, 0), format_number(-1234, 1), \
+         format_number(CAST(2.345 AS DECIMAL(10,3)), 2), format_number(CAST(1234.5 AS DECIMAL(10,1)), 0), \
+         format_number(5, -1) IS NULL, format_number(CAST(0.004 AS DECIMAL(5,3)), 2)",
+        &[
+            "1,234,567.89",
+            "12,332.1235",
+            "0",
+            "2",
+            "-1,234.0",
+            "2.34",
+            "1,234",
+            "true",
+            "0.00",
+        ],
+    )
+    .await;
+    assert!(error(&engine, &s, "SELECT format_number(1.5, '#.#')")
+        .await
+        .to_string()
+        .contains("pattern"));
+}
+
+#[tokio::test]
+async fn next_day_and_current_user() {
+    let engine = engine().await;
+    let s = open(&engine);
+    check(
+        &engine,
+        &s,
+        "SELECT next_day('2015-01-14', 'TU'), next_day('2015-01-14', 'wed'), \
+         next_day(DATE '2015-01-14', 'Wednesday'), next_day('2015-01-18', 'SUN'), \
+         next_day('2015-01-14', 'x') IS NULL, next_day('nope', 'MO') IS NULL",
+        &[
+            "2015-01-20",
+            "2015-01-21",
+            "2015-01-21",
+            "2015-01-25",
+            "true",
+            "true",
+        ],
+    )
+    .await;
+    check(
+        &engine,
+        &s,
+        "SELECT current_user() AS a, current_user AS b, logged_in_user() AS c",
+        &["alice", "alice", "alice"],
+    )
+    .await;
+}
+
+#[test]
+fn digests_and_conversions_of_known_values() {
+    use super::encoding::{base64_decode, convert_base, crc32_of, sha1_digest, unhex_text};
+    use super::math::{bround_double, bround_integer, format_decimal, format_double};
+    let hex = |d: [u8; 20]| d.iter().map(|b| format!("{b:02x}")).collect::<String>();
+    assert_eq!(
+        hex(sha1_digest(
+            b"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"
+        )),
+        "84983e441c3bd26ebaae4aa1f95129e5e54670f1"
+    );
+    assert_eq!(crc32_of(b"123456789"), 0xCBF4_3926);
+    assert_eq!(base64_decode("SGVs\nbG8="), b"Hello");
+    assert_eq!(unhex_text("abc"), Some(vec![0x0a, 0xbc]));
+    assert_eq!(convert_base("zz", 36, 10).as_deref(), Some("1295"));
+    assert_eq!(convert_base("", 10, 2), None);
+    assert_eq!(bround_double(1e300, 2), 1e300);
+    assert_eq!(bround_double(0.125, 2), 0.12);
+    assert_eq!(bround_double(9.99, 1), 10.0);
+    assert_eq!(bround_integer(-25, -1), -20);
+    assert_eq!(bround_integer(-35, -1), -40);
+    assert_eq!(format_double(-0.001, 2), "-0.00");
+    assert_eq!(format_double(999.995, 2), "1,000.00");
+    assert_eq!(format_decimal(99995, 2, 1), "1,000.0");
+    assert_eq!(format_decimal(-5, 0, 3), "-5.000");
+}

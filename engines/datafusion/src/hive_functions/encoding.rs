@@ -1,0 +1,500 @@
+//! Hive's functions between numbers, bytes and their text forms: `conv`, `bin`, `unhex`,
+//! `unbase64`, `sha1` (`sha`), `crc32`, `soundex`. Each is computed value by value
+//! ([`Computed`]); none has a DataFusion equivalent with Hive's answers.
+
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
+use datafusion::arrow::array::{
+    Array, ArrayRef, AsArray, BinaryBuilder, Int64Builder, StringBuilder,
+};
+use datafusion::arrow::datatypes::{DataType, Int64Type};
+use datafusion::error::{DataFusionError, Result};
+use datafusion::logical_expr::{
+    ColumnarValue, Documentation, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature,
+    Volatility,
+};
+
+use super::{bad_arguments, is_integer, is_string};
+
+pub fn functions() -> Vec<ScalarUDF> {
+    vec![
+        Computed::new("conv", conv_types, |_| Ok(DataType::Utf8), conv).udf(),
+        Computed::new("bin", one_integer, |_| Ok(DataType::Utf8), bin).udf(),
+        Computed::new("unhex", one_string, |_| Ok(DataType::Binary), unhex).udf(),
+        Computed::new("unbase64", one_string, |_| Ok(DataType::Binary), unbase64).udf(),
+        Computed::new("sha1", string_or_binary, |_| Ok(DataType::Utf8), sha1)
+            .with_aliases(&["sha"])
+            .udf(),
+        Computed::new("crc32", string_or_binary, |_| Ok(DataType::Int64), crc32).udf(),
+        Computed::new("soundex", one_string, |_| Ok(DataType::Utf8), soundex).udf(),
+    ]
+}
+
+/// What a [`Computed`] function does with its arguments' values, as arrays of one length.
+type ComputeFn = fn(&[ArrayRef]) -> Result<ArrayRef>;
+
+/// A Hive function computed over its arguments' arrays; NULL in, NULL out.
+pub struct Computed {
+    name: &'static str,
+    aliases: Vec<String>,
+    signature: Signature,
+    /// The types the arguments are cast to; an error names the function and what it takes.
+    coerce: fn(&str, &[DataType]) -> Result<Vec<DataType>>,
+    /// The result's type, from the coerced argument types.
+    returns: fn(&[DataType]) -> Result<DataType>,
+    compute: ComputeFn,
+}
+
+impl Computed {
+    pub fn new(
+        name: &'static str,
+        coerce: fn(&str, &[DataType]) -> Result<Vec<DataType>>,
+        returns: fn(&[DataType]) -> Result<DataType>,
+        compute: ComputeFn,
+    ) -> Self {
+        Self {
+            name,
+            aliases: Vec::new(),
+            signature: Signature::user_defined(Volatility::Immutable),
+            coerce,
+            returns,
+            compute,
+        }
+    }
+
+    pub fn with_aliases(mut self, aliases: &[&str]) -> Self {
+        self.aliases = aliases.iter().map(|a| (*a).to_owned()).collect();
+        self
+    }
+
+    pub fn udf(self) -> ScalarUDF {
+        ScalarUDF::new_from_impl(self)
+    }
+}
+
+impl std::fmt::Debug for Computed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Computed")
+            .field("name", &self.name)
+            .finish()
+    }
+}
+
+// A function is its name.
+impl PartialEq for Computed {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
+    }
+}
+
+impl Eq for Computed {}
+
+impl Hash for Computed {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.name.hash(state);
+    }
+}
+
+impl ScalarUDFImpl for Computed {
+    fn name(&self) -> &str {
+        self.name
+    }
+
+    fn aliases(&self) -> &[String] {
+        &self.aliases
+    }
+
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    fn coerce_types(&self, arg_types: &[DataType]) -> Result<Vec<DataType>> {
+        (self.coerce)(self.name, arg_types)
+    }
+
+    fn documentation(&self) -> Option<&Documentation> {
+        super::usage::documentation(self.name)
+    }
+
+    fn return_type(&self, arg_types: &[DataType]) -> Result<DataType> {
+        (self.returns)(arg_types)
+    }
+
+    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
+        let arrays = ColumnarValue::values_to_arrays(&args.args)?;
+        let result = (self.compute)(&arrays)?;
+        super::columnar(result, &args.args)
+    }
+}
+
+fn string_like(t: &DataType) -> bool {
+    is_string(t) || t.is_null()
+}
+
+fn is_binary(t: &DataType) -> bool {
+    matches!(
+        t,
+        DataType::Binary | DataType::LargeBinary | DataType::BinaryView
+    )
+}
+
+fn one_string(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
+    match types {
+        [t] if string_like(t) => Ok(vec![DataType::Utf8]),
+        _ => Err(bad_arguments(name, "a string", types)),
+    }
+}
+
+fn one_integer(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
+    match types {
+        // Hive reads a string as a BIGINT ('13' is 13).
+        [t] if is_integer(t) || is_string(t) => Ok(vec![DataType::Int64]),
+        _ => Err(bad_arguments(name, "an integer", types)),
+    }
+}
+
+fn string_or_binary(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
+    match types {
+        [t] if string_like(t) => Ok(vec![DataType::Utf8]),
+        [t] if is_binary(t) => Ok(vec![DataType::Binary]),
+        _ => Err(bad_arguments(name, "a string or a binary", types)),
+    }
+}
+
+/// Each value's bytes (a string's UTF-8), None for NULL.
+fn bytes_of(array: &ArrayRef) -> Result<Vec<Option<&[u8]>>> {
+    Ok(match array.data_type() {
+        DataType::Utf8 => array
+            .as_string::<i32>()
+            .iter()
+            .map(|s| s.map(str::as_bytes))
+            .collect(),
+        DataType::Binary => array.as_binary::<i32>().iter().collect(),
+        DataType::Null => vec![None; array.len()],
+        other => {
+            return Err(DataFusionError::Internal(format!(
+                "bytes of a {other} array"
+            )))
+        }
+    })
+}
+
+/// Each value of a string array, None for NULL.
+pub(super) fn strings_of(array: &ArrayRef) -> Vec<Option<&str>> {
+    match array.data_type() {
+        DataType::Utf8 => array.as_string::<i32>().iter().collect(),
+        _ => vec![None; array.len()],
+    }
+}
+
+pub(super) fn integers_of(array: &ArrayRef) -> Vec<Option<i64>> {
+    match array.data_type() {
+        DataType::Int64 => array.as_primitive::<Int64Type>().iter().collect(),
+        _ => vec![None; array.len()],
+    }
+}
+
+pub(super) fn string_result(values: impl Iterator<Item = Option<String>>) -> ArrayRef {
+    let mut out = StringBuilder::new();
+    for value in values {
+        out.append_option(value);
+    }
+    Arc::new(out.finish())
+}
+
+fn binary_result(values: impl Iterator<Item = Option<Vec<u8>>>) -> ArrayRef {
+    let mut out = BinaryBuilder::new();
+    for value in values {
+        out.append_option(value);
+    }
+    Arc::new(out.finish())
+}
+
+/// `sha1(x)`: the SHA-1 digest of a string's UTF-8 or a binary's bytes, 40 lower-case hex
+/// digits.
+fn sha1(args: &[ArrayRef]) -> Result<ArrayRef> {
+    let values = bytes_of(&args[0])?;
+    Ok(string_result(
+        values
+            .into_iter()
+            .map(|v| v.map(|bytes| hex(&sha1_digest(bytes)))),
+    ))
+}
+
+/// `crc32(x)`: the CRC-32 (as `java.util.zip.CRC32`) of the bytes, a `BIGINT`.
+fn crc32(args: &[ArrayRef]) -> Result<ArrayRef> {
+    let values = bytes_of(&args[0])?;
+    let mut out = Int64Builder::with_capacity(values.len());
+    for value in values {
+        out.append_option(value.map(|bytes| i64::from(crc32_of(bytes))));
+    }
+    Ok(Arc::new(out.finish()))
+}
+
+/// `unhex(s)`: the bytes of pairs of hex digits (an odd count read with a leading 0);
+/// NULL when `s` holds another character, as Hive.
+fn unhex(args: &[ArrayRef]) -> Result<ArrayRef> {
+    Ok(binary_result(
+        strings_of(&args[0])
+            .into_iter()
+            .map(|s| s.and_then(unhex_text)),
+    ))
+}
+
+pub fn unhex_text(text: &str) -> Option<Vec<u8>> {
+    let digits: Vec<u8> = text
+        .chars()
+        .map(|c| c.to_digit(16).map(|d| d as u8))
+        .collect::<Option<_>>()?;
+    let mut bytes = Vec::with_capacity(digits.len().div_ceil(2));
+    let (first, rest) = digits.split_at(digits.len() % 2);
+    bytes.extend(first.iter().copied());
+    bytes.extend(rest.chunks(2).map(|pair| pair[0] << 4 | pair[1]));
+    Some(bytes)
+}
+
+/// `unbase64(s)`: the bytes of base 64 text, read as Hive's (commons-codec) reads it:
+/// padding optional, characters outside the alphabet (line breaks, spaces) skipped.
+fn unbase64(args: &[ArrayRef]) -> Result<ArrayRef> {
+    Ok(binary_result(
+        strings_of(&args[0])
+            .into_iter()
+            .map(|s| s.map(base64_decode)),
+    ))
+}
+
+pub fn base64_decode(text: &str) -> Vec<u8> {
+    let sextet = |c: u8| -> Option<u32> {
+        Some(match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' | b'-' => 62,
+            b'/' | b'_' => 63,
+            _ => return None,
+        } as u32)
+    };
+    let mut out = Vec::with_capacity(text.len() * 3 / 4);
+    let (mut bits, mut count) = (0u32, 0u32);
+    for c in text.bytes() {
+        if c == b'=' {
+            break;
+        }
+        let Some(value) = sextet(c) else { continue };
+        bits = bits << 6 | value;
+        count += 6;
+        if count >= 8 {
+            count -= 8;
+            out.push((bits >> count) as u8);
+            bits &= (1 << count) - 1;
+        }
+    }
+    out
+}
+
+/// `bin(n)`: the binary digits of a `BIGINT`, a negative one's two's complement
+/// (`bin(-1)` is 64 ones).
+fn bin(args: &[ArrayRef]) -> Result<ArrayRef> {
+    Ok(string_result(
+        integers_of(&args[0])
+            .into_iter()
+            .map(|n| n.map(|n| format!("{:b}", n as u64))),
+    ))
+}
+
+fn conv_types(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
+    match types {
+        [n, from, to]
+            if (is_integer(n) || string_like(n)) && is_integer(from) && is_integer(to) =>
+        {
+            Ok(vec![DataType::Utf8, DataType::Int64, DataType::Int64])
+        }
+        _ => Err(bad_arguments(
+            name,
+            "(number or string, from base, to base)",
+            types,
+        )),
+    }
+}
+
+/// `conv(num, from_base, to_base)`.
+fn conv(args: &[ArrayRef]) -> Result<ArrayRef> {
+    let numbers = strings_of(&args[0]);
+    let from = integers_of(&args[1]);
+    let to = integers_of(&args[2]);
+    Ok(string_result(
+        numbers
+            .into_iter()
+            .zip(from)
+            .zip(to)
+            .map(|((n, from), to)| convert_base(n?, from?, to?)),
+    ))
+}
+
+/// Hive's `conv` (its `NumberConverter`): the digits of `number` in base `from` (2 to 36,
+/// read up to the first character that is no such digit; a leading `-` negates), through a
+/// 64-bit integer, written in base `|to|`, upper case. A positive `to` writes the integer
+/// unsigned (`conv('-1', 10, 16)` is `FFFFFFFFFFFFFFFF`), a negative one signed (`-A`); a
+/// number beyond 64 bits is all ones. NULL for a base out of range or an empty number.
+pub fn convert_base(number: &str, from: i64, to: i64) -> Option<String> {
+    let radix_ok = |r: i64| (2..=36).contains(&r);
+    if !radix_ok(from) || !radix_ok(to.abs()) || number.is_empty() {
+        return None;
+    }
+    let from = from as u32;
+    let (mut negative, digits) = match number.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, number),
+    };
+    // Unsigned 64-bit arithmetic; an overflow gives all ones (-1), as Hive's encode.
+    let mut value: u64 = 0;
+    for c in digits.chars() {
+        let Some(digit) = c.to_digit(from) else { break };
+        match value
+            .checked_mul(u64::from(from))
+            .and_then(|v| v.checked_add(u64::from(digit)))
+        {
+            Some(next) => value = next,
+            None => {
+                value = u64::MAX;
+                break;
+            }
+        }
+    }
+    let mut signed = value as i64;
+    if negative && to > 0 {
+        signed = if signed < 0 {
+            -1
+        } else {
+            signed.wrapping_neg()
+        };
+    }
+    if to < 0 && signed < 0 {
+        signed = signed.wrapping_neg();
+        negative = true;
+    }
+    let radix = to.unsigned_abs() as u32;
+    let mut unsigned = signed as u64;
+    let mut text = Vec::new();
+    loop {
+        let digit = (unsigned % u64::from(radix)) as u32;
+        text.push(
+            std::char::from_digit(digit, radix)
+                .expect("a digit below the radix")
+                .to_ascii_uppercase(),
+        );
+        unsigned /= u64::from(radix);
+        if unsigned == 0 {
+            break;
+        }
+    }
+    if negative && to < 0 {
+        text.push('-');
+    }
+    Some(text.into_iter().rev().collect())
+}
+
+/// `soundex(s)`: American Soundex as Hive's (commons-codec's) `Soundex`: letters only, the
+/// first kept, then the codes of the others, a code repeated across H and W written once,
+/// padded with 0 to four characters; `''` without a letter.
+fn soundex(args: &[ArrayRef]) -> Result<ArrayRef> {
+    Ok(string_result(
+        strings_of(&args[0]).into_iter().map(|s| s.map(soundex_of)),
+    ))
+}
+
+pub fn soundex_of(text: &str) -> String {
+    // A to Z; '0' for vowels and Y, which separate equal codes, and H and W, which do not.
+    const CODES: &[u8; 26] = b"01230120022455012623010202";
+    let letters: Vec<u8> = text
+        .bytes()
+        .filter(u8::is_ascii_alphabetic)
+        .map(|b| b.to_ascii_uppercase())
+        .collect();
+    let Some(&first) = letters.first() else {
+        return String::new();
+    };
+    let mut out = vec![first];
+    let mut last = CODES[usize::from(first - b'A')];
+    for &letter in &letters[1..] {
+        if out.len() == 4 {
+            break;
+        }
+        if letter == b'H' || letter == b'W' {
+            continue;
+        }
+        let code = CODES[usize::from(letter - b'A')];
+        if code != b'0' && code != last {
+            out.push(code);
+        }
+        last = code;
+    }
+    out.resize(4, b'0');
+    String::from_utf8(out).expect("ASCII")
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// SHA-1 (FIPS 180-4).
+pub fn sha1_digest(message: &[u8]) -> [u8; 20] {
+    let mut h: [u32; 5] = [0x67452301, 0xEFCDAB89, 0x98BADCFE, 0x10325476, 0xC3D2E1F0];
+    let mut padded = message.to_vec();
+    padded.push(0x80);
+    while padded.len() % 64 != 56 {
+        padded.push(0);
+    }
+    padded.extend_from_slice(&((message.len() as u64).wrapping_mul(8)).to_be_bytes());
+    for block in padded.chunks(64) {
+        let mut w = [0u32; 80];
+        for (i, word) in block.chunks(4).enumerate() {
+            w[i] = u32::from_be_bytes([word[0], word[1], word[2], word[3]]);
+        }
+        for i in 16..80 {
+            w[i] = (w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16]).rotate_left(1);
+        }
+        let [mut a, mut b, mut c, mut d, mut e] = h;
+        for (i, &word) in w.iter().enumerate() {
+            let (f, k) = match i {
+                0..=19 => ((b & c) | (!b & d), 0x5A827999),
+                20..=39 => (b ^ c ^ d, 0x6ED9EBA1),
+                40..=59 => ((b & c) | (b & d) | (c & d), 0x8F1BBCDC),
+                _ => (b ^ c ^ d, 0xCA62C1D6),
+            };
+            let t = a
+                .rotate_left(5)
+                .wrapping_add(f)
+                .wrapping_add(e)
+                .wrapping_add(k)
+                .wrapping_add(word);
+            e = d;
+            d = c;
+            c = b.rotate_left(30);
+            b = a;
+            a = t;
+        }
+        for (state, value) in h.iter_mut().zip([a, b, c, d, e]) {
+            *state = state.wrapping_add(value);
+        }
+    }
+    let mut digest = [0u8; 20];
+    for (chunk, word) in digest.chunks_mut(4).zip(h) {
+        chunk.copy_from_slice(&word.to_be_bytes());
+    }
+    digest
+}
+
+/// CRC-32 (IEEE 802.3, reflected, as zlib and `java.util.zip.CRC32`).
+pub fn crc32_of(bytes: &[u8]) -> u32 {
+    let mut crc = !0u32;
+    for &byte in bytes {
+        crc ^= u32::from(byte);
+        for _ in 0..8 {
+            let mask = (crc & 1).wrapping_neg();
+            crc = (crc >> 1) ^ (0xEDB8_8320 & mask);
+        }
+    }
+    !crc
+}
