@@ -67,6 +67,8 @@ HIVE_ONLY = {
     "SELECT CAST('abcdef' AS VARCHAR(3)) AS v": ["abc"],
     # Hive's literals are DOUBLEs, so its bround answers one; Spark's are decimals.
     "SELECT bround(2.5) AS a, bround(8.25, 1) AS b, bround(15, -1) AS c": ["2.0", "8.2", "20"],
+    # Java's hashCode of the values, as Hive's; Spark's hash is Murmur3.
+    "SELECT hash('abc') AS h, hash('a', 'b') AS g": ["96354", "3105"],
     # The session's user: beeline's here. (Spark's depends on how its engine runs.)
     "SELECT current_user() AS u": ["alice"],
 }

@@ -72,6 +72,9 @@ pub const ALIASES: &[(&str, &str)] = &[
     ("approx_distinct", "approx_count_distinct"),
     ("regexp_like", "rlike"),
     ("signum", "sign"),
+    // The sample's, as Spark's `variance` and `std` (Hive's are the population's).
+    ("var_samp", "variance"),
+    ("stddev", "std"),
 ];
 
 /// Registers the Hive functions and aliases in a session's context.

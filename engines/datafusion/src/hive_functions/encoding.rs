@@ -1,5 +1,5 @@
 //! Hive's functions between numbers, bytes and their text forms: `conv`, `bin`, `unhex`,
-//! `unbase64`, `sha1` (`sha`), `crc32`, `soundex`. Each is computed value by value
+//! `unbase64`, `sha1` (`sha`), `crc32`, `soundex`, and Hive's `hash`. Each is computed value by value
 //! ([`Computed`]); none has a DataFusion equivalent with Hive's answers.
 
 use std::hash::{Hash, Hasher};
@@ -28,6 +28,7 @@ pub fn functions() -> Vec<ScalarUDF> {
             .udf(),
         Computed::new("crc32", string_or_binary, |_| Ok(DataType::Int64), crc32).udf(),
         Computed::new("soundex", one_string, |_| Ok(DataType::Utf8), soundex).udf(),
+        Computed::new("hash", hash_types, |_| Ok(DataType::Int32), hash).udf(),
     ]
 }
 
@@ -432,6 +433,131 @@ pub fn soundex_of(text: &str) -> String {
     }
     out.resize(4, b'0');
     String::from_utf8(out).expect("ASCII")
+}
+
+fn hash_types(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
+    if types.is_empty() {
+        return Err(bad_arguments(name, "one value or more", types));
+    }
+    types
+        .iter()
+        .map(|t| match t {
+            DataType::Null
+            | DataType::Boolean
+            | DataType::Int8
+            | DataType::Int16
+            | DataType::Int32
+            | DataType::Int64
+            | DataType::Float32
+            | DataType::Float64
+            | DataType::Utf8
+            | DataType::Binary => Ok(t.clone()),
+            DataType::UInt8 | DataType::UInt16 => Ok(DataType::Int32),
+            DataType::UInt32 | DataType::UInt64 => Ok(DataType::Int64),
+            t if is_string(t) => Ok(DataType::Utf8),
+            t if is_binary(t) => Ok(DataType::Binary),
+            _ => Err(bad_arguments(
+                name,
+                "booleans, numbers (but decimals), strings or binaries",
+                types,
+            )),
+        })
+        .collect()
+}
+
+/// `hash(a, ...)`: Hive's (`GenericUDFHash`), an `INT`: `31 * h + hashCode(value)` over
+/// the values, each hashed as Hive's `ObjectInspectorUtils.hashCode`: an integer up to
+/// `INT` as itself, a `BIGINT` and a `DOUBLE`'s bits as Java's `Long.hashCode`, a `FLOAT`'s
+/// bits, a boolean as 1 or 0, a string as Java's `String.hashCode` of its UTF-8 bytes
+/// (signed), a binary as Hadoop's `BytesWritable`; NULL as 0.
+fn hash(args: &[ArrayRef]) -> Result<ArrayRef> {
+    use datafusion::arrow::array::Int32Builder;
+    use datafusion::arrow::datatypes::{Float32Type, Float64Type, Int16Type, Int32Type, Int8Type};
+    let rows = args.first().map_or(0, |a| a.len());
+    let mut hashes = vec![0i32; rows];
+    let long = |v: i64| ((v as u64 >> 32) as i64 ^ v) as i32;
+    let bytes = |initial: i32, b: &[u8]| {
+        b.iter().fold(initial, |h, &b| {
+            h.wrapping_mul(31).wrapping_add(i32::from(b as i8))
+        })
+    };
+    for array in args {
+        let value_hashes: Vec<i32> = match array.data_type() {
+            DataType::Null => vec![0; rows],
+            DataType::Boolean => array
+                .as_boolean()
+                .iter()
+                .map(|v| v.map_or(0, i32::from))
+                .collect(),
+            DataType::Int8 => array
+                .as_primitive::<Int8Type>()
+                .iter()
+                .map(|v| v.map_or(0, i32::from))
+                .collect(),
+            DataType::Int16 => array
+                .as_primitive::<Int16Type>()
+                .iter()
+                .map(|v| v.map_or(0, i32::from))
+                .collect(),
+            DataType::Int32 => array
+                .as_primitive::<Int32Type>()
+                .iter()
+                .map(|v| v.unwrap_or(0))
+                .collect(),
+            DataType::Int64 => array
+                .as_primitive::<Int64Type>()
+                .iter()
+                .map(|v| v.map_or(0, long))
+                .collect(),
+            DataType::Float32 => array
+                .as_primitive::<Float32Type>()
+                .iter()
+                .map(|v| v.map_or(0, |f| java_float_bits(f) as i32))
+                .collect(),
+            DataType::Float64 => array
+                .as_primitive::<Float64Type>()
+                .iter()
+                .map(|v| v.map_or(0, |f| long(java_double_bits(f))))
+                .collect(),
+            DataType::Utf8 | DataType::Binary => bytes_of(array)?
+                .into_iter()
+                .map(|v| match (v, array.data_type()) {
+                    (None, _) => 0,
+                    (Some(b), DataType::Utf8) => bytes(0, b),
+                    (Some(b), _) => bytes(1, b),
+                })
+                .collect(),
+            other => {
+                return Err(DataFusionError::Internal(format!(
+                    "hash of a {other} array"
+                )))
+            }
+        };
+        for (hash, value) in hashes.iter_mut().zip(value_hashes) {
+            *hash = hash.wrapping_mul(31).wrapping_add(value);
+        }
+    }
+    let mut out = Int32Builder::with_capacity(rows);
+    out.append_slice(&hashes);
+    Ok(Arc::new(out.finish()))
+}
+
+/// Java's `Double.doubleToLongBits`: every NaN as the canonical one.
+fn java_double_bits(value: f64) -> i64 {
+    if value.is_nan() {
+        0x7ff8_0000_0000_0000
+    } else {
+        value.to_bits() as i64
+    }
+}
+
+/// Java's `Float.floatToIntBits`.
+fn java_float_bits(value: f32) -> u32 {
+    if value.is_nan() {
+        0x7fc0_0000
+    } else {
+        value.to_bits()
+    }
 }
 
 fn hex(bytes: &[u8]) -> String {

@@ -393,6 +393,14 @@ async fn pmod_and_hive_names_of_datafusion_functions() {
         &["2.0", "2.0", "3", "1", "3"],
     )
     .await;
+    // The sample's, as Spark's (Hive's are the population's).
+    check(
+        &engine,
+        &session,
+        "SELECT variance(x) = var_samp(x), std(x) = stddev_samp(x) FROM (VALUES (1.0), (2.0), (4.0)) t(x)",
+        &["true", "true"],
+    )
+    .await;
 }
 
 #[tokio::test]
@@ -792,6 +800,15 @@ async fn number_and_byte_conversions_follow_hive() {
         "SELECT soundex('Miller'), soundex('Ashcraft'), soundex('Tymczak'), soundex('Pfister'), \
          soundex(''), soundex('a')",
         &["M460", "A261", "T522", "P236", "", "A000"],
+    )
+    .await;
+    // Java's hashCode of each value, as Hive's hash.
+    check(
+        &engine,
+        &s,
+        "SELECT hash('abc'), hash('a', 'b'), hash(CAST(-1 AS INT)), hash(CAST(-1 AS BIGINT)), \
+         hash(true), hash(NULL), hash(CAST(1.5 AS DOUBLE)), hash(CAST('é' AS STRING))",
+        &["96354", "3105", "-1", "0", "1", "0", "1073217536", "-1978"],
     )
     .await;
 }
