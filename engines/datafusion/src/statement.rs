@@ -180,7 +180,13 @@ pub async fn plan(context: &SessionContext, sql: &str) -> Result<Planned> {
     if let Some(command) = warehouse::ddl::recognise(context, sql).await? {
         return Ok(Planned::Command(HiveCommand::Warehouse(Box::new(command))));
     }
-    if let Some(sql) = warehouse::ddl::temporary_view(sql) {
+    if let Some((sql, global)) = warehouse::ddl::temporary_view(sql) {
+        if global {
+            // Spark's global temporary views: DataFusion's views in the engine's memory.
+            let catalogs = temporary::session_catalogs(context).0;
+            catalog::ensure_database(&catalogs, warehouse::ddl::GLOBAL_TEMP_DATABASE)?;
+            return Ok(Planned::Plan(logical_plan(context, &sql).await?));
+        }
         return match logical_plan(context, &sql).await? {
             LogicalPlan::Ddl(DdlStatement::CreateView(view)) => {
                 Ok(Planned::Command(HiveCommand::CreateTemporaryView(view)))

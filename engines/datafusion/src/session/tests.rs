@@ -90,6 +90,26 @@ async fn a_temporary_view_is_its_sessions_alone() {
         .await
         .to_string()
         .contains("tv"));
+    // A global one is Spark's: global_temp.g, for every session of the engine.
+    ok(
+        &engine,
+        &alice,
+        "CREATE GLOBAL TEMPORARY VIEW g AS SELECT 5 AS c",
+    )
+    .await;
+    assert_eq!(
+        value(&engine, &bob, "SELECT c FROM global_temp.g").await,
+        "5"
+    );
+    assert!(error(&engine, &bob, "SELECT c FROM g")
+        .await
+        .to_string()
+        .contains('g'));
+    ok(&engine, &bob, "DROP VIEW global_temp.g").await;
+    assert!(error(&engine, &alice, "SELECT c FROM global_temp.g")
+        .await
+        .to_string()
+        .contains('g'));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

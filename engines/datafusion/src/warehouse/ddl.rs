@@ -299,10 +299,16 @@ pub async fn recognise(context: &SessionContext, sql: &str) -> Result<Option<War
     Ok(None)
 }
 
+/// The database of global temporary views, as Spark's: in the engine's memory, seen by all
+/// its sessions until it stops.
+pub const GLOBAL_TEMP_DATABASE: &str = "global_temp";
+
 /// `CREATE [OR REPLACE] [GLOBAL] TEMPORARY|TEMP VIEW v AS ...` as DataFusion's `CREATE
-/// [OR REPLACE] VIEW v AS ...`, for DataFusion to plan; the statement keeps the planned view
-/// for the session alone ([`crate::session::temporary`]). None for any other statement.
-pub fn temporary_view(sql: &str) -> Option<String> {
+/// [OR REPLACE] VIEW v AS ...`, for DataFusion to plan, and whether it is GLOBAL. A
+/// temporary view is kept for the session alone ([`crate::session::temporary`]); a global
+/// one is `global_temp.v`, DataFusion's view in the engine's memory, as Spark's. None for
+/// any other statement.
+pub fn temporary_view(sql: &str) -> Option<(String, bool)> {
     let first = sql.trim_start().get(..6)?;
     if !first.eq_ignore_ascii_case("create") {
         return None;
@@ -311,14 +317,22 @@ pub fn temporary_view(sql: &str) -> Option<String> {
     let mut words = Words::new(tokens);
     words.eat("create");
     let or_replace = words.eat("or") && words.eat("replace");
-    words.eat("global");
+    let global = words.eat("global");
     if !(words.eat_any(&["temporary", "temp"]) && words.eat("view")) {
         return None;
     }
-    Some(format!(
-        "CREATE {}VIEW {}",
-        if or_replace { "OR REPLACE " } else { "" },
-        words.rest_text()
+    Some((
+        format!(
+            "CREATE {}VIEW {}{}",
+            if or_replace { "OR REPLACE " } else { "" },
+            if global {
+                format!("{GLOBAL_TEMP_DATABASE}.")
+            } else {
+                String::new()
+            },
+            words.rest_text()
+        ),
+        global,
     ))
 }
 

@@ -374,6 +374,16 @@ async fn views_persist_and_demo_data_stays() {
         lines(&engine, &s, "SELECT count(*) AS c FROM n").await[3],
         "| 26 |"
     );
+    // A global temporary view is the engine's, in Spark's global_temp.
+    ok(&engine, &s, "CREATE GLOBAL TEMP VIEW g AS SELECT 7 AS c").await;
+    assert_eq!(
+        lines(&engine, &s2, "SELECT c FROM global_temp.g").await[3],
+        "| 7 |"
+    );
+    assert!(error(&other, &o, "SELECT c FROM global_temp.g")
+        .await
+        .to_string()
+        .contains('g'));
     assert_eq!(
         lines(&engine, &s, "SELECT count(*) AS c FROM tpch.region").await[3],
         "| 5 |"

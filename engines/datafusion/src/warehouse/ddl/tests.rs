@@ -41,12 +41,12 @@ async fn statements_without_a_warehouse_are_left_alone() {
 #[test]
 fn temporary_views_become_datafusion_views() {
     assert_eq!(
-        temporary_view("create or replace temporary view v as select 1").as_deref(),
-        Some("CREATE OR REPLACE VIEW v as select 1")
+        temporary_view("create or replace temporary view v as select 1"),
+        Some(("CREATE OR REPLACE VIEW v as select 1".to_owned(), false))
     );
     assert_eq!(
-        temporary_view("CREATE GLOBAL TEMP VIEW v AS SELECT 1").as_deref(),
-        Some("CREATE VIEW v AS SELECT 1")
+        temporary_view("CREATE GLOBAL TEMP VIEW v AS SELECT 1"),
+        Some(("CREATE VIEW global_temp.v AS SELECT 1".to_owned(), true))
     );
     assert!(temporary_view("CREATE VIEW v AS SELECT 1").is_none());
     assert!(temporary_view("SELECT 1").is_none());
