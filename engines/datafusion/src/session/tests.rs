@@ -61,6 +61,25 @@ async fn a_temporary_view_is_its_sessions_alone() {
     );
     let views = lines(&engine, &alice, "SHOW VIEWS").await.join("\n");
     assert!(views.contains("tv"), "{views}");
+    // Described and shown as a view; a CTE of its name still wins.
+    let described = lines(&engine, &alice, "DESCRIBE FORMATTED tv")
+        .await
+        .join("\n");
+    assert!(described.contains("VIEW"), "{described}");
+    assert_eq!(value(&engine, &alice, "SHOW COLUMNS IN tv").await, "c");
+    assert!(error(&engine, &bob, "DESCRIBE tv")
+        .await
+        .to_string()
+        .contains("tv"));
+    assert_eq!(
+        value(
+            &engine,
+            &alice,
+            "WITH tv AS (SELECT 9 AS c) SELECT c FROM tv"
+        )
+        .await,
+        "9"
+    );
     // Found from any current database.
     ok(&engine, &alice, "USE tpch").await;
     assert_eq!(value(&engine, &alice, "SELECT c FROM tv").await, "2");
