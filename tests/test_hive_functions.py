@@ -55,6 +55,7 @@ FUNCTIONS = {
     "SELECT conv('100', 2, 10) AS a, conv(-10, 16, -10) AS b, conv('-1', 10, 16) AS c, bin(13) AS d": ["4", "-16", "FFFFFFFFFFFFFFFF", "1101"],
     "SELECT CAST(unhex('4869') AS STRING) AS a, CAST(unbase64('SGk=') AS STRING) AS b, sha1('abc') AS c, crc32('ABC') AS d, soundex('Miller') AS e": ["Hi", "Hi", "a9993e364706816aba3e25717850c26c9cd0d89d", "2743272264", "M460"],
     "SELECT format_number(1234567.891, 2) AS a, format_number(1.5, 0) AS b, next_day('2015-01-14', 'TU') AS n": ["1,234,567.89", "2", "2015-01-20"],
+    "SELECT printf('%s has %d items', 'cart', 3) AS a, printf('%05d', 42) AS b, printf('%,d', 1234567) AS c": ["cart has 3 items", "00042", "1,234,567"],
 }
 # Hive and Spark disagree here, or Spark spells it differently: Hive's answers only.
 HIVE_ONLY = {
@@ -67,6 +68,8 @@ HIVE_ONLY = {
     "SELECT CAST('abcdef' AS VARCHAR(3)) AS v": ["abc"],
     # Hive's literals are DOUBLEs, so its bround answers one; Spark's are decimals.
     "SELECT bround(2.5) AS a, bround(8.25, 1) AS b, bround(15, -1) AS c": ["2.0", "8.2", "20"],
+    # Spark's 2.675 is a decimal, which its printf's %f refuses; Hive's is a DOUBLE.
+    "SELECT printf('%.2f', 2.675) AS f": ["2.68"],
     # Java's hashCode of the values, as Hive's; Spark's hash is Murmur3.
     "SELECT hash('abc') AS h, hash('a', 'b') AS g": ["96354", "3105"],
     # The session's user: beeline's here. (Spark's depends on how its engine runs.)

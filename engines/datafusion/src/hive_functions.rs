@@ -19,7 +19,8 @@
 //! - `math`: `pmod`, `rand(seed)` (Hive's `java.util.Random` numbers), `bround`,
 //!   `format_number`.
 //! - `encoding`: `conv`, `bin`, `unhex`, `unbase64`, `sha1`, `crc32`, `soundex`, computed
-//!   value by value ([`encoding::Computed`]).
+//!   value by value ([`encoding::Computed`]), and `hash`.
+//! - `printf`: `printf` (`format_string`), Java's `String.format`.
 //! - `usage`: what `DESCRIBE FUNCTION` says of each.
 //!
 //! Plus Hive's names for DataFusion's functions ([`ALIASES`]).
@@ -54,6 +55,7 @@ pub mod conditional;
 pub mod datetime;
 pub mod encoding;
 pub mod math;
+pub mod printf;
 pub mod strings;
 mod usage;
 
@@ -86,6 +88,7 @@ pub fn register(ctx: &SessionContext) {
         .chain(collections::functions())
         .chain(math::functions())
         .chain(encoding::functions())
+        .chain(printf::functions())
     {
         ctx.register_udf(udf);
     }

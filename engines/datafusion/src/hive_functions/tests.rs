@@ -882,6 +882,37 @@ async fn next_day_and_current_user() {
     .await;
 }
 
+#[tokio::test]
+async fn printf_writes_as_javas_string_format() {
+    let engine = engine().await;
+    let s = open(&engine);
+    check(
+        &engine,
+        &s,
+        "SELECT printf('%s has %d items', 'cart', 3) AS a, printf('%.2f|%5d|%-4s|%05d', 2.675, 42, 'ab', -42) AS b, \
+         printf('%,d %x %X %o %%', 1234567, 255, -1, 8) AS c, format_string('%2$s %1$s', 'a', 'b') AS d, \
+         printf('%s %s %b', 1.5, NULL, true) AS e, printf(NULL, 1) IS NULL AS f, printf('%+.1f %.0f', 0.25, 2.5) AS g",
+        &[
+            "cart has 3 items",
+            "2.68|   42|ab  |-0042",
+            "1,234,567 ff FFFFFFFFFFFFFFFF 10 %",
+            "b a",
+            "1.5 null true",
+            "true",
+            "+0.3 3",
+        ],
+    )
+    .await;
+    let message = error(&engine, &s, "SELECT printf('%d', 1.5)")
+        .await
+        .to_string();
+    assert!(message.contains("%d takes an integer"), "{message}");
+    let message = error(&engine, &s, "SELECT printf('%e', 1.5)")
+        .await
+        .to_string();
+    assert!(message.contains("%e is not supported"), "{message}");
+}
+
 #[test]
 fn digests_and_conversions_of_known_values() {
     use super::encoding::{base64_decode, convert_base, crc32_of, sha1_digest, unhex_text};

@@ -59,6 +59,7 @@ const USAGE: &[(&str, &str, &str)] = &[
     ("sha1", "sha1(x)", "the SHA-1 digest of a string or binary, in hex"),
     ("crc32", "crc32(x)", "the CRC-32 of a string or binary, a BIGINT"),
     ("soundex", "soundex(s)", "the American Soundex code of s"),
+    ("printf", "printf(format, value, ...)", "the values written into the format as Java's String.format writes them (%s, %d, %f, %x, ...)"),
     ("hash", "hash(a, ...)", "Hive's INT hash of the values (Java's hashCode of each, combined as 31 * h + next)"),
     ("e", "e()", "the base of natural logarithms"),
     ("negative", "negative(x)", "-x"),
