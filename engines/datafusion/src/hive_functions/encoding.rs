@@ -149,8 +149,9 @@ fn one_string(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
 
 fn one_integer(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
     match types {
-        // Hive reads a string as a BIGINT ('13' is 13).
-        [t] if is_integer(t) || is_string(t) => Ok(vec![DataType::Int64]),
+        [t] if is_integer(t) => Ok(vec![DataType::Int64]),
+        // Read as Hive reads a string as a BIGINT ([`string_to_long`]).
+        [t] if is_string(t) => Ok(vec![DataType::Utf8]),
         _ => Err(bad_arguments(name, "an integer", types)),
     }
 }
@@ -297,11 +298,34 @@ pub fn base64_decode(text: &str) -> Vec<u8> {
 /// `bin(n)`: the binary digits of a `BIGINT`, a negative one's two's complement
 /// (`bin(-1)` is 64 ones).
 fn bin(args: &[ArrayRef]) -> Result<ArrayRef> {
+    let numbers = match args[0].data_type() {
+        DataType::Utf8 => strings_of(&args[0])
+            .into_iter()
+            .map(|s| s.and_then(string_to_long))
+            .collect(),
+        _ => integers_of(&args[0]),
+    };
     Ok(string_result(
-        integers_of(&args[0])
+        numbers
             .into_iter()
             .map(|n| n.map(|n| format!("{:b}", n as u64))),
     ))
+}
+
+/// A string as Hive converts it to a `BIGINT` for a function (its `LazyLong`): surrounding
+/// spaces trimmed, an optional sign, digits, and a fraction dropped (`'1.5'` is 1); None
+/// for anything else or a number beyond 64 bits.
+pub fn string_to_long(text: &str) -> Option<i64> {
+    let text = text.trim();
+    let (integer, fraction) = text.split_once('.').unwrap_or((text, ""));
+    if !fraction.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let digits = integer.strip_prefix(['+', '-']).unwrap_or(integer);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    integer.strip_prefix('+').unwrap_or(integer).parse().ok()
 }
 
 fn conv_types(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {

@@ -766,8 +766,18 @@ async fn number_and_byte_conversions_follow_hive() {
     check(
         &engine,
         &s,
-        "SELECT conv('18446744073709551616', 10, 16), conv('-9', 10, -2), bin(13), bin(-1), bin(0)",
-        &["FFFFFFFFFFFFFFFF", "-1001", "1101", &"1".repeat(64), "0"],
+        "SELECT conv('18446744073709551616', 10, 16), conv('-9', 10, -2), bin(13), bin(-1), bin(0), \
+         bin(' 5.9 '), bin('x') IS NULL, conv('abc', 10, 2)",
+        &[
+            "FFFFFFFFFFFFFFFF",
+            "-1001",
+            "1101",
+            &"1".repeat(64),
+            "0",
+            "101",
+            "true",
+            "0",
+        ],
     )
     .await;
     check(
