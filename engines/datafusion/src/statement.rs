@@ -177,6 +177,9 @@ pub async fn plan(context: &SessionContext, sql: &str) -> Result<Planned> {
     if let Some(name) = temporary::dropped_view(context, sql) {
         return Ok(Planned::Command(HiveCommand::DropTemporaryView(name)));
     }
+    if let Some(error) = temporary::written_view(context, sql) {
+        return Err(error);
+    }
     if let Some(command) = warehouse::ddl::recognise(context, sql).await? {
         return Ok(Planned::Command(HiveCommand::Warehouse(Box::new(command))));
     }

@@ -243,9 +243,9 @@ pub fn engine_catalog(context: &SessionContext) -> Option<Arc<dyn CatalogProvide
     session_catalogs(context).0.catalog(CATALOG)
 }
 
-/// `DROP VIEW [IF EXISTS] v` naming one of the session's temporary views (by an
-/// unqualified name): that name. None for any other statement, which then drops what it
-/// names in the engine's catalog.
+/// `DROP VIEW|TABLE [IF EXISTS] v` naming one of the session's temporary views (by an
+/// unqualified name): that name, as Spark drops it. None for any other statement, which
+/// then drops what it names in the engine's catalog.
 pub fn dropped_view(context: &SessionContext, sql: &str) -> Option<String> {
     let first = sql.trim_start().get(..4)?;
     if !first.eq_ignore_ascii_case("drop") {
@@ -257,10 +257,51 @@ pub fn dropped_view(context: &SessionContext, sql: &str) -> Option<String> {
     }
     let tokens = Tokenizer::new(&GenericDialect {}, sql).tokenize().ok()?;
     let mut words = Words::new(tokens);
-    if !(words.eat("drop") && words.eat("view")) {
+    if !(words.eat("drop") && words.eat_any(&["view", "table"])) {
         return None;
     }
     let _ = words.eat("if") && words.eat("exists");
     let name = words.identifier()?;
+    words.eat("purge");
     (words.done() && views.contains(&name)).then_some(name)
+}
+
+/// The error for `INSERT`, `TRUNCATE` or `ALTER` of one of the session's temporary views
+/// (by an unqualified name), which are read only, as Spark's: the statement would
+/// otherwise change the table the view shadows.
+pub fn written_view(context: &SessionContext, sql: &str) -> Option<DataFusionError> {
+    let first = sql
+        .trim_start()
+        .split(|c: char| !c.is_ascii_alphabetic())
+        .next()?;
+    if !["insert", "truncate", "alter"]
+        .iter()
+        .any(|w| first.eq_ignore_ascii_case(w))
+    {
+        return None;
+    }
+    let views = session_catalogs(context).1?;
+    if views.is_empty() {
+        return None;
+    }
+    let tokens = Tokenizer::new(&GenericDialect {}, sql).tokenize().ok()?;
+    let mut words = Words::new(tokens);
+    if words.eat("insert") {
+        if !words.eat_any(&["into", "overwrite"]) {
+            return None;
+        }
+        words.eat("table");
+    } else if words.eat("truncate") {
+        words.eat("table");
+    } else if !(words.eat("alter") && words.eat_any(&["table", "view"])) {
+        return None;
+    }
+    let name = words.dotted_name()?;
+    match name.as_slice() {
+        [name] if views.contains(name) => Some(DataFusionError::Plan(format!(
+            "'{name}' is a temporary view of this session, which cannot be changed; \
+             name the table it shadows with its database (database.{name})"
+        ))),
+        _ => None,
+    }
 }

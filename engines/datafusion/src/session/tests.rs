@@ -103,7 +103,7 @@ async fn a_temporary_view_is_its_sessions_alone() {
     // DROP VIEW drops the session's temporary view first; the table stays.
     ok(&engine, &alice, "DROP VIEW t").await;
     assert_eq!(value(&engine, &alice, "SELECT c FROM t").await, "1");
-    ok(&engine, &alice, "DROP VIEW tv").await;
+    ok(&engine, &alice, "DROP TABLE tv").await;
     ok(&engine, &alice, "DROP VIEW IF EXISTS tv").await;
     assert!(error(&engine, &alice, "SELECT c FROM tv")
         .await

@@ -363,8 +363,16 @@ async fn views_persist_and_demo_data_stays() {
         lines(&engine, &s2, "SELECT count(*) AS c FROM n").await[3],
         "| 25 |"
     );
-    // Warehouse statements still find the warehouse's table.
-    ok(&engine, &s, "INSERT INTO n SELECT 'y'").await;
+    // It cannot be written; the table it shadows is, by its full name.
+    assert!(error(&engine, &s, "INSERT INTO n SELECT 'y'")
+        .await
+        .to_string()
+        .contains("temporary view"));
+    assert!(error(&engine, &s, "TRUNCATE TABLE n")
+        .await
+        .to_string()
+        .contains("temporary view"));
+    ok(&engine, &s, "INSERT INTO default.n SELECT 'y'").await;
     assert_eq!(
         lines(&engine, &s2, "SELECT count(*) AS c FROM n").await[3],
         "| 26 |"
