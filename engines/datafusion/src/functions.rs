@@ -10,7 +10,7 @@
 use std::any::Any;
 
 use datafusion::arrow::datatypes::DataType;
-use datafusion::common::config::{ConfigEntry, ConfigExtension, ExtensionOptions};
+use datafusion::common::config::{ConfigEntry, ConfigExtension, ConfigOptions, ExtensionOptions};
 use datafusion::common::ScalarValue;
 use datafusion::error::{DataFusionError, Result};
 use datafusion::logical_expr::{
@@ -20,8 +20,8 @@ use datafusion::prelude::SessionContext;
 
 /// Registers the functions in a session's context.
 pub fn register(ctx: &SessionContext) {
-    ctx.register_udf(ScalarUDF::from(CurrentDatabase::new()));
-    ctx.register_udf(ScalarUDF::from(CurrentUser::new()));
+    ctx.register_udf(ScalarUDF::from(SessionValue::current_database()));
+    ctx.register_udf(ScalarUDF::from(SessionValue::current_user()));
 }
 
 /// The session's user, carried in the settings its queries run with (each session's own
@@ -60,72 +60,79 @@ impl ConfigExtension for SessionUser {
     const PREFIX: &'static str = "kumiho_session_user";
 }
 
-/// `current_user()`: the session's user ([`SessionUser`]).
-#[derive(Debug, PartialEq, Eq, Hash)]
-struct CurrentUser {
-    signature: Signature,
-    aliases: Vec<String>,
-}
-
-impl CurrentUser {
-    fn new() -> Self {
-        Self {
-            // Volatile, as current_database(): read from the settings of the run.
-            signature: Signature::nullary(Volatility::Volatile),
-            aliases: vec!["logged_in_user".to_owned()],
+/// Implements `Debug`, `PartialEq`, `Eq` and `Hash` of a function type by its `name`: two
+/// functions of one name are the same function, as DataFusion's registry has it (and the
+/// function pointers such types hold cannot be compared meaningfully).
+macro_rules! identified_by_name {
+    ($($function:ty),+) => {$(
+        impl std::fmt::Debug for $function {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.debug_struct(stringify!($function)).field("name", &self.name).finish()
+            }
         }
-    }
+
+        impl PartialEq for $function {
+            fn eq(&self, other: &Self) -> bool {
+                self.name == other.name
+            }
+        }
+
+        impl Eq for $function {}
+
+        impl std::hash::Hash for $function {
+            fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+                std::hash::Hash::hash(&self.name, state);
+            }
+        }
+    )+};
 }
+pub(crate) use identified_by_name;
 
-impl ScalarUDFImpl for CurrentUser {
-    fn name(&self) -> &str {
-        "current_user"
-    }
-
-    fn aliases(&self) -> &[String] {
-        &self.aliases
-    }
-
-    fn signature(&self) -> &Signature {
-        &self.signature
-    }
-
-    fn return_type(&self, _args: &[DataType]) -> Result<DataType> {
-        Ok(DataType::Utf8)
-    }
-
-    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
-        let user = args
-            .config_options
-            .extensions
-            .get::<SessionUser>()
-            .map(|user| user.name.clone());
-        Ok(ColumnarValue::Scalar(ScalarValue::Utf8(user)))
-    }
-}
-
-/// `current_database()`: the session's default schema, read from the settings the query
-/// runs with.
-#[derive(Debug, PartialEq, Eq, Hash)]
-struct CurrentDatabase {
-    signature: Signature,
+/// A function of no arguments whose value is one of the session's settings, read when the
+/// query runs: `current_database()` and `current_user()`.
+struct SessionValue {
+    name: &'static str,
     aliases: Vec<String>,
+    signature: Signature,
+    /// The value, from the settings the query runs with.
+    read: fn(&ConfigOptions) -> Option<String>,
 }
 
-impl CurrentDatabase {
-    fn new() -> Self {
+impl SessionValue {
+    fn new(name: &'static str, alias: &str, read: fn(&ConfigOptions) -> Option<String>) -> Self {
         Self {
+            name,
+            aliases: vec![alias.to_owned()],
             // Volatile, so that the planner does not fold it into a constant with settings
             // other than the session's; it is read when the query runs.
             signature: Signature::nullary(Volatility::Volatile),
-            aliases: vec!["current_schema".to_owned()],
+            read,
         }
+    }
+
+    /// `current_database()`: the session's default schema.
+    fn current_database() -> Self {
+        Self::new("current_database", "current_schema", |options| {
+            Some(options.catalog.default_schema.clone())
+        })
+    }
+
+    /// `current_user()`: the session's user ([`SessionUser`]).
+    fn current_user() -> Self {
+        Self::new("current_user", "logged_in_user", |options| {
+            options
+                .extensions
+                .get::<SessionUser>()
+                .map(|user| user.name.clone())
+        })
     }
 }
 
-impl ScalarUDFImpl for CurrentDatabase {
+identified_by_name!(SessionValue);
+
+impl ScalarUDFImpl for SessionValue {
     fn name(&self) -> &str {
-        "current_database"
+        self.name
     }
 
     fn aliases(&self) -> &[String] {
@@ -141,7 +148,7 @@ impl ScalarUDFImpl for CurrentDatabase {
     }
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
-        let database = args.config_options.catalog.default_schema.clone();
-        Ok(ColumnarValue::Scalar(ScalarValue::Utf8(Some(database))))
+        let value = (self.read)(&args.config_options);
+        Ok(ColumnarValue::Scalar(ScalarValue::Utf8(value)))
     }
 }

@@ -31,7 +31,6 @@
 //! negative `substr` start counted from the end, every regex match replaced. A date pattern
 //! with `%` is still read as DataFusion's strftime.
 
-use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 use datafusion::arrow::array::{ArrayRef, RecordBatchOptions};
@@ -130,26 +129,7 @@ pub struct Rewrite {
     rewrite: RewriteFn,
 }
 
-impl std::fmt::Debug for Rewrite {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Rewrite").field("name", &self.name).finish()
-    }
-}
-
-// A function is its name: two Rewrites of one name are the same function.
-impl PartialEq for Rewrite {
-    fn eq(&self, other: &Self) -> bool {
-        self.name == other.name
-    }
-}
-
-impl Eq for Rewrite {}
-
-impl Hash for Rewrite {
-    fn hash<H: Hasher>(&self, state: &mut H) {
-        self.name.hash(state);
-    }
-}
+crate::functions::identified_by_name!(Rewrite);
 
 impl Rewrite {
     /// A deterministic function.

@@ -2,7 +2,6 @@
 //! `unbase64`, `sha1` (`sha`), `crc32`, `soundex`, and Hive's `hash`. Each is computed value by value
 //! ([`Computed`]); none has a DataFusion equivalent with Hive's answers.
 
-use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 use datafusion::arrow::array::{
@@ -74,28 +73,7 @@ impl Computed {
     }
 }
 
-impl std::fmt::Debug for Computed {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Computed")
-            .field("name", &self.name)
-            .finish()
-    }
-}
-
-// A function is its name.
-impl PartialEq for Computed {
-    fn eq(&self, other: &Self) -> bool {
-        self.name == other.name
-    }
-}
-
-impl Eq for Computed {}
-
-impl Hash for Computed {
-    fn hash<H: Hasher>(&self, state: &mut H) {
-        self.name.hash(state);
-    }
-}
+crate::functions::identified_by_name!(Computed);
 
 impl ScalarUDFImpl for Computed {
     fn name(&self) -> &str {
