@@ -154,7 +154,7 @@ pub fn bround_integer(x: i64, places: i64) -> i64 {
 
 /// A `DOUBLE`'s shortest decimal digits and where the point goes: `x` is
 /// `0.DIGITS * 10^point`, the sign apart.
-fn shortest_digits(x: f64) -> (bool, Vec<u8>, i64) {
+pub(super) fn shortest_digits(x: f64) -> (bool, Vec<u8>, i64) {
     let text = format!("{:e}", x.abs());
     let (mantissa, exponent) = text.split_once('e').expect("{:e} writes an exponent");
     let digits = mantissa
@@ -166,9 +166,34 @@ fn shortest_digits(x: f64) -> (bool, Vec<u8>, i64) {
     (x.is_sign_negative(), digits, exponent + 1)
 }
 
-/// Decimal digits rounded half to even to their first `keep`: the digits kept, and whether
-/// rounding up carried into a new leading digit.
-fn round_digits(digits: &[u8], keep: i64) -> (Vec<u8>, bool) {
+/// How a digit string drops its tail.
+#[derive(Clone, Copy)]
+pub(super) enum Rounding {
+    /// A dropped 5 or more rounds up (Java's `Formatter`, `printf`).
+    HalfUp,
+    /// A dropped exact half rounds to the even neighbour (`bround`, `format_number`).
+    HalfEven,
+}
+
+/// The integer and fraction text of `0.DIGITS * 10^point` with `places` decimals: `0` for
+/// no integer digit, zeros where the digits run out.
+pub(super) fn digits_text(digits: &[u8], point: i64, places: usize) -> (String, String) {
+    let digit_at = |i: i64| {
+        let digit = usize::try_from(i).ok().and_then(|i| digits.get(i)).copied();
+        char::from(b'0' + digit.unwrap_or(0))
+    };
+    let integer = if point > 0 {
+        (0..point).map(digit_at).collect()
+    } else {
+        "0".to_owned()
+    };
+    let fraction = (point..point + places as i64).map(digit_at).collect();
+    (integer, fraction)
+}
+
+/// Decimal digits rounded to their first `keep`: the digits kept, and whether rounding up
+/// carried into a new leading digit.
+pub(super) fn round_digits(digits: &[u8], keep: i64, rounding: Rounding) -> (Vec<u8>, bool) {
     if keep >= digits.len() as i64 {
         return (digits.to_vec(), false);
     }
@@ -178,8 +203,13 @@ fn round_digits(digits: &[u8], keep: i64) -> (Vec<u8>, bool) {
     let keep = keep as usize;
     let mut kept = digits[..keep].to_vec();
     let rest = &digits[keep..];
-    let last_odd = kept.last().is_some_and(|d| d % 2 == 1);
-    let up = rest[0] > 5 || (rest[0] == 5 && (rest[1..].iter().any(|&d| d > 0) || last_odd));
+    let up = match rounding {
+        Rounding::HalfUp => rest[0] >= 5,
+        Rounding::HalfEven => {
+            let last_odd = kept.last().is_some_and(|d| d % 2 == 1);
+            rest[0] > 5 || (rest[0] == 5 && (rest[1..].iter().any(|&d| d > 0) || last_odd))
+        }
+    };
     if !up {
         return (kept, false);
     }
@@ -200,7 +230,7 @@ pub fn bround_double(x: f64, places: i64) -> f64 {
         return x;
     }
     let (negative, digits, point) = shortest_digits(x);
-    let (kept, carried) = round_digits(&digits, point.saturating_add(places));
+    let (kept, carried) = round_digits(&digits, point.saturating_add(places), Rounding::HalfEven);
     if kept.iter().all(|&d| d == 0) {
         return 0.0;
     }
@@ -311,18 +341,9 @@ pub fn format_decimal(value: i128, scale: i8, places: usize) -> String {
         .collect();
     // `value` is 0.DIGITS * 10^point.
     let point = digits.len() as i64 - i64::from(scale);
-    let (kept, carried) = round_digits(&digits, point + places as i64);
+    let (kept, carried) = round_digits(&digits, point + places as i64, Rounding::HalfEven);
     let point = if carried { point + 1 } else { point };
-    let digit_at = |i: i64| {
-        let digit = usize::try_from(i).ok().and_then(|i| kept.get(i)).copied();
-        char::from(b'0' + digit.unwrap_or(0))
-    };
-    let integer: String = if point > 0 {
-        (0..point).map(digit_at).collect()
-    } else {
-        "0".to_owned()
-    };
-    let fraction: String = (point..point + places as i64).map(digit_at).collect();
+    let (integer, fraction) = digits_text(&kept, point, places);
     grouped(value < 0, &integer, &fraction)
 }
 

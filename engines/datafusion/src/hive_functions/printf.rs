@@ -13,6 +13,7 @@ use datafusion::error::{DataFusionError, Result};
 use datafusion::logical_expr::ScalarUDF;
 
 use super::encoding::Computed;
+use super::math::{digits_text, round_digits, shortest_digits, Rounding};
 use super::{bad_arguments, is_integer, is_string};
 
 pub fn functions() -> Vec<ScalarUDF> {
@@ -260,45 +261,11 @@ fn fixed(x: f64, precision: usize, spec: &Spec) -> String {
     if !x.is_finite() {
         return java_double(x);
     }
-    let text = format!("{:e}", x.abs());
-    let (mantissa, exponent) = text.split_once('e').expect("{:e} writes an exponent");
-    let mut digits: Vec<u8> = mantissa
-        .bytes()
-        .filter(u8::is_ascii_digit)
-        .map(|b| b - b'0')
-        .collect();
     // x is 0.DIGITS * 10^point.
-    let mut point: i64 = exponent.parse::<i64>().expect("an exponent") + 1;
-    let keep = point + precision as i64;
-    if keep < digits.len() as i64 {
-        let up = keep >= 0 && digits[keep as usize] >= 5;
-        digits.truncate(keep.max(0) as usize);
-        if up {
-            let mut carried = true;
-            for digit in digits.iter_mut().rev() {
-                if *digit < 9 {
-                    *digit += 1;
-                    carried = false;
-                    break;
-                }
-                *digit = 0;
-            }
-            if carried {
-                digits.insert(0, 1);
-                point += 1;
-            }
-        }
-    }
-    let digit_at = |i: i64| {
-        let digit = usize::try_from(i).ok().and_then(|i| digits.get(i)).copied();
-        char::from(b'0' + digit.unwrap_or(0))
-    };
-    let integer: String = if point > 0 {
-        (0..point).map(digit_at).collect()
-    } else {
-        "0".to_owned()
-    };
-    let fraction: String = (point..point + precision as i64).map(digit_at).collect();
+    let (_, digits, point) = shortest_digits(x);
+    let (digits, carried) = round_digits(&digits, point + precision as i64, Rounding::HalfUp);
+    let point = if carried { point + 1 } else { point };
+    let (integer, fraction) = digits_text(&digits, point, precision);
     signed(x.is_sign_negative(), &integer, &fraction, spec)
 }
 
