@@ -1237,28 +1237,36 @@ fn partition_spec(words: &mut Words) -> Result<Option<PartitionSpec>> {
         return Ok(None);
     }
     if !words.punct(&Token::LParen) {
-        return Err(DataFusionError::Plan("PARTITION needs ( ... )".to_owned()));
+        return Err(DataFusionError::Plan(
+            "PARTITION must be followed by its columns in parentheses, e.g. PARTITION (dt = '2024-01-01')"
+                .to_owned(),
+        ));
     }
     let mut spec = Vec::new();
     loop {
-        let column = words
-            .identifier()
-            .ok_or_else(|| DataFusionError::Plan("PARTITION: a column name".to_owned()))?;
-        let value =
-            if words.punct(&Token::Eq) {
-                Some(words.value_or_name().ok_or_else(|| {
-                    DataFusionError::Plan(format!("PARTITION: a value for {column}"))
-                })?)
-            } else {
-                None
-            };
+        let column = words.identifier().ok_or_else(|| {
+            DataFusionError::Plan(
+                "PARTITION (...) lists partition columns, each a name with an optional = 'value'"
+                    .to_owned(),
+            )
+        })?;
+        let value = if words.punct(&Token::Eq) {
+            Some(words.value_or_name().ok_or_else(|| {
+                DataFusionError::Plan(format!(
+                    "PARTITION ({column} = ...) needs a value after =, e.g. {column} = 'x'"
+                ))
+            })?)
+        } else {
+            None
+        };
         spec.push((column, value));
         if words.punct(&Token::RParen) {
             return Ok(Some(spec));
         }
         if !words.punct(&Token::Comma) {
             return Err(DataFusionError::Plan(
-                "PARTITION: expected , or )".to_owned(),
+                "PARTITION (...): partition columns are separated by commas and closed by )"
+                    .to_owned(),
             ));
         }
     }
