@@ -4,6 +4,7 @@
 //! instead of) an engine. Their results are small string tables built here.
 
 pub mod launch_engine;
+pub mod observed;
 
 use kumiho_thrift::cli::{
     TColumn, TColumnDesc, TFetchResultsResp, TPrimitiveTypeEntry, TRowSet, TStringColumn,

@@ -40,6 +40,7 @@ use thrift::protocol::TSerializable;
 use crate::cluster::InfoProvider;
 use crate::errors::GatewayError;
 use crate::operation::launch_engine::LaunchState;
+use crate::operation::observed::ObservedState;
 use crate::operation::{log_reply, FETCH_TYPE_LOG};
 use crate::session::{GatewaySession, OperationEntry, OperationKind, SessionManager};
 use prefetch::Prefetched;
@@ -183,19 +184,24 @@ impl Gateway {
 
     /// The phases in order; the engine's reply as bytes.
     async fn try_forward_bytes<R: Forwarded>(&self, req: R) -> Result<Bytes, GatewayError> {
-        self.try_forward_recorded(req).await.map(|(bytes, _)| bytes)
+        // An operation created by a synchronous call's reply has done its work.
+        self.try_forward_recorded(req, TOperationState::FINISHED_STATE)
+            .await
+            .map(|(bytes, _)| bytes)
     }
 
-    /// The phases in order; the engine's reply as bytes, and the operation it created.
+    /// The phases in order; the engine's reply as bytes, and the operation it created, in
+    /// `state` as far as the gateway knows.
     async fn try_forward_recorded<R: Forwarded>(
         &self,
         mut req: R,
+        state: TOperationState,
     ) -> Result<(Bytes, Option<Created>), GatewayError> {
         let session = self.resolve(req.target())?;
         self.wait_for_engine(&session).await?;
         let bytes = exchange(&session, &mut req).await?;
         let created = match R::CREATES_OPERATION {
-            true => self.record::<R>(&session, &bytes)?,
+            true => self.record::<R>(&session, &bytes, state)?,
             false => None,
         };
         Ok((bytes, created))
@@ -223,6 +229,7 @@ impl Gateway {
         &self,
         session: &Arc<GatewaySession>,
         bytes: &[u8],
+        state: TOperationState,
     ) -> Result<Option<Created>, GatewayError> {
         let resp: R::Resp = decode_result_body(bytes).map_err(|e| {
             GatewayError::EngineRefused(format!(
@@ -241,6 +248,7 @@ impl Gateway {
             handle,
             R::METHOD == "ExecuteStatement",
             Prefetched::default(),
+            state,
         );
         Ok(Some(Created {
             operation: operation.clone(),
@@ -248,14 +256,15 @@ impl Gateway {
         }))
     }
 
-    /// Records an engine's operation as the session's; a statement's log begins with the
-    /// launch log if it is the session's first.
+    /// Records an engine's operation as the session's, in `state`; a statement's log begins
+    /// with the launch log if it is the session's first.
     fn record_engine_operation(
         &self,
         session: &Arc<GatewaySession>,
         handle: HandleId,
         is_statement: bool,
         prefetched: Prefetched,
+        state: TOperationState,
     ) -> Arc<Prefetched> {
         let launch_log_first = Arc::new(AtomicBool::new(is_statement && session.take_launch_log()));
         let prefetched = Arc::new(prefetched);
@@ -265,6 +274,7 @@ impl Gateway {
             OperationKind::Engine {
                 launch_log_first,
                 prefetched: prefetched.clone(),
+                state: Arc::new(ObservedState::new(state)),
             },
         );
         prefetched
@@ -431,8 +441,10 @@ impl CliService for Gateway {
             }
             Err(error) => self.reply_error::<TExecuteStatementReq>(error),
             Ok(()) => {
+                // Answered ahead: the engine gets the statement after the client's reply.
                 let record = |handle, prefetched| {
-                    self.record_engine_operation(&session, handle, true, prefetched);
+                    let pending = TOperationState::PENDING_STATE;
+                    self.record_engine_operation(&session, handle, true, prefetched, pending);
                 };
                 let mut req = match execute_ahead::answer(&session, req, record).await {
                     Ok(answered) => return Reply::Typed(answered),
@@ -440,7 +452,11 @@ impl CliService for Gateway {
                 };
                 execute_ahead::strip_assigned_id(&mut req);
                 let run_async = req.run_async.unwrap_or(false);
-                match self.try_forward_recorded(req).await {
+                let state = match run_async {
+                    true => TOperationState::RUNNING_STATE,
+                    false => TOperationState::FINISHED_STATE,
+                };
+                match self.try_forward_recorded(req, state).await {
                     Ok((bytes, created)) => {
                         if let Some(created) = created {
                             ctx.after_reply.push(async move {
@@ -531,9 +547,13 @@ impl CliService for Gateway {
             Ok(entry) => match entry.kind {
                 OperationKind::Launch => Reply::Typed(entry.session.launch.status()),
                 OperationKind::LaunchFailed { .. } => Reply::Typed(entry.session.launch.status()),
-                OperationKind::Engine { prefetched, .. } => {
+                OperationKind::Engine {
+                    prefetched, state, ..
+                } => {
                     if let Err(reason) = prefetched.executed(&entry.session).await {
-                        return Reply::Typed(execute_ahead::refused_status(reason));
+                        let refused = execute_ahead::refused_status(reason);
+                        state.note_status(&refused);
+                        return Reply::Typed(refused);
                     }
                     let reply = match prefetched.take_status(&entry.session).await {
                         Some(kept) => kept,
@@ -541,6 +561,7 @@ impl CliService for Gateway {
                     };
                     match reply {
                         Ok(bytes) => {
+                            state.note_status_reply(&bytes);
                             // Before the reply: the engine works on the results while
                             // the reply travels and the client asks for them.
                             if prefetch::results_due(&prefetched, &req.operation_handle, &bytes) {
@@ -576,7 +597,10 @@ impl CliService for Gateway {
             }),
             Ok(OperationEntry {
                 session,
-                kind: OperationKind::Engine { prefetched, .. },
+                kind:
+                    OperationKind::Engine {
+                        prefetched, state, ..
+                    },
                 ..
             }) => {
                 // The engine has the statement before the cancel is sent; one it refused
@@ -593,7 +617,14 @@ impl CliService for Gateway {
                 // Cancelled: what was sent ahead comes back at once, and is dropped.
                 drop(prefetched.discard(&session).await);
                 match reply {
-                    Ok(bytes) => Reply::Encoded(bytes),
+                    Ok(bytes) => {
+                        let taken = decode_result_body::<TCancelOperationResp>(&bytes)
+                            .is_ok_and(|resp| status::is_ok(&resp.status));
+                        if taken {
+                            state.note_cancelled();
+                        }
+                        Reply::Encoded(bytes)
+                    }
                     Err(error) => self.reply_error::<TCancelOperationReq>(error),
                 }
             }

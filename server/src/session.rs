@@ -32,6 +32,7 @@ use tokio_util::task::TaskTracker;
 use crate::errors::GatewayError;
 use crate::metrics::Metrics;
 use crate::operation::launch_engine::{LaunchEngine, LaunchedEngine};
+use crate::operation::observed::ObservedState;
 use crate::proxy::prefetch::Prefetched;
 use crate::routing::{Route, Router};
 
@@ -178,9 +179,11 @@ pub enum OperationKind {
     /// An engine's operation, forwarded. `launch_log_first`: its log begins with the launch
     /// log, served on the first log fetch (cleared then).
     /// `prefetched`: replies fetched from the engine before the client asks for them.
+    /// `state`: its state as the replies forwarded so far tell it.
     Engine {
         launch_log_first: Arc<AtomicBool>,
         prefetched: Arc<Prefetched>,
+        state: Arc<ObservedState>,
     },
     /// The session's LaunchEngine operation.
     Launch,

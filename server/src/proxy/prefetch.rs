@@ -548,15 +548,7 @@ fn is_finished(reply: &[u8]) -> bool {
 
 /// Whether a status reply is one that no later poll can change (or an error).
 fn is_final(reply: &[u8]) -> bool {
-    match state(reply) {
-        Some(state) => !matches!(
-            state,
-            TOperationState::INITIALIZED_STATE
-                | TOperationState::RUNNING_STATE
-                | TOperationState::PENDING_STATE
-        ),
-        None => true,
-    }
+    state(reply).is_none_or(crate::operation::observed::is_final)
 }
 
 /// Rows in a FetchResults reply (a set the gateway cannot count counts as holding rows).

@@ -38,17 +38,19 @@ use bytes::Bytes;
 use http_body_util::Full;
 use hyper::{Response, StatusCode};
 use kumiho_engine_launcher::{stop_engine, EngineRegistration, EngineType, ShareLevel, Stopped};
+use kumiho_thrift::cli::TOperationState;
 use kumiho_thrift::server::text_response;
 use uuid::Uuid;
 
-use super::results::{Engine, OperationData, SessionData};
+use super::results::{state_name, Engine, OperationData, SessionData};
 use super::sessions::SessionsApi;
 use super::{json, Query};
 use crate::cluster::{Cluster, ClusterUnavailable};
 use crate::errors::GatewayError;
 use crate::operation::launch_engine::LaunchState;
+use crate::operation::observed::{Observed, ObservedState};
 use crate::routing::keys;
-use crate::session::{GatewaySession, OperationKind, SessionManager};
+use crate::session::{GatewaySession, OperationEntry, OperationKind, SessionManager};
 
 /// How long a stopped engine gets to exit after SIGTERM before SIGKILL.
 pub const STOP_GRACE: Duration = Duration::from_secs(10);
@@ -145,10 +147,9 @@ impl Admin<'_> {
         })
     }
 
-    /// `GET /admin/operations`: the open operations of the caller's clusters, oldest first.
-    /// The gateway forwards an operation's calls without following its state, so `state` is
-    /// `UNKNOWN` but for a statement failed by its engine's launch (`ERROR`); the statement
-    /// is known for those run over REST.
+    /// `GET /admin/operations`: the open operations of the caller's clusters, oldest first,
+    /// each in the state the engine's replies forwarded so far tell
+    /// ([`crate::operation::observed`]); the statement is known for those run over REST.
     pub fn list_operations(&self, query: &Query) -> Result<Response<Full<Bytes>>, GatewayError> {
         let clusters = self.clusters("list all operations")?;
         let users = user_filter(query);
@@ -177,19 +178,16 @@ impl Admin<'_> {
             })
             .map(|(id, entry)| {
                 let (statement, _) = self.api.statement_of(&id.guid).unwrap_or_default();
-                let state = match entry.kind {
-                    OperationKind::LaunchFailed { .. } => "ERROR",
-                    _ => "UNKNOWN",
-                };
+                let observed = observed_state(&entry);
                 OperationData {
                     identifier: id.guid.to_string(),
                     remote_id: id.guid.to_string(),
                     statement,
-                    state,
+                    state: state_name(observed.state),
                     create_time: entry.created_ms,
-                    start_time: entry.created_ms,
-                    complete_time: 0,
-                    exception: String::new(),
+                    start_time: observed.started_ms,
+                    complete_time: observed.completed_ms,
+                    exception: observed.error.unwrap_or_default(),
                     session_id: entry.session.id.guid.to_string(),
                     session_user: entry.session.route.user.clone(),
                     session_type: INTERACTIVE,
@@ -471,6 +469,23 @@ fn registry_error(cluster: &Cluster, error: kumiho_engine_launcher::RegistryErro
     GatewayError::RegistryUnavailable {
         cluster: cluster.name.clone(),
         reason: error.to_string(),
+    }
+}
+
+/// An operation's state as the gateway knows it: an engine's as its replies told it; a
+/// statement failed by its engine's launch (and a LaunchEngine) as the launch stands, which
+/// the gateway answers for itself.
+fn observed_state(entry: &OperationEntry) -> Observed {
+    match &entry.kind {
+        OperationKind::Engine { state, .. } => state.get(),
+        OperationKind::Launch | OperationKind::LaunchFailed { .. } => {
+            let mut status = entry.session.launch.status();
+            // A statement failed by its launch ended as it was made.
+            status.operation_completed = Some(entry.created_ms as i64);
+            let launch = ObservedState::new(TOperationState::PENDING_STATE);
+            launch.note_status(&status);
+            launch.get()
+        }
     }
 }
 
