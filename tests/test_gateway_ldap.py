@@ -2,9 +2,13 @@
 OpenLDAP server (slapd) as the user, on every frontend (binary SASL, HTTP, REST); a directory
 that does not answer is told apart from a wrong password. With a bind DN it searches for the
 user as a service account first; user and group filters and a custom query admit only some
-users, and tell the others, once their password is right, that they are not allowed."""
+users, and tell the others, once their password is right, that they are not allowed. Over
+StartTLS or ldaps:// the directory's certificate must chain to the operator's CA file."""
 
 import os
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 import requests
@@ -242,3 +246,113 @@ def test_a_custom_query_or_the_users_own_group_list_admits_only_analysts(admitti
     for user, password in [("bob", WRONG), ("*)(uid=*", ALICE_PASSWORD), ("alice", WRONG)]:
         refused = rest_login(admitting_gateway, user, password)
         assert refused.status_code == 401 and passwords.REFUSED in refused.text, (user, refused.text)
+
+
+@dataclass
+class TlsDirectory:
+    """slapd with a certificate an internal CA issued, refusing passwords sent in clear."""
+    slapd: object
+    ca_file: Path
+    # A CA that issued nothing slapd holds.
+    other_ca_file: Path
+
+
+def issue_certificates(directory: Path) -> tuple[Path, Path, Path, Path]:
+    """What an operator's PKI does: a CA, and a certificate it issues for the directory's
+    address; and another CA. Returns the CA, the certificate, its key and the other CA."""
+    def run(*args):
+        subprocess.run(["openssl", *args], check=True, capture_output=True, cwd=directory)
+
+    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+    for ca in ("ca", "other-ca"):
+        run("req", "-x509", *ec, "-keyout", f"{ca}.key", "-out", f"{ca}.pem", "-days", "2",
+            "-subj", f"/CN=Kumiho test {ca}", "-addext", "basicConstraints=critical,CA:TRUE",
+            "-addext", "keyUsage=critical,keyCertSign,cRLSign")
+    run("req", *ec, "-keyout", "ldap.key", "-out", "ldap.csr", "-subj", f"/CN={HOST}")
+    (directory / "ldap.ext").write_text(f"subjectAltName=IP:{HOST},DNS:localhost\nextendedKeyUsage=serverAuth\n")
+    run("x509", "-req", "-in", "ldap.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
+        "-out", "ldap.pem", "-days", "2", "-extfile", "ldap.ext")
+    return (directory / "ca.pem", directory / "ldap.pem", directory / "ldap.key",
+            directory / "other-ca.pem")
+
+
+@pytest.fixture(scope="module")
+def tls_directory(tmp_path_factory):
+    root = tmp_path_factory.mktemp("ldap-tls")
+    ca_file, certificate, key, other_ca_file = issue_certificates(root)
+    slapd = start_slapd(root / "slapd", {"alice": ALICE_PASSWORD}, tls=(certificate, key))
+    yield TlsDirectory(slapd, ca_file, other_ca_file)
+    slapd.stop()
+
+
+def tls_gateway(gateway_binary, root: Path, url: str, *tls_flags: str):  # noqa: F811
+    return start_gateway(gateway_binary, root / "work", cluster_dir(root), "--authentication", "LDAP",
+                         "--ldap-url", url, "--ldap-user-dn-pattern", f"uid=%s,{PEOPLE_DN}", *tls_flags)
+
+
+@pytest.mark.parametrize("mode", ["starttls", "ldaps"])
+def test_passwords_travel_under_tls_to_a_directory_the_operators_ca_vouches_for(gateway_binary, tls_directory,  # noqa: F811
+                                                                               tmp_path, mode):
+    """The directory refuses binds in clear, so a login that works went over TLS."""
+    ca = ["--ldap-ca-file", str(tls_directory.ca_file)]
+    gateway = (tls_gateway(gateway_binary, tmp_path, tls_directory.slapd.url, "--ldap-start-tls", "true", *ca)
+               if mode == "starttls" else tls_gateway(gateway_binary, tmp_path, tls_directory.slapd.ldaps_url, *ca))
+    try:
+        connection = hive.connect(gateway, "sasl", user="alice", password=ALICE_PASSWORD)
+        try:
+            assert hive.query(connection, "SELECT current_user() AS u")[2] == [("alice",)]
+        finally:
+            connection.close()
+        wrong = rest_login(gateway, "alice", WRONG)
+        assert wrong.status_code == 401 and passwords.REFUSED in wrong.text, wrong.text
+        assert ALICE_PASSWORD not in gateway.log()
+    finally:
+        gateway.stop()
+        kill_engines_on(str(tmp_path / "work"))
+
+
+def test_a_gateway_that_binds_in_clear_is_refused_by_a_directory_requiring_tls(gateway_binary, tls_directory,  # noqa: F811
+                                                                              tmp_path):
+    """What the test above relies on: without StartTLS, slapd refuses the password, and the
+    user is told it is the operator's problem, not a wrong password."""
+    gateway = tls_gateway(gateway_binary, tmp_path, tls_directory.slapd.url)
+    try:
+        refused = rest_login(gateway, "alice", ALICE_PASSWORD)
+        assert refused.status_code == 401 and "ask an operator" in refused.text, refused.text
+        assert passwords.REFUSED not in refused.text, refused.text
+        gateway.wait_for_log(r"(?i)confidentiality ?required")
+    finally:
+        gateway.stop()
+
+
+@pytest.mark.parametrize("trust", ["another CA", "the system's store"])
+def test_a_directory_certificate_no_trusted_ca_issued_fails_the_check_not_the_password(gateway_binary,  # noqa: F811
+                                                                                     tls_directory, tmp_path, trust):
+    ca = ["--ldap-ca-file", str(tls_directory.other_ca_file)] if trust == "another CA" else []
+    gateway = tls_gateway(gateway_binary, tmp_path, tls_directory.slapd.ldaps_url, *ca)
+    try:
+        refused = rest_login(gateway, "alice", ALICE_PASSWORD)
+        assert refused.status_code == 401 and "ask an operator" in refused.text, refused.text
+        assert passwords.REFUSED not in refused.text, refused.text
+        gateway.wait_for_log(r"no LDAP server answered.*UnknownIssuer")
+        with pytest.raises(Exception):
+            hive.connect(gateway, "sasl", user="alice", password=ALICE_PASSWORD)
+    finally:
+        gateway.stop()
+
+
+def test_tls_settings_that_would_do_nothing_stop_the_start(gateway_binary, tls_directory, tmp_path):  # noqa: F811
+    common = [str(gateway_binary), "--bind-host", HOST, "--binary-port", "0", "--http-port", "0",
+              "--metrics-enabled", "false", "--rest-enabled", "false", "--work-dir", str(tmp_path / "work"),
+              "--cluster-configs", str(tmp_path), "--authentication", "LDAP",
+              "--ldap-user-dn-pattern", f"uid=%s,{PEOPLE_DN}"]
+    cases = [
+        (["--ldap-url", tls_directory.slapd.ldaps_url, "--ldap-start-tls", "true"], "ldap-start-tls upgrades"),
+        (["--ldap-url", tls_directory.slapd.url, "--ldap-ca-file", str(tls_directory.ca_file)],
+         "no LDAP server is reached over TLS"),
+        (["--ldap-url", tls_directory.slapd.ldaps_url, "--ldap-ca-file", str(tmp_path / "absent.pem")],
+         f"ldap-ca-file {tmp_path / 'absent.pem'} does not exist"),
+    ]
+    for flags, expected in cases:
+        started = subprocess.run(common + flags, capture_output=True, text=True, timeout=30)
+        assert started.returncode != 0 and expected in started.stderr, (flags, started.stderr)

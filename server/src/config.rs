@@ -90,6 +90,14 @@ pub struct ServerConfig {
     /// Search filter that must find the user, `%s` for the user name, instead of the user and
     /// group filters (`kyuubi.authentication.ldap.customLDAPQuery`).
     pub ldap_custom_query: Option<String>,
+    /// Whether the gateway upgrades each `ldap://` connection to TLS (StartTLS, RFC 4511
+    /// 4.14) before it binds, so that passwords never cross the network in clear; any
+    /// failure to upgrade fails the check instead of going on in clear.
+    pub ldap_start_tls: bool,
+    /// CA certificates, PEM, that the LDAP servers' certificates must chain to (for
+    /// `ldaps://` and StartTLS), in place of the system's trust store: a directory whose
+    /// certificate an internal CA issued (Kyuubi reads them from the JVM's trust store).
+    pub ldap_ca_file: Option<PathBuf>,
     /// Directory with one YAML file per cluster; relative paths start at the working directory.
     pub cluster_configs: PathBuf,
     /// Where engine registries, launch locks and engine logs live (embedded registry).
@@ -258,6 +266,8 @@ impl Default for ServerConfig {
             ldap_user_membership_key: None,
             ldap_group_class_key: None,
             ldap_custom_query: None,
+            ldap_start_tls: false,
+            ldap_ca_file: None,
             cluster_configs: PathBuf::from("cluster-configs"),
             work_dir: PathBuf::from("work"),
             default_cluster: "default".to_owned(),
@@ -365,6 +375,13 @@ pub struct Cli {
     /// A search filter that must find the user, `%s` for the user name.
     #[arg(long)]
     pub ldap_custom_query: Option<String>,
+    /// Upgrade `ldap://` connections to TLS (StartTLS) before binding [default: false].
+    #[arg(long)]
+    pub ldap_start_tls: Option<bool>,
+    /// PEM file of the CAs the LDAP servers' certificates must chain to, in place of the
+    /// system's trust store.
+    #[arg(long)]
+    pub ldap_ca_file: Option<PathBuf>,
     /// How long an ended REST batch is kept, e.g. `72h` or `P3D` [default: 72h].
     #[arg(long, value_parser = duration::parse)]
     pub batch_max_age: Option<Duration>,
@@ -457,6 +474,7 @@ impl Cli {
             rest_port,
             batch_max_age,
             authentication,
+            ldap_start_tls,
             cluster_configs,
             work_dir,
             default_cluster,
@@ -479,6 +497,9 @@ impl Cli {
         }
         if self.password_file.is_some() {
             config.password_file = self.password_file;
+        }
+        if self.ldap_ca_file.is_some() {
+            config.ldap_ca_file = self.ldap_ca_file;
         }
         for (flag, setting) in [
             (self.ldap_url, &mut config.ldap_url),
@@ -562,6 +583,8 @@ impl ServerConfig {
                     ("ldap-bind-password", self.ldap_bind_password.is_some()),
                     ("ldap-user-filter", self.ldap_user_filter.is_some()),
                     ("ldap-group-filter", self.ldap_group_filter.is_some()),
+                    ("ldap-start-tls", self.ldap_start_tls),
+                    ("ldap-ca-file", self.ldap_ca_file.is_some()),
                 ]
                 .into_iter()
                 .find_map(|(key, set)| set.then_some(key))

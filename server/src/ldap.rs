@@ -4,7 +4,10 @@
 //! `hive.server2.authentication.ldap.*`):
 //!
 //! - `ldap-url`: `ldap://` or `ldaps://` servers, separated by spaces, tried in order until
-//!   one answers (`ldaps://` checks the server's certificate against the system's roots).
+//!   one answers. `ldap-start-tls` upgrades each `ldap://` connection to TLS before the first
+//!   bind ([`LdapTls`]); a server that refuses the upgrade is not asked in clear. Over TLS the
+//!   server's certificate must chain to the system's trust store, or with `ldap-ca-file` to
+//!   the CAs of that file alone, and name the URL's host.
 //!
 //! Where the user's password is checked, one of:
 //!
@@ -42,15 +45,18 @@
 //! get FILE's answer; a right password of a user the filters leave out gets "not allowed",
 //! checked only once the password is right, so that it reveals nothing to a guesser; a
 //! directory that does not answer, or that refuses the service account or a search, gets
-//! another answer, for an operator. StartTLS is not built. A password that matched is
-//! remembered for a few minutes ([`crate::password_check`]).
+//! another answer, for an operator. A password that matched is remembered for a few minutes ([`crate::password_check`]).
 
 pub mod query;
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use kumiho_thrift::auth::Authenticator;
+use kumiho_thrift::server::read_certificates;
 use ldap3::{Ldap, LdapConnAsync, LdapConnSettings, LdapError, Scope, SearchEntry, SearchOptions};
+use rustls::pki_types::CertificateDer;
+use rustls::{ClientConfig, RootCertStore};
 
 use crate::cluster::Secret;
 use crate::config::ServerConfig;
@@ -155,6 +161,80 @@ pub struct LdapSettings {
     pub user_bases: Vec<NamedUnder>,
     /// Who may log in once the password is right.
     pub admission: Admission,
+    /// TLS towards the servers.
+    pub tls: LdapTls,
+}
+
+/// TLS towards the directory: StartTLS on `ldap://` URLs, and the CAs trusted.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LdapTls {
+    /// `ldap-start-tls`: `ldap://` connections are upgraded before the first bind.
+    pub start_tls: bool,
+    /// The CAs of `ldap-ca-file`, in place of the system's trust store; `None`: the system's.
+    pub trusted_cas: Option<Vec<CertificateDer<'static>>>,
+}
+
+impl LdapTls {
+    /// Reads `ldap-start-tls` and `ldap-ca-file` for `urls`; a setting that would do nothing
+    /// (StartTLS on an `ldaps://` URL, CAs with no TLS) is an error, so that an operator who
+    /// believes passwords travel under TLS is not mistaken.
+    fn from_config(config: &ServerConfig, urls: &[String]) -> Result<LdapTls, String> {
+        let tls_from_start = |url: &&String| url.starts_with("ldaps://");
+        if config.ldap_start_tls {
+            if let Some(url) = urls.iter().find(tls_from_start) {
+                return Err(format!(
+                    "ldap-start-tls upgrades ldap:// connections, but `{url}` is ldaps:// (TLS from the start); \
+                     use ldap:// URLs with ldap-start-tls, or remove ldap-start-tls"
+                ));
+            }
+        }
+        let Some(path) = &config.ldap_ca_file else {
+            return Ok(LdapTls {
+                start_tls: config.ldap_start_tls,
+                trusted_cas: None,
+            });
+        };
+        if !config.ldap_start_tls && !urls.iter().any(|url| tls_from_start(&url)) {
+            return Err(
+                "ldap-ca-file is set but no LDAP server is reached over TLS: use ldaps:// URLs or set ldap-start-tls"
+                    .to_owned(),
+            );
+        }
+        let cas = read_certificates(path, "ldap-ca-file")?;
+        let mut roots = RootCertStore::empty();
+        for ca in &cas {
+            roots.add(ca.clone()).map_err(|e| {
+                format!(
+                    "ldap-ca-file {}: a certificate cannot be trusted as a CA ({e})",
+                    path.display()
+                )
+            })?;
+        }
+        Ok(LdapTls {
+            start_tls: config.ldap_start_tls,
+            trusted_cas: Some(cas),
+        })
+    }
+
+    /// The client configuration trusting `ldap-ca-file`'s CAs; `None` leaves ldap3's, which
+    /// trusts the system's store.
+    fn client_config(&self) -> Option<Arc<ClientConfig>> {
+        let cas = self.trusted_cas.as_ref()?;
+        let mut roots = RootCertStore::empty();
+        roots.add_parsable_certificates(cas.iter().cloned());
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let config = ClientConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .expect("ring supports TLS 1.2 and 1.3")
+            .with_root_certificates(roots)
+            .with_no_client_auth();
+        Some(Arc::new(config))
+    }
+
+    /// Whether a password sent to `url` crosses the network in clear.
+    fn in_clear(&self, url: &str) -> bool {
+        url.starts_with("ldap://") && !self.start_tls
+    }
 }
 
 /// The value of a setting, trimmed; `None` when absent or empty.
@@ -295,11 +375,13 @@ impl LdapSettings {
                     .to_owned(),
             );
         }
+        let tls = LdapTls::from_config(config, &urls)?;
         Ok(LdapSettings {
             urls,
             bind_as,
             user_bases,
             admission,
+            tls,
         })
     }
 
@@ -470,6 +552,21 @@ fn check_url(url: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// Whether an LDAP URL names this host by a loopback name, where a password in clear does
+/// not cross a network.
+fn on_loopback(url: &str) -> bool {
+    let host_port = url.split("://").nth(1).unwrap_or_default();
+    let host_port = host_port.split('/').next().unwrap_or_default();
+    let host = match host_port.strip_prefix('[') {
+        Some(bracketed) => bracketed.split(']').next().unwrap_or_default(),
+        None => host_port.split(':').next().unwrap_or_default(),
+    };
+    host == "localhost"
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
 fn check_pattern(pattern: &str) -> Result<(), String> {
     if pattern.contains("%s") && pattern.contains('=') {
         Ok(())
@@ -556,6 +653,8 @@ pub fn not_allowed(user: &str) -> String {
 /// Authentication LDAP (see the module's documentation).
 pub struct LdapAuthenticator {
     settings: LdapSettings,
+    /// TLS client configuration of `ldap-ca-file`, built once.
+    tls_config: Option<Arc<ClientConfig>>,
     remembered: RememberedPasswords,
 }
 
@@ -566,9 +665,22 @@ impl LdapAuthenticator {
             bind_as = ?settings.bind_as,
             user_bases = ?settings.user_bases,
             admission = ?settings.admission,
+            start_tls = settings.tls.start_tls,
+            ca_file = settings.tls.trusted_cas.is_some(),
             "LDAP authentication"
         );
+        let in_clear: Vec<&str> = (settings.urls.iter())
+            .filter(|url| settings.tls.in_clear(url) && !on_loopback(url))
+            .map(String::as_str)
+            .collect();
+        if !in_clear.is_empty() {
+            tracing::warn!(
+                urls = %in_clear.join(" "),
+                "LDAP: users' passwords cross the network in clear to these servers; use ldaps:// or set ldap-start-tls"
+            );
+        }
         LdapAuthenticator {
+            tls_config: settings.tls.client_config(),
             settings,
             remembered: RememberedPasswords::default(),
         }
@@ -601,7 +713,12 @@ impl LdapAuthenticator {
         password: &str,
         names: &[String],
     ) -> Result<Verdict, Trouble> {
-        let settings = LdapConnSettings::new().set_conn_timeout(CONNECT_TIMEOUT);
+        let mut settings = LdapConnSettings::new()
+            .set_conn_timeout(CONNECT_TIMEOUT)
+            .set_starttls(self.settings.tls.start_tls);
+        if let Some(config) = &self.tls_config {
+            settings = settings.set_config(config.clone());
+        }
         let (connection, mut ldap) = LdapConnAsync::with_settings(settings, url).await?;
         let driver = tokio::spawn(connection.drive());
         let verdict = self.check_on(&mut ldap, user, password, names).await;

@@ -9,6 +9,11 @@ groups and a service account to search as.
     SERVICE_DN                          # "cn=kumiho,ou=services,dc=example,dc=com"
     directory.stop()
 
+With `tls=(certificate_file, key_file)` (PEM) slapd also serves `ldaps://` on a second port
+(`directory.ldaps_url`) and StartTLS on the first, and refuses any simple bind with a
+password that does not travel under TLS (`security simple_bind=`): a client that logs in
+there has used TLS.
+
 A group is a `groupOfNames` listing its members' DNs under `member`; each member's entry
 also lists the group's DN under `seeAlso`, a DN attribute every `person` may hold, which
 stands in for Active Directory's `memberOf` (`ldap-user-membership-key`). The service
@@ -52,14 +57,20 @@ def ssha(password: str) -> str:
 class Slapd:
     """One slapd with its own directory, port and users."""
 
-    def __init__(self, directory: Path, port: int, process: subprocess.Popen):
+    def __init__(self, directory: Path, port: int, process: subprocess.Popen, ldaps_port: int | None = None):
         self.directory = directory
         self.port = port
         self.process = process
+        self.ldaps_port = ldaps_port
 
     @property
     def url(self) -> str:
         return f"ldap://{HOST}:{self.port}"
+
+    @property
+    def ldaps_url(self) -> str:
+        assert self.ldaps_port is not None, "slapd was started without tls"
+        return f"ldaps://{HOST}:{self.ldaps_port}"
 
     @staticmethod
     def user_dn(user: str) -> str:
@@ -76,10 +87,14 @@ class Slapd:
         stop_process(self.process)
 
 
-def _config(directory: Path) -> str:
+def _config(directory: Path, tls: tuple[Path, Path] | None) -> str:
     schemas = "\n".join(f"include {SCHEMA_DIR / name}.schema" for name in ("core", "cosine", "inetorgperson"))
+    # A TLS session's strength factor is its cipher's key size (128 or 256); a bind in clear
+    # has none and gets confidentialityRequired.
+    tls_lines = (f"TLSCertificateFile {tls[0]}\nTLSCertificateKeyFile {tls[1]}\nsecurity simple_bind=128\n"
+                 if tls else "")
     return f"""{schemas}
-modulepath {MODULE_DIR}
+{tls_lines}modulepath {MODULE_DIR}
 moduleload back_mdb
 pidfile {directory}/slapd.pid
 argsfile {directory}/slapd.args
@@ -128,7 +143,8 @@ def _answers(port: int) -> bool:
 
 
 def start_slapd(directory: Path, users: dict[str, str], groups: dict[str, list[str]] | None = None,
-                service_password: str | None = None, extra_ldif: list[str] | None = None) -> Slapd:
+                service_password: str | None = None, extra_ldif: list[str] | None = None,
+                tls: tuple[Path, Path] | None = None) -> Slapd:
     """Writes the config and the entries, starts slapd on a free port; returns once it answers."""
     for tool in (SLAPD, SLAPADD):
         if not tool.is_file():
@@ -136,17 +152,19 @@ def start_slapd(directory: Path, users: dict[str, str], groups: dict[str, list[s
     directory.mkdir(parents=True, exist_ok=True)
     (directory / "data").mkdir(exist_ok=True)
     config = directory / "slapd.conf"
-    config.write_text(_config(directory))
+    config.write_text(_config(directory, tls))
     entries = directory / "users.ldif"
     entries.write_text(_entries(users, groups or {}, service_password, extra_ldif or []))
     subprocess.run([str(SLAPADD), "-f", str(config), "-l", str(entries)], check=True, capture_output=True)
     port = free_port()
+    ldaps_port = free_port() if tls else None
+    listeners = f"ldap://{HOST}:{port}/" + (f" ldaps://{HOST}:{ldaps_port}/" if tls else "")
     log = open(directory / "slapd.log", "wb")
     # `-d 0`: in the foreground, so that the process is slapd itself, with no debug output.
-    process = subprocess.Popen([str(SLAPD), "-d", "0", "-f", str(config), "-h", f"ldap://{HOST}:{port}/"],
+    process = subprocess.Popen([str(SLAPD), "-d", "0", "-f", str(config), "-h", listeners],
                                stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
     log.close()
-    slapd = Slapd(directory, port, process)
+    slapd = Slapd(directory, port, process, ldaps_port)
     deadline = time.monotonic() + READY_TIMEOUT_S
     while not _answers(port):
         if process.poll() is not None or time.monotonic() > deadline:

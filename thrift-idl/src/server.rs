@@ -30,7 +30,7 @@ pub use http::{
     basic_credentials, method_not_allowed, serve_http, serve_http1, serve_http1_tls,
     text as text_response,
 };
-pub use tls::{ServerTls, RELOAD_CHECK as TLS_RELOAD_CHECK};
+pub use tls::{read_certificates, ServerTls, RELOAD_CHECK as TLS_RELOAD_CHECK};
 
 /// What a server accepts, shared by its connections.
 #[derive(Clone)]

@@ -6,6 +6,7 @@ fn settings(bind_as: BindAs) -> LdapSettings {
         bind_as,
         user_bases: Vec::new(),
         admission: Admission::default(),
+        tls: LdapTls::default(),
     }
 }
 
@@ -399,4 +400,83 @@ fn ldap_search_and_filter_flags_override_the_file_and_the_bind_password_never_pr
         assert!(error.contains("authentication is NONE"), "{error}");
         assert!(!error.contains("pw\n"), "{error}");
     }
+}
+
+#[test]
+fn tls_settings_that_would_do_nothing_or_name_a_bad_file_stop_the_start() {
+    let base = "ldap-base-dn: dc=example,dc=com\n";
+    let yaml = format!("authentication: LDAP\nldap-url: ldaps://h\nldap-start-tls: true\n{base}");
+    let error = LdapSettings::from_config(&ServerConfig::from_yaml(&yaml).unwrap()).unwrap_err();
+    assert!(error.contains("`ldaps://h` is ldaps://"), "{error}");
+    let error = config(&format!("ldap-ca-file: /etc/ssl/ca.pem\n{base}")).unwrap_err();
+    assert!(
+        error.contains("no LDAP server is reached over TLS"),
+        "{error}"
+    );
+    let error = config(&format!(
+        "ldap-start-tls: true\nldap-ca-file: /nonexistent/ca.pem\n{base}"
+    ))
+    .unwrap_err();
+    assert_eq!(error, "ldap-ca-file /nonexistent/ca.pem does not exist");
+    let directory = tempfile::tempdir().unwrap();
+    let not_pem = directory.path().join("ca.txt");
+    std::fs::write(&not_pem, "the CA is the one in the wiki\n").unwrap();
+    let error = config(&format!(
+        "ldap-start-tls: true\nldap-ca-file: {}\n{base}",
+        not_pem.display()
+    ))
+    .unwrap_err();
+    assert!(error.contains("holds no PEM certificate"), "{error}");
+    // Under another authentication the TLS settings stop the start as every ldap-* key.
+    let error = ServerConfig::from_yaml("ldap-start-tls: true\n")
+        .unwrap()
+        .validate()
+        .unwrap_err();
+    assert!(
+        error.contains("ldap-start-tls is set but authentication is NONE"),
+        "{error}"
+    );
+}
+
+#[test]
+fn a_ca_file_is_trusted_in_place_of_the_systems_store() {
+    let ca = rcgen::generate_simple_self_signed(vec!["ldap.example.com".to_owned()]).unwrap();
+    let directory = tempfile::tempdir().unwrap();
+    let ca_file = directory.path().join("ca.pem");
+    std::fs::write(&ca_file, ca.cert.pem()).unwrap();
+    let settings = config(&format!(
+        "ldap-start-tls: true\nldap-ca-file: {}\nldap-base-dn: dc=example,dc=com\n",
+        ca_file.display()
+    ))
+    .unwrap();
+    assert!(settings.tls.start_tls);
+    assert_eq!(settings.tls.trusted_cas, Some(vec![ca.cert.der().clone()]));
+    assert!(settings.tls.client_config().is_some());
+    assert!(LdapTls::default().client_config().is_none());
+}
+
+#[test]
+fn passwords_to_loopback_servers_do_not_cross_a_network() {
+    for url in [
+        "ldap://localhost:389",
+        "ldap://127.0.0.1",
+        "ldap://[::1]:3389/",
+    ] {
+        assert!(on_loopback(url), "{url}");
+    }
+    for url in [
+        "ldap://ldap.example.com",
+        "ldap://10.0.0.1:389",
+        "ldap://[2001:db8::1]",
+    ] {
+        assert!(!on_loopback(url), "{url}");
+    }
+    let plain = LdapTls::default();
+    assert!(plain.in_clear("ldap://ldap.example.com"));
+    assert!(!plain.in_clear("ldaps://ldap.example.com"));
+    let upgraded = LdapTls {
+        start_tls: true,
+        trusted_cas: None,
+    };
+    assert!(!upgraded.in_clear("ldap://ldap.example.com"));
 }

@@ -227,7 +227,7 @@ async fn answer_plaintext(mut stream: TcpStream, answer: Option<Vec<u8>>) {
 
 /// The server configuration for a certificate chain and key, each error naming its file.
 fn load_config(cert_file: &Path, key_file: &Path) -> Result<Arc<rustls::ServerConfig>, String> {
-    let certs = read_certs(cert_file)?;
+    let certs = read_certificates(cert_file, "certificate file")?;
     let key = read_key(key_file)?;
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let signing_key = provider.key_provider.load_private_key(key).map_err(|e| {
@@ -289,9 +289,9 @@ fn pem_error(error: &pem::Error) -> &'static str {
     }
 }
 
-/// The certificates of a PEM file, in order.
-fn read_certs(path: &Path) -> Result<Vec<CertificateDer<'static>>, String> {
-    let what = "certificate file";
+/// The certificates of a PEM file, in order; `what` names the file in errors ("certificate
+/// file", "CA file"). Also how the gateway reads the CAs it trusts as a TLS client (LDAP).
+pub fn read_certificates(path: &Path, what: &str) -> Result<Vec<CertificateDer<'static>>, String> {
     let text = read_pem(path, what)?;
     let certs = CertificateDer::pem_slice_iter(&text)
         .collect::<Result<Vec<_>, _>>()
