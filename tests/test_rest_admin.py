@@ -2,31 +2,34 @@
 of the gateway in `GET /api/v1/sessions` (PyHive's too, not only REST-made ones), the exec
 pool statistic, and the admin API (`/api/v1/admin`) for a cluster's super-users: all
 sessions and operations, closing them (the client's next call says an administrator closed
-it), and a user's engines in the cluster's registry, stopping one so that the next session
-launches a new engine.
+it) and each operation's state as its engine reported it, a user's engines in the cluster's
+registry (stopping one so that the next session launches a new engine), the gateways registered
+together in ZooKeeper, and the refresh calls, which reread the cluster configs.
 
 The tests share one gateway and engines of their own users; nothing sleeps on a guess.
 """
 
 import uuid
+from pathlib import Path
 
 import pytest
 from pyhive import hive
 
-from gateway_fixtures import (DEFAULT_CLUSTER, engine_pids, engine_pids_on, kill_engines_on, start_gateway,
-                              wait_until, zookeeper_cluster)
+from gateway_fixtures import (DEFAULT_CLUSTER, engine_pids, engine_pids_on, ha_flags, kill_engines_on,
+                              start_gateway, wait_until, zookeeper_cluster)
 from gateway_fixtures import gateway_binary, gateway_dirs, start_kumiho, zookeeper  # noqa: F401 (fixtures)
 from harness.engine import HOST
 from harness.prometheus import scrape
 from harness.tcli import ttypes
 from test_gateway_metrics import http_session
-from test_rest_sessions import Rest, expect
+from test_rest_sessions import ENDLESS_QUERY, Rest, expect
 
 ADMIN = "ops_admin"
 SESSION_DATA_FIELDS = {"identifier", "remoteSessionId", "user", "ipAddr", "conf", "createTime", "duration",
                        "idleTime", "exception", "sessionType", "kyuubiInstance", "engineId", "engineName",
                        "engineUrl", "sessionName", "totalOperations"}
 ENGINE_FIELDS = {"version", "user", "engineType", "sharelevel", "subdomain", "instance", "namespace", "attributes"}
+SERVER_DATA_FIELDS = {"nodeName", "namespace", "instance", "host", "port", "attributes", "status"}
 
 
 @pytest.fixture(scope="module")
@@ -195,3 +198,107 @@ def test_an_admin_stops_an_engine_registered_in_zookeeper(zookeeper, gateway_dir
     assert len(relaunched) == 1 and relaunched[0]["attributes"]["refId"] != engines[0]["attributes"]["refId"]
     cursor.close()
     connection.close()
+
+
+def operations_by_id(admin: Rest, **params) -> dict[str, dict]:
+    return {o["identifier"]: o for o in admin.ok("GET", "/admin/operations", params=params)}
+
+
+def test_an_admin_sees_each_operations_state_as_its_engine_reported_it(gateway):
+    zoe, admin = Rest(gateway.rest_port, "adm_zoe"), Rest(gateway.rest_port, ADMIN)
+    session = zoe.open()
+    # Synchronous: the engine's reply comes once the statement has run.
+    done = zoe.statement(session, "SELECT 1 AS one")
+    failed = zoe.statement(session, "SELECT * FROM adm_no_such_table", run_async=True)
+    assert zoe.wait_for_end(failed)[0]["state"] == "ERROR"
+    running = zoe.statement(session, ENDLESS_QUERY, run_async=True)
+    wait_until(lambda: zoe.event(running)["state"] == "RUNNING", "the endless query runs")
+
+    listed = operations_by_id(admin, sessionHandle=session)
+    assert [listed[op]["state"] for op in (done, failed, running)] == ["FINISHED", "ERROR", "RUNNING"], listed
+    assert listed[done]["completeTime"] >= listed[done]["startTime"] > 0 and listed[done]["exception"] == ""
+    assert "adm_no_such_table" in listed[failed]["exception"], listed[failed]
+    assert listed[running]["startTime"] > 0 and listed[running]["completeTime"] == 0, listed[running]
+    # Cancelled by its client: the engine's answer to the cancel is the new state.
+    zoe.ok("PUT", f"/operations/{running}", json={"action": "CANCEL"})
+    assert operations_by_id(admin, sessionHandle=session)[running]["state"] == "CANCELED"
+    zoe.ok("DELETE", f"/sessions/{session}")
+
+    # A Thrift client's statements too, as its polls tell them.
+    connection, cursor = pyhive_session(gateway, "adm_zed")
+    endless = connection.cursor()
+    endless.execute(ENDLESS_QUERY, async_=True)
+    wait_until(lambda: endless.poll().operationState == ttypes.TOperationState.RUNNING_STATE,
+               "the endless query runs")
+    assert [o["state"] for o in admin.ok("GET", "/admin/operations", params={"users": "adm_zed"})] \
+        == ["FINISHED", "RUNNING"]
+    endless.cancel()
+    assert [o["state"] for o in admin.ok("GET", "/admin/operations", params={"users": "adm_zed"})] \
+        == ["FINISHED", "CANCELED"]
+    connection.close()
+
+
+def test_without_ha_the_server_list_is_this_gateway(gateway):
+    expect(Rest(gateway.rest_port, "adm_ivy").call("GET", "/admin/server"), 403, "super-users")
+    [server] = Rest(gateway.rest_port, ADMIN).ok("GET", "/admin/server")
+    assert set(server) == SERVER_DATA_FIELDS, server
+    assert (server["instance"], server["host"], server["port"], server["namespace"], server["status"]) \
+        == (f"{HOST}:{gateway.port}", HOST, gateway.port, "", "Running"), server
+    assert server["attributes"]["serverUri"] == server["instance"] and "sequence" not in server["attributes"]
+
+
+def test_an_admin_lists_the_gateways_registered_together_in_zookeeper(zookeeper, gateway_binary,  # noqa: F811
+                                                                      gateway_dirs):  # noqa: F811
+    work_dir, cluster_dir = gateway_dirs
+    (cluster_dir / "default.yaml").write_text(DEFAULT_CLUSTER + f"super-users: [{ADMIN}]\n")
+    namespace = "kumiho-admin"
+    started = []
+    try:
+        for suffix in ("", "-second"):
+            started.append(start_gateway(gateway_binary, Path(f"{work_dir}{suffix}"), cluster_dir,
+                                         *ha_flags(zookeeper.address, namespace)))
+        first, second = started
+        servers = Rest(first.rest_port, ADMIN).ok("GET", "/admin/server")
+        assert [s["instance"] for s in servers] == [f"{HOST}:{first.port}", f"{HOST}:{second.port}"], servers
+        assert {s["nodeName"] for s in servers} == set(zookeeper.children(f"/{namespace}")), servers
+        for server in servers:
+            assert set(server) == SERVER_DATA_FIELDS, server
+            assert (server["namespace"], server["host"], server["status"]) == (f"/{namespace}", HOST, "Running")
+            attributes = server["attributes"]
+            assert attributes["serverUri"] == server["instance"] and attributes["version"], server
+            assert server["nodeName"].endswith(f"sequence={attributes['sequence']}"), server
+        # Either gateway answers the same; one that stops leaves the list.
+        assert Rest(second.rest_port, ADMIN).ok("GET", "/admin/server") == servers
+        second.stop()
+        assert [s["instance"] for s in Rest(first.rest_port, ADMIN).ok("GET", "/admin/server")] \
+            == [f"{HOST}:{first.port}"]
+    finally:
+        for gateway in started:
+            gateway.stop()
+
+
+def test_refresh_rereads_the_cluster_configs_and_names_a_broken_file(gateway):
+    admin = Rest(gateway.rest_port, ADMIN)
+    expect(Rest(gateway.rest_port, "adm_ivy").call("POST", "/admin/refresh/hadoop_conf"), 403, "super-users")
+    extra = gateway.cluster_dir / "adm_extra.yaml"
+    try:
+        extra.write_text(f"super-users: [{ADMIN}]\n")
+        expect(admin.call("POST", "/admin/refresh/user_defaults_conf"), 200,
+               "Refresh the user defaults conf successfully", "clusters in force: adm_extra, default")
+        # Broken: its last good version stays, and the refresh says why, even if the watcher
+        # read it first.
+        extra.write_text(f"super-users: [{ADMIN}\n")
+        broken = admin.call("POST", "/admin/refresh/hadoop_conf")
+        expect(broken, 503, "adm_extra.yaml is broken", "line", "its last good version stays in force")
+        expect(admin.call("POST", "/admin/refresh/kubernetes_conf"), 503, "adm_extra.yaml is broken")
+        extra.write_text(f"super-users: [{ADMIN}, adm_ivy]\n")
+        expect(admin.call("POST", "/admin/refresh/kubernetes_conf"), 200, "successfully")
+        expect(Rest(gateway.rest_port, "adm_ivy").call("POST", "/admin/refresh/hadoop_conf"), 200, "successfully")
+    finally:
+        extra.unlink(missing_ok=True)
+        admin.call("POST", "/admin/refresh/hadoop_conf")
+    # Kyuubi's connection lists have no counterpart: said so, not pretended.
+    expect(admin.call("POST", "/admin/refresh/deny_users"), 501, "no list of denied users", "allowed-users")
+    expect(admin.call("POST", "/admin/refresh/unlimited_users"), 501, "max-sessions-per-user")
+    expect(admin.call("POST", "/admin/refresh/deny_ips"), 501, "NetworkPolicy")
+    expect(admin.call("POST", "/admin/refresh/everything"), 404)
