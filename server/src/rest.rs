@@ -29,6 +29,8 @@
 //! | `DELETE /api/v1/admin/operations/{id}` | closed |
 //! | `GET /api/v1/admin/engine?type=&sharelevel=&subdomain=&hive.server2.proxy.user=&cluster=` | `[Engine]` |
 //! | `DELETE /api/v1/admin/engine?...` | the engine deregistered and stopped |
+//! | `GET /api/v1/admin/server` | `[ServerData]`: the gateways registered in the HA namespace ([`servers`]) |
+//! | `POST /api/v1/admin/refresh/{hadoop_conf,user_defaults_conf,kubernetes_conf}` | the cluster configs reread ([`refresh`]); `unlimited_users`, `deny_users`, `deny_ips`: 501 |
 //!
 //! Every other call needs HTTP Basic credentials, checked by the gateway's authenticator (the
 //! one the Thrift HTTP frontend uses); `proxyUser` (or `hive.server2.proxy.user`) in the query
@@ -61,12 +63,15 @@ use tokio_util::sync::CancellationToken;
 use crate::batch::{BatchFilter, BatchManager, BatchRequest, BatchState, StagedResource};
 use crate::errors::GatewayError;
 use multipart::UploadError;
+use refresh::Refresh;
 use sessions::{Caller, MetadataKind, OperationPart, SessionsApi};
 
 mod admin;
 mod forward;
 mod multipart;
+mod refresh;
 mod results;
+pub mod servers;
 pub mod sessions;
 
 /// The API's base path (Kyuubi's).
@@ -131,6 +136,8 @@ enum Route<'a> {
     AdminOperations,
     AdminOperation(&'a str),
     AdminEngine,
+    AdminServers,
+    AdminRefresh(Refresh),
 }
 
 /// The route of `path`, or `None` (404).
@@ -162,6 +169,8 @@ fn route(path: &str) -> Option<Route<'_>> {
         ["admin", "operations"] => Some(Route::AdminOperations),
         ["admin", "operations", id] if !id.is_empty() => Some(Route::AdminOperation(id)),
         ["admin", "engine"] => Some(Route::AdminEngine),
+        ["admin", "server"] => Some(Route::AdminServers),
+        ["admin", "refresh", what] => Refresh::parse(what).map(Route::AdminRefresh),
         _ => None,
     }
 }
@@ -205,7 +214,9 @@ impl RestApi {
             | Route::OperationRead(..)
             | Route::ExecPool
             | Route::AdminSessions
-            | Route::AdminOperations => "GET",
+            | Route::AdminOperations
+            | Route::AdminServers => "GET",
+            Route::AdminRefresh(_) => "POST",
             Route::AdminSession(_) | Route::AdminOperation(_) => "DELETE",
             Route::AdminEngine => "GET, DELETE",
             Route::Batches | Route::Sessions => "GET, POST",
@@ -322,6 +333,8 @@ impl RestApi {
                 sessions.admin(caller.user).stop_engines(query).await
             }
             (Route::AdminEngine, _) => sessions.admin(caller.user).list_engines(query).await,
+            (Route::AdminServers, _) => sessions.admin(caller.user).list_servers().await,
+            (Route::AdminRefresh(what), _) => sessions.admin(caller.user).refresh(what),
             _ => unreachable!("batch routes are answered by respond_with"),
         }
     }

@@ -33,6 +33,7 @@ use crate::metrics::{Metered, Metrics};
 use crate::password_file::PasswordFile;
 use crate::proxy::Gateway;
 use crate::registries::Registries;
+use crate::rest::servers::GatewayDirectory;
 use crate::rest::sessions::SessionsApi;
 use crate::rest::RestApi;
 use crate::routing::{server_user, Router};
@@ -209,17 +210,37 @@ pub async fn start(mut config: ServerConfig) -> Result<RunningGateway, String> {
             ),
         ),
     ];
+    // What this gateway registers for discovery (with `ha-addresses`), and lists as itself.
+    let advertised = Advertised {
+        host: advertised_host(config.advertised_host.as_deref(), &config.bind_host),
+        binary_port: binary_addr.port(),
+        http_port: http_addr.port(),
+        http_path: config.http_path.trim_matches('/').to_owned(),
+        transport: config.ha_transport_mode,
+        version: env!("CARGO_PKG_VERSION").to_owned(),
+        checks_passwords: config.authentication.checks_passwords(),
+        use_ssl: tls.is_some(),
+    };
     if let (Some(listener), Some(batches)) = (rest_listener, &batches) {
         let api = Arc::new(RestApi {
             batches: batches.clone(),
             authenticator,
         });
         // REST sessions are calls on the same service the Thrift frontends serve.
-        let statements = Arc::new(SessionsApi::new(
-            gateway.clone(),
-            sessions.clone(),
-            rest_instance.clone().unwrap_or_default(),
-        ));
+        let directory = GatewayDirectory {
+            advertised: advertised.clone(),
+            ha: ha
+                .as_ref()
+                .map(|(_, ensemble)| (ensemble.clone(), config.ha_namespace.clone())),
+        };
+        let statements = Arc::new(
+            SessionsApi::new(
+                gateway.clone(),
+                sessions.clone(),
+                rest_instance.clone().unwrap_or_default(),
+            )
+            .with_directory(directory),
+        );
         let shutdown = frontends.clone();
         let tls = tls.clone();
         tasks.push((
@@ -245,16 +266,6 @@ pub async fn start(mut config: ServerConfig) -> Result<RunningGateway, String> {
     let registration = match ha {
         None => None,
         Some((client, ensemble)) => {
-            let advertised = Advertised {
-                host: advertised_host(config.advertised_host.as_deref(), &config.bind_host),
-                binary_port: binary_addr.port(),
-                http_port: http_addr.port(),
-                http_path: config.http_path.trim_matches('/').to_owned(),
-                transport: config.ha_transport_mode,
-                version: env!("CARGO_PKG_VERSION").to_owned(),
-                checks_passwords: config.authentication.checks_passwords(),
-                use_ssl: tls.is_some(),
-            };
             let registering = GatewayRegistration::start(
                 client,
                 ensemble,

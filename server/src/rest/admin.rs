@@ -15,6 +15,9 @@
 //! | `DELETE /admin/operations/{id}` | closed here and in its engine |
 //! | `GET /admin/engine?type=&sharelevel=&subdomain=&hive.server2.proxy.user=&cluster=` | `[Engine]` |
 //! | `DELETE /admin/engine?...` (same parameters) | the engine's registration removed and its process stopped |
+//! | `GET /admin/server` | `[ServerData]`: the gateways registered in the HA namespace, else this one |
+//! | `POST /admin/refresh/{hadoop_conf,user_defaults_conf,kubernetes_conf}` | the cluster configs reread |
+//! | `POST /admin/refresh/{unlimited_users,deny_users,deny_ips}` | 501: what Kumiho does instead |
 //!
 //! Engines are named as sessions name them: `type` and `sharelevel` default to the cluster's,
 //! the user is `hive.server2.proxy.user` (or `proxyUser`) or the administrator, `cluster` (or
@@ -42,6 +45,7 @@ use kumiho_thrift::cli::TOperationState;
 use kumiho_thrift::server::text_response;
 use uuid::Uuid;
 
+use super::refresh::Refresh;
 use super::results::{state_name, Engine, OperationData, SessionData};
 use super::sessions::SessionsApi;
 use super::{json, Query};
@@ -225,6 +229,22 @@ impl Admin<'_> {
             StatusCode::OK,
             format!("Operation {id} is closed successfully.\n"),
         ))
+    }
+
+    /// `GET /admin/server`: the gateways registered in the HA namespace ([`super::servers`]).
+    pub async fn list_servers(&self) -> Result<Response<Full<Bytes>>, GatewayError> {
+        self.clusters("list the gateways")?;
+        Ok(json(&self.api.directory()?.list().await?))
+    }
+
+    /// `POST /admin/refresh/{what}` ([`super::refresh`]): the cluster configs reread at once.
+    pub fn refresh(&self, what: Refresh) -> Result<Response<Full<Bytes>>, GatewayError> {
+        self.clusters(&what.describe())?;
+        tracing::info!(admin = %self.user, call = %what.describe(), "refresh asked by an administrator");
+        let clusters = &self.sessions.router.clusters;
+        super::refresh::refresh(what, clusters, |cluster| {
+            self.check_super_user(cluster, "read").is_ok()
+        })
     }
 
     /// `GET /admin/engine`: the engines registered for the user, share level and type.

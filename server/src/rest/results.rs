@@ -272,7 +272,25 @@ pub struct Engine {
     pub attributes: BTreeMap<String, String>,
 }
 
-/// `GET /sessions/{id}/info/{infoType}`.
+/// An entry of `GET /admin/server` (Kyuubi's `ServerData`): one gateway registered for
+/// ZooKeeper discovery.
+#[derive(Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerData {
+    /// Its node, `serverUri=HOST:PORT;version=V;sequence=N`.
+    pub node_name: String,
+    /// `/{ha-namespace}`; empty for a gateway that is not registered (no `ha-addresses`).
+    pub namespace: String,
+    /// `host:port` of its advertised Thrift frontend.
+    pub instance: String,
+    pub host: String,
+    pub port: u16,
+    /// The node name's fields (`serverUri`, `version`, `sequence`).
+    pub attributes: BTreeMap<String, String>,
+    /// `Running`: a registration lives only as long as its gateway.
+    pub status: &'static str,
+}
+
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct InfoDetail {

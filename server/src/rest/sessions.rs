@@ -41,6 +41,7 @@ use super::results::{
     OperationHandle, SessionData, SessionEvent, SessionHandle, SessionOpenRequest,
     StatementRequest,
 };
+use super::servers::GatewayDirectory;
 use super::{json, Query};
 use crate::errors::GatewayError;
 use crate::metrics::Metered;
@@ -78,6 +79,8 @@ pub struct SessionsApi {
     instance: String,
     /// A std mutex, held for map lookups and inserts only, never across an await.
     known: Mutex<Known>,
+    /// Where the gateways serving together are registered (`GET /admin/server`).
+    directory: Option<GatewayDirectory>,
 }
 
 /// The sessions opened over REST and their operations, by identifier.
@@ -202,7 +205,25 @@ impl SessionsApi {
             sessions,
             instance,
             known: Mutex::default(),
+            directory: None,
         }
+    }
+
+    /// The API with the gateways' directory, for `GET /admin/server`.
+    pub fn with_directory(self, directory: GatewayDirectory) -> Self {
+        Self {
+            directory: Some(directory),
+            ..self
+        }
+    }
+
+    /// Where the gateways serving together are registered.
+    pub(super) fn directory(&self) -> Result<&GatewayDirectory, GatewayError> {
+        self.directory.as_ref().ok_or_else(|| {
+            GatewayError::Internal(
+                "the REST API was started without the gateway's directory".to_owned(),
+            )
+        })
     }
 
     fn known(&self) -> MutexGuard<'_, Known> {

@@ -1076,8 +1076,16 @@ fn gateway() -> Gateway {
         crate::proxy::Gateway::new(sessions.clone()),
         metrics,
     ));
+    let directory = super::servers::GatewayDirectory {
+        advertised: super::servers::advertised_for_tests(
+            "127.0.0.1",
+            crate::config::HaTransportMode::Binary,
+        ),
+        ha: None,
+    };
     let statements =
-        sessions::SessionsApi::new(service, sessions.clone(), "127.0.0.1:10099".into());
+        sessions::SessionsApi::new(service, sessions.clone(), "127.0.0.1:10099".into())
+            .with_directory(directory);
     Gateway {
         fixture,
         sessions,
@@ -1129,6 +1137,12 @@ fn admin_and_exec_pool_paths_route() {
         Some(Route::AdminOperation("o"))
     );
     assert_eq!(route("/api/v1/admin/engine"), Some(Route::AdminEngine));
+    assert_eq!(route("/api/v1/admin/server"), Some(Route::AdminServers));
+    assert_eq!(
+        route("/api/v1/admin/refresh/deny_users"),
+        Some(Route::AdminRefresh(Refresh::NotKumihos("deny users")))
+    );
+    assert_eq!(route("/api/v1/admin/refresh/nonsense"), None);
     assert_eq!(route("/api/v1/admin/nonsense"), None);
 }
 
@@ -1324,4 +1338,49 @@ async fn an_admin_lists_a_users_engines_and_stops_the_process_listening_at_one()
         .await;
     assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
     assert!(body.contains("no engine is registered"), "{body}");
+}
+
+#[tokio::test]
+async fn without_ha_the_server_list_is_this_gateway_and_refreshes_are_for_admins() {
+    let gateway = gateway();
+    let servers = gateway.json("GET", "/api/v1/admin/server", "admin").await;
+    assert_eq!(
+        servers,
+        serde_json::json!([{
+            "nodeName": "serverUri=127.0.0.1:10009;version=1.2.0",
+            "namespace": "",
+            "instance": "127.0.0.1:10009",
+            "host": "127.0.0.1",
+            "port": 10009,
+            "attributes": {"serverUri": "127.0.0.1:10009", "version": "1.2.0"},
+            "status": "Running",
+        }])
+    );
+    for (method, path) in [
+        ("GET", "/api/v1/admin/server"),
+        ("POST", "/api/v1/admin/refresh/hadoop_conf"),
+        ("POST", "/api/v1/admin/refresh/deny_ips"),
+    ] {
+        let (status, body) = gateway.call(method, path, "ann", "").await;
+        assert_eq!(status, StatusCode::FORBIDDEN, "{method} {path}: {body}");
+    }
+    let (status, body) = gateway
+        .call(
+            "POST",
+            "/api/v1/admin/refresh/user_defaults_conf",
+            "admin",
+            "",
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert!(
+        body.starts_with("Refresh the user defaults conf successfully: ")
+            && body.contains("no cluster changed"),
+        "{body}"
+    );
+    let (status, body) = gateway
+        .call("POST", "/api/v1/admin/refresh/deny_users", "admin", "")
+        .await;
+    assert_eq!(status, StatusCode::NOT_IMPLEMENTED, "{body}");
+    assert!(body.contains("allowed-users"), "{body}");
 }

@@ -1,0 +1,242 @@
+//! Kyuubi's `POST /api/v1/admin/refresh/{what}` calls (`kyuubi-admin refresh config ...`), mapped onto what Kumiho reloads: its cluster configs.
+//!
+//! Kyuubi rereads its server's Hadoop configuration, its `___user___.` defaults and its
+//! Kubernetes contexts; in Kumiho all three live in the cluster files of `cluster-configs/`
+//! (a cluster's `env` with `HADOOP_CONF_DIR`, its engine and session settings), which the
+//! gateway watches. These calls reread the directory at once, as the watcher would, and say
+//! what changed; a broken file keeps its last good version and the answer names it (503: the
+//! operator's configuration does not take effect). Kyuubi's lists of unlimited users, denied
+//! users and denied IPs have no counterpart here: those calls are answered 501 with what Kumiho
+//! does instead, so that no script believes a list was applied.
+
+use std::path::Path;
+
+use bytes::Bytes;
+use http_body_util::Full;
+use hyper::{Response, StatusCode};
+use kumiho_thrift::server::text_response;
+
+use crate::cluster::{ClusterRegistry, LoadError, ReloadReport};
+use crate::errors::GatewayError;
+
+/// What a refresh call names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Refresh {
+    /// `hadoop_conf`, `user_defaults_conf`, `kubernetes_conf`: the cluster configs.
+    ClusterConfigs(&'static str),
+    /// `unlimited_users`, `deny_users`, `deny_ips`: settings Kumiho does not have.
+    NotKumihos(&'static str),
+}
+
+impl Refresh {
+    /// The refresh of a path's last part (Kyuubi's names), or `None` (404).
+    pub fn parse(what: &str) -> Option<Refresh> {
+        Some(match what {
+            "hadoop_conf" => Refresh::ClusterConfigs("hadoop conf"),
+            "user_defaults_conf" => Refresh::ClusterConfigs("user defaults conf"),
+            "kubernetes_conf" => Refresh::ClusterConfigs("kubernetes conf"),
+            "unlimited_users" => Refresh::NotKumihos("unlimited users"),
+            "deny_users" => Refresh::NotKumihos("deny users"),
+            "deny_ips" => Refresh::NotKumihos("deny ips"),
+            _ => return None,
+        })
+    }
+
+    /// What the call does in words of Kyuubi's ("refresh the deny users").
+    pub fn describe(self) -> String {
+        match self {
+            Refresh::ClusterConfigs(what) | Refresh::NotKumihos(what) => {
+                format!("refresh the {what}")
+            }
+        }
+    }
+}
+
+/// Answers a refresh call of an administrator (`may_read`: whether they may read the
+/// parser's message about a cluster's file, which may quote its values).
+pub fn refresh(
+    what: Refresh,
+    clusters: &ClusterRegistry,
+    may_read: impl Fn(&str) -> bool,
+) -> Result<Response<Full<Bytes>>, GatewayError> {
+    match what {
+        Refresh::NotKumihos(name) => Ok(text_response(
+            StatusCode::NOT_IMPLEMENTED,
+            format!("{}\n", instead(name, clusters.dir())),
+        )),
+        Refresh::ClusterConfigs(name) => {
+            let reloaded = reload(clusters).map_err(GatewayError::Config)?;
+            let summary = reloaded.summary(clusters);
+            if reloaded.broken.is_empty() {
+                tracing::info!(%summary, "cluster configs reread for an administrator");
+                return Ok(text_response(
+                    StatusCode::OK,
+                    format!("Refresh the {name} successfully: {summary}.\n"),
+                ));
+            }
+            let broken: Vec<String> = reloaded
+                .broken
+                .iter()
+                .map(|error| describe_error(error, clusters, &may_read))
+                .collect();
+            Err(GatewayError::Config(format!(
+                "{}; {summary}",
+                broken.join("; ")
+            )))
+        }
+    }
+}
+
+/// What Kumiho has in place of one of Kyuubi's connection lists.
+fn instead(name: &str, dir: &Path) -> String {
+    let dir = dir.display();
+    let what = match name {
+        "unlimited users" => format!(
+            "Kumiho has no list of users exempt from connection limits (Kyuubi's kyuubi.server.limit.connections.user.unlimited.list): its cap is a cluster's `limits.max-sessions-per-user`, in the cluster's file in {dir}, without exemptions"
+        ),
+        "deny users" => format!(
+            "Kumiho has no list of denied users (Kyuubi's kyuubi.server.limit.connections.user.deny.list): a cluster admits the users of its `allowed-users`, in the cluster's file in {dir}"
+        ),
+        _ => "Kumiho has no list of denied client addresses (Kyuubi's kyuubi.server.limit.connections.ip.deny.list): restrict addresses in the network (a firewall, a Kubernetes NetworkPolicy) or with the gateway's bind-host".to_owned(),
+    };
+    format!("{what}; cluster files are reloaded as they change, or at once with POST /api/v1/admin/refresh/user_defaults_conf")
+}
+
+/// What a reread found.
+struct Reloaded {
+    report: ReloadReport,
+    /// Every cluster file broken now, whether this reread or an earlier one found it.
+    broken: Vec<LoadError>,
+}
+
+/// Rereads the directory into `clusters` (as the watcher does), and finds every file broken
+/// now: the reread reports only files changed since the last read, so a file the watcher
+/// already found broken is found again by loading the directory afresh, apart (which changes
+/// nothing in force).
+fn reload(clusters: &ClusterRegistry) -> Result<Reloaded, String> {
+    let report = clusters.reload()?;
+    crate::cluster::watcher::log_report(&report);
+    let (_, fresh) = ClusterRegistry::load(clusters.dir())?;
+    let mut broken = report.errors.clone();
+    for error in fresh.errors {
+        if broken.iter().all(|known| known.file != error.file) {
+            broken.push(LoadError {
+                kept_previous: clusters.get(&cluster_name(&error.file)).is_ok(),
+                ..error
+            });
+        }
+    }
+    broken.sort_by(|a, b| a.file.cmp(&b.file));
+    Ok(Reloaded { report, broken })
+}
+
+impl Reloaded {
+    /// `added: a; changed: b; removed: c; in force: a, b, d` (what is empty left out).
+    fn summary(&self, clusters: &ClusterRegistry) -> String {
+        let report = &self.report;
+        let mut parts = Vec::new();
+        for (what, names) in [
+            ("added", &report.added),
+            ("changed", &report.changed),
+            ("removed", &report.removed),
+        ] {
+            if !names.is_empty() {
+                parts.push(format!("{what}: {}", names.join(", ")));
+            }
+        }
+        if parts.is_empty() {
+            parts.push("no cluster changed".to_owned());
+        }
+        parts.push(format!(
+            "clusters in force: {}",
+            clusters.names().join(", ")
+        ));
+        format!(
+            "the cluster configs in {} were reread; {}",
+            clusters.dir().display(),
+            parts.join("; ")
+        )
+    }
+}
+
+/// A broken file, with the parser's message for an administrator of its cluster (it may quote
+/// a value of the file); others are sent to the gateway's log.
+fn describe_error(
+    error: &LoadError,
+    clusters: &ClusterRegistry,
+    may_read: impl Fn(&str) -> bool,
+) -> String {
+    let name = cluster_name(&error.file);
+    let kept = match error.kept_previous {
+        true => "its last good version stays in force".to_owned(),
+        false => format!("cluster `{name}` has no working version"),
+    };
+    let readable = clusters.get(&name).is_ok_and(|_| may_read(&name));
+    match readable {
+        true => format!(
+            "cluster config {} is broken: {} ({kept})",
+            error.file.display(),
+            error.message
+        ),
+        false => format!(
+            "cluster config {} is broken ({kept}); the gateway's log says where",
+            error.file.display()
+        ),
+    }
+}
+
+/// The cluster a file defines: its name without the extension.
+fn cluster_name(file: &Path) -> String {
+    file.file_stem()
+        .map(|stem| stem.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kyuubis_refresh_names_map_onto_the_cluster_configs_or_are_refused() {
+        assert_eq!(
+            Refresh::parse("user_defaults_conf"),
+            Some(Refresh::ClusterConfigs("user defaults conf"))
+        );
+        assert_eq!(
+            Refresh::parse("deny_ips"),
+            Some(Refresh::NotKumihos("deny ips"))
+        );
+        assert_eq!(Refresh::parse("everything"), None);
+    }
+
+    #[test]
+    fn a_file_broken_before_the_refresh_is_named_and_its_good_version_stays() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("prod.yaml");
+        std::fs::write(&file, "super-users: [ops]\n").unwrap();
+        let (clusters, _) = ClusterRegistry::load(dir.path()).unwrap();
+        std::fs::write(&file, "super-users: [ops\n").unwrap();
+        // The watcher's reread finds it broken first; the refresh must still say so.
+        assert_eq!(clusters.reload().unwrap().errors.len(), 1);
+        let refused =
+            refresh(Refresh::ClusterConfigs("hadoop conf"), &clusters, |_| true).unwrap_err();
+        let message = refused.to_string();
+        assert!(
+            message.contains("prod.yaml is broken: ")
+                && message.contains("its last good version stays in force"),
+            "{message}"
+        );
+        assert!(clusters.get("prod").unwrap().config.is_super_user("ops"));
+        let hidden =
+            refresh(Refresh::ClusterConfigs("hadoop conf"), &clusters, |_| false).unwrap_err();
+        assert!(
+            hidden.to_string().contains("the gateway's log says where"),
+            "{hidden}"
+        );
+
+        std::fs::write(&file, "super-users: [ops, dev]\n").unwrap();
+        let answer = refresh(Refresh::ClusterConfigs("hadoop conf"), &clusters, |_| true).unwrap();
+        assert_eq!(answer.status(), StatusCode::OK);
+        assert!(clusters.get("prod").unwrap().config.is_super_user("dev"));
+    }
+}
