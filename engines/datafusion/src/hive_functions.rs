@@ -14,8 +14,9 @@
 //!   `from_unixtime`, `unix_timestamp`, with Java date patterns
 //!   ([`datetime::java_pattern`]).
 //! - `strings`: `concat`, `substr`, `split`, `regexp_extract`, `regexp_replace`, `locate`,
-//!   `get_json_object`, `sha2`, `space`.
-//! - `collections`: `size`, `sort_array`, `collect_list`, `collect_set`.
+//!   `get_json_object`, `json_tuple` (a struct per row; `hive_syntax` makes it a generator),
+//!   `sha2`, `space`.
+//! - `collections`: `size`, `sort_array`, `collect_list`, `collect_set`, `inline_field`.
 //! - `math`: `pmod`, `rand(seed)` (Hive's `java.util.Random` numbers), `bround`,
 //!   `format_number`.
 //! - `encoding`: `conv`, `bin`, `unhex`, `unbase64`, `sha1`, `crc32`, `soundex`, computed

@@ -30,7 +30,8 @@
 //!   `CLUSTER BY`, `DISTRIBUTE BY`, which it refuses ([`sort_by_as_order_by`]).
 //! - `explode(array)` and `posexplode(array)` in a select list, and
 //!   `LATERAL VIEW explode(array) view AS column` over a table or a join: DataFusion's
-//!   `unnest` ([`LateralViews`]).
+//!   `unnest` ([`LateralViews`]); `json_tuple`, `stack` and `inline` there too
+//!   ([`generators`]).
 
 use std::ops::ControlFlow;
 use std::sync::Arc;
@@ -309,7 +310,13 @@ fn integer(value: &ScalarValue) -> Option<i64> {
 /// Rewrites a parsed statement's Hive-only syntax into DataFusion's; an error says what
 /// Hive syntax the engine does not take.
 pub fn rewrite(statement: &mut Statement) -> Result<()> {
-    rewrite_exploding(statement, false).map(|_| ())
+    rewrite_exploding(statement, false, InlineFields::new()).map(|_| ())
+}
+
+/// [`rewrite`], with the columns of each `inline` without an alias list named by its
+/// structs' fields, which the statement's first plan found ([`inline_fields`]).
+pub fn rewrite_naming_inline_fields(statement: &mut Statement, fields: InlineFields) -> Result<()> {
+    rewrite_exploding(statement, false, fields).map(|_| ())
 }
 
 /// [`rewrite`], with each `explode(x)` of a select list read as `explode` of a map: its
@@ -318,10 +325,14 @@ pub fn rewrite(statement: &mut Statement) -> Result<()> {
 /// `explode`s read as arrays, does not plan: the type of `x` is unknown before planning.
 /// False when there is no such `explode`.
 pub fn rewrite_exploding_maps(statement: &mut Statement) -> Result<bool> {
-    rewrite_exploding(statement, true)
+    rewrite_exploding(statement, true, InlineFields::new())
 }
 
-fn rewrite_exploding(statement: &mut Statement, maps: bool) -> Result<bool> {
+fn rewrite_exploding(
+    statement: &mut Statement,
+    maps: bool,
+    inline_fields: InlineFields,
+) -> Result<bool> {
     match statement {
         Statement::Statement(statement) => {
             // Named from the SQL as written, before the rewrites below; the columns of a
@@ -342,6 +353,10 @@ fn rewrite_exploding(statement: &mut Statement, maps: bool) -> Result<bool> {
             });
             let mut lateral = LateralViews {
                 maps,
+                inlines: generators::Inlines {
+                    fields: inline_fields,
+                    met: 0,
+                },
                 ..LateralViews::default()
             };
             if let ControlFlow::Break(error) = statement.visit(&mut lateral) {
@@ -364,7 +379,9 @@ fn rewrite_exploding(statement: &mut Statement, maps: bool) -> Result<bool> {
             }
             Ok(lateral.exploded_maps)
         }
-        Statement::Explain(explain) => rewrite_exploding(explain.statement.as_mut(), maps),
+        Statement::Explain(explain) => {
+            rewrite_exploding(explain.statement.as_mut(), maps, inline_fields)
+        }
         _ => Ok(false),
     }
 }
@@ -385,7 +402,9 @@ fn name_columns(body: &mut SetExpr) {
                     // DataFusion names a column by its name already; explode's is `col`
                     // ([`LateralViews`]).
                     (Expr::Identifier(_) | Expr::CompoundIdentifier(_), _) => continue,
-                    _ if generator_argument(expr).is_some() => continue,
+                    _ if generator_argument(expr).is_some() || generators::is_generator(expr) => {
+                        continue
+                    }
                     (
                         Expr::Value(ValueWithSpan {
                             value: Value::SingleQuotedString(text),
@@ -423,6 +442,8 @@ struct LateralViews {
     maps: bool,
     /// Whether a select list's `explode(x)` was read as a map's.
     exploded_maps: bool,
+    /// The statement's unnamed `inline` calls.
+    inlines: generators::Inlines,
 }
 
 impl VisitorMut for LateralViews {
@@ -435,6 +456,9 @@ impl VisitorMut for LateralViews {
 
     fn post_visit_select(&mut self, select: &mut Select) -> ControlFlow<Self::Break> {
         if let Err(error) = group_by_modifiers(select) {
+            return ControlFlow::Break(error);
+        }
+        if let Err(error) = generators::spread_in_select(select, &mut self.inlines) {
             return ControlFlow::Break(error);
         }
         posexplode_columns(select);
@@ -475,8 +499,10 @@ impl LateralViews {
         let unsupported = |what: &str| {
             DataFusionError::NotImplemented(format!(
                 "{what}; the engine takes LATERAL VIEW [OUTER] explode(array) view AS column, \
-                 explode(map) view AS key, value or posexplode(array) view AS pos, column, \
-                 over a table or a join (or write SELECT ..., unnest(array) AS column FROM ...)"
+                 explode(map) view AS key, value, posexplode(array) view AS pos, column, \
+                 json_tuple(json, 'key', ...) view AS column, ..., stack(n, value, ...) \
+                 view AS column, ... or inline(array) view AS column, ..., over a table or a \
+                 join (or write SELECT ..., unnest(array) AS column FROM ...)"
             ))
         };
         let positions = relation_positions(&select.from);
@@ -488,48 +514,29 @@ impl LateralViews {
         let mut folded: Vec<(Ident, usize)> = Vec::new();
         for view in std::mem::take(&mut select.lateral_views) {
             let function = function_name(&view.lateral_view).unwrap_or_default();
-            let Some(argument) = generator_argument(&view.lateral_view) else {
-                return Err(unsupported(&format!(
-                    "LATERAL VIEW {} is not supported",
-                    view.lateral_view
-                )));
-            };
-            // What each column unnests; unnests in one select list advance together.
-            let columns: Vec<(String, &Ident)> =
-                match (function.as_str(), view.lateral_col_alias.as_slice()) {
-                    ("explode", [column]) => vec![(argument.to_string(), column)],
-                    ("explode", [key, value]) => vec![
-                        (format!("map_keys({argument})"), key),
-                        (format!("map_values({argument})"), value),
-                    ],
-                    ("posexplode", [pos, column]) => vec![
-                        (format!("range(array_length({argument}))"), pos),
-                        (argument.to_string(), column),
-                    ],
-                    _ => {
+            let (items, argument, outer) = match generators::generate(
+                &view.lateral_view,
+                &view.lateral_col_alias,
+                view.outer,
+                &mut self.inlines,
+            ) {
+                Some(generated) => {
+                    let generated = generated?;
+                    let items = generated.columns.iter().map(|c| c.to_string()).collect();
+                    (items, generated.rows_from, generated.outer)
+                }
+                None => {
+                    let Some(argument) = generator_argument(&view.lateral_view) else {
                         return Err(unsupported(&format!(
-                            "LATERAL VIEW {} AS {} is not supported",
-                            view.lateral_view,
-                            view.lateral_col_alias
-                                .iter()
-                                .map(|c| c.to_string())
-                                .collect::<Vec<_>>()
-                                .join(", ")
-                        )))
-                    }
-                };
-            let items: Vec<String> = columns
-                .iter()
-                .map(|(list, column)| {
-                    // OUTER: a NULL or empty input still gives one row, of NULLs.
-                    let list = if view.outer {
-                        format!("CASE WHEN array_length({list}) > 0 THEN {list} ELSE make_array(NULL) END")
-                    } else {
-                        list.clone()
+                            "LATERAL VIEW {} is not supported",
+                            view.lateral_view
+                        )));
                     };
-                    format!("unnest({list}) AS {column}")
-                })
-                .collect();
+                    let items = exploded_columns(&function, &argument, &view)
+                        .map_err(|what| unsupported(&what))?;
+                    (items, argument, view.outer)
+                }
+            };
             let target = if positions.len() == 1 {
                 0
             } else {
@@ -539,7 +546,7 @@ impl LateralViews {
                 return Err(unsupported("LATERAL VIEW over this table is not supported"));
             };
             let (item, join) = positions[target];
-            fold_into_joins(&mut select.from[item], join, view.outer, &argument)
+            fold_into_joins(&mut select.from[item], join, outer, &argument)
                 .map_err(|what| unsupported(&what))?;
             let relation = relation_mut(&mut select.from, positions[target]);
             let inner = format!("SELECT *, {} FROM {}", items.join(", "), relation);
@@ -570,6 +577,61 @@ impl LateralViews {
         }
         Ok(())
     }
+}
+
+/// The select-list items of `LATERAL VIEW [OUTER] explode(argument)` or `posexplode`: what
+/// each column unnests (unnests in one select list advance together), as SQL.
+fn exploded_columns(
+    function: &str,
+    argument: &Expr,
+    view: &datafusion::sql::sqlparser::ast::LateralView,
+) -> std::result::Result<Vec<String>, String> {
+    let columns: Vec<(String, &Ident)> = match (function, view.lateral_col_alias.as_slice()) {
+        ("explode", [column]) => vec![(argument.to_string(), column)],
+        ("explode", [key, value]) => vec![
+            (format!("map_keys({argument})"), key),
+            (format!("map_values({argument})"), value),
+        ],
+        ("posexplode", [pos, column]) => vec![
+            (format!("range(array_length({argument}))"), pos),
+            (argument.to_string(), column),
+        ],
+        _ => {
+            return Err(format!(
+                "LATERAL VIEW {} AS {} is not supported",
+                view.lateral_view,
+                view.lateral_col_alias
+                    .iter()
+                    .map(|c| c.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+        }
+    };
+    Ok(columns
+        .iter()
+        .map(|(list, column)| {
+            let list = if view.outer {
+                outer_list(list)
+            } else {
+                list.clone()
+            };
+            format!("unnest({list}) AS {column}")
+        })
+        .collect())
+}
+
+/// `LATERAL VIEW OUTER`'s list: a NULL or empty one still gives one row, of NULLs.
+fn outer_list(list: &str) -> String {
+    format!("CASE WHEN array_length({list}) > 0 THEN {list} ELSE make_array(NULL) END")
+}
+
+/// An expression of SQL the rewrite wrote itself.
+fn parse_expr(sql: &str) -> Result<Expr> {
+    Parser::new(&GenericDialect {})
+        .try_with_sql(sql)
+        .and_then(|mut parser| parser.parse_expr())
+        .map_err(|e| DataFusionError::Internal(format!("the rewritten expression `{sql}`: {e}")))
 }
 
 /// Where a relation of a FROM clause is: its item (items are separated by commas) and, for
@@ -1308,6 +1370,9 @@ fn function_call(name: &str, args: Vec<Expr>) -> Expr {
         within_group: Vec::new(),
     })
 }
+
+mod generators;
+pub use generators::{inline_fields, InlineFields};
 
 #[cfg(test)]
 mod tests;

@@ -217,14 +217,20 @@ async fn logical_plan(context: &SessionContext, sql: &str) -> Result<LogicalPlan
     let mut statement = state.sql_to_statement(sql, &dialect)?;
     // `explode(x)` of a select list is planned as an array's; should that fail, as a map's
     // ([`hive_syntax::rewrite_exploding_maps`]).
-    let may_explode_a_map = sql
-        .as_bytes()
-        .windows(7)
-        .any(|w| w.eq_ignore_ascii_case(b"explode"))
-        .then(|| statement.clone());
+    let may_explode_a_map = contains_word(sql, "explode").then(|| statement.clone());
+    // `inline(x)` without an alias list is named by its structs' fields, which the first
+    // plan finds ([`hive_syntax::inline_fields`]).
+    let may_inline = contains_word(sql, "inline").then(|| statement.clone());
     hive_syntax::rewrite(&mut statement)?;
     let error = match state.statement_to_plan(statement).await {
-        Ok(plan) => return Ok(plan),
+        Ok(plan) => {
+            let fields = hive_syntax::inline_fields(&plan)?;
+            let Some(mut statement) = may_inline.filter(|_| !fields.is_empty()) else {
+                return Ok(plan);
+            };
+            hive_syntax::rewrite_naming_inline_fields(&mut statement, fields)?;
+            return state.statement_to_plan(statement).await;
+        }
         Err(error) => error,
     };
     let Some(mut statement) = may_explode_a_map else {
@@ -234,6 +240,14 @@ async fn logical_plan(context: &SessionContext, sql: &str) -> Result<LogicalPlan
         return Err(error);
     }
     state.statement_to_plan(statement).await.map_err(|_| error)
+}
+
+/// Whether a statement's text holds a word, in any case (a cheap test before a second
+/// plan).
+fn contains_word(sql: &str, word: &str) -> bool {
+    sql.as_bytes()
+        .windows(word.len())
+        .any(|w| w.eq_ignore_ascii_case(word.as_bytes()))
 }
 
 /// Runs a Hive command against the session and the engine's catalog.

@@ -1,5 +1,6 @@
-//! Hive's collection functions: `size`, `sort_array` and `str_to_map`, and the aggregates
-//! `collect_list` and `collect_set`.
+//! Hive's collection functions: `size`, `sort_array` and `str_to_map`, the aggregates
+//! `collect_list` and `collect_set`, and `inline_field`, by which the generator `inline`
+//! reads its structs' fields.
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -30,7 +31,119 @@ pub fn functions() -> Vec<ScalarUDF> {
         )
         .udf(),
         ScalarUDF::new_from_impl(StrToMap::new()),
+        ScalarUDF::new_from_impl(InlineField::new()),
     ]
+}
+
+/// `inline_field(struct, i, count)`: the `i`th field (from 0) of a struct of `count` fields,
+/// NULL for a NULL struct. The columns of Hive's `inline(array of structs)`, which
+/// [`crate::hive_syntax`] writes as these, name them by position (`AS (a, b)`), where
+/// DataFusion's `get_field` takes a field's name; `count` is the number of names, which
+/// must be the structs' number of fields, as in Hive.
+#[derive(Debug, PartialEq, Eq, Hash)]
+struct InlineField {
+    signature: Signature,
+}
+
+impl InlineField {
+    fn new() -> Self {
+        Self {
+            signature: Signature::any(3, Volatility::Immutable),
+        }
+    }
+
+    /// The field `i` of a struct type of `count` fields, with the arguments' constants.
+    fn field(types: &[DataType], constants: &[Option<&ScalarValue>]) -> Result<(usize, FieldRef)> {
+        let constant = |at: usize| -> Option<usize> {
+            match constants
+                .get(at)
+                .copied()
+                .flatten()?
+                .cast_to(&DataType::Int64)
+                .ok()?
+            {
+                ScalarValue::Int64(Some(n)) => usize::try_from(n).ok(),
+                _ => None,
+            }
+        };
+        let (Some(i), Some(count)) = (constant(1), constant(2)) else {
+            return Err(DataFusionError::Plan(
+                "inline_field takes a struct and two integer constants".into(),
+            ));
+        };
+        match &types[0] {
+            DataType::Struct(fields) if fields.len() == count && i < count => {
+                Ok((i, Arc::clone(&fields[i])))
+            }
+            DataType::Struct(fields) => Err(DataFusionError::Plan(format!(
+                "inline gives {} columns, and the AS clause names {count}",
+                fields.len()
+            ))),
+            other => Err(DataFusionError::Plan(format!(
+                "inline takes an array of structs; it was given an array of {other}"
+            ))),
+        }
+    }
+}
+
+impl ScalarUDFImpl for InlineField {
+    fn name(&self) -> &str {
+        "inline_field"
+    }
+
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    fn documentation(&self) -> Option<&datafusion::logical_expr::Documentation> {
+        super::usage::documentation("inline")
+    }
+
+    fn return_type(&self, _: &[DataType]) -> Result<DataType> {
+        Err(DataFusionError::Internal(
+            "inline_field's type is read from its arguments".into(),
+        ))
+    }
+
+    fn return_field_from_args(
+        &self,
+        args: datafusion::logical_expr::ReturnFieldArgs,
+    ) -> Result<FieldRef> {
+        let types: Vec<DataType> = args
+            .arg_fields
+            .iter()
+            .map(|f| f.data_type().clone())
+            .collect();
+        let (_, field) = Self::field(&types, args.scalar_arguments)?;
+        Ok(Arc::new(field.as_ref().clone().with_nullable(true)))
+    }
+
+    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
+        let types: Vec<DataType> = args
+            .arg_fields
+            .iter()
+            .map(|f| f.data_type().clone())
+            .collect();
+        let constants: Vec<Option<&ScalarValue>> = args
+            .args
+            .iter()
+            .map(|a| match a {
+                ColumnarValue::Scalar(s) => Some(s),
+                ColumnarValue::Array(_) => None,
+            })
+            .collect();
+        let (i, _) = Self::field(&types, &constants)?;
+        let structs = args.args[0].to_array(args.number_rows)?;
+        let structs = structs.as_struct();
+        let values = structs.column(i);
+        // A NULL struct's fields are NULL, whatever its children hold.
+        let nulls = datafusion::arrow::buffer::NullBuffer::union(structs.nulls(), values.nulls());
+        let values = values.to_data().into_builder().nulls(nulls).build()?;
+        super::columnar(
+            datafusion::arrow::array::make_array(values),
+            &args.args[..1],
+        )
+    }
 }
 
 pub fn aggregates() -> Vec<AggregateUDF> {

@@ -1,11 +1,14 @@
 //! Hive's string functions: `concat`, `substr`, `split`, `regexp_extract`, `regexp_replace`,
-//! `locate`, `get_json_object`, `sha2`, `space`, `hex`, `base64`, `elt`, `parse_url`.
+//! `locate`, `get_json_object`, `json_tuple`, `sha2`, `space`, `hex`, `base64`, `elt`,
+//! `parse_url`.
 //!
 //! Hive's patterns are Java regular expressions; the engine's are Rust's `regex`, which has
 //! the same classes, groups and flags (`(?i)`) but no look-around and no back-references.
 
-use datafusion::arrow::array::{Array, AsArray, StringBuilder};
-use datafusion::arrow::datatypes::DataType;
+use std::sync::Arc;
+
+use datafusion::arrow::array::{Array, ArrayRef, AsArray, StringBuilder, StructArray};
+use datafusion::arrow::datatypes::{DataType, Field};
 use datafusion::common::{Result, ScalarValue};
 use datafusion::functions::expr_fn::{concat, regexp_match, regexp_replace, strpos, substr};
 use datafusion::functions_nested::expr_fn::{array_element, make_array, string_to_array};
@@ -15,6 +18,7 @@ use datafusion::logical_expr::{
 };
 use serde_json::Value;
 
+use super::encoding::{strings_of, Computed};
 use super::{bad_arguments, is_integer, is_string, Rewrite};
 
 /// Stands for each match of `split`'s pattern before the string is cut at it: a control
@@ -33,6 +37,7 @@ pub fn functions() -> Vec<ScalarUDF> {
         .udf(),
         Rewrite::new("locate", locate_types, |_| Ok(DataType::Int32), locate).udf(),
         ScalarUDF::new_from_impl(GetJsonObject::new()),
+        Computed::new("json_tuple", json_tuple_types, json_tuple_type, json_tuple).udf(),
         Rewrite::new("concat", concat_types, concat_returns, hive_concat).udf(),
         substr_udf(),
         Rewrite::new("sha2", sha2_types, |_| Ok(DataType::Utf8), sha2).udf(),
@@ -452,14 +457,69 @@ impl ScalarUDFImpl for GetJsonObject {
                 let document: Value = serde_json::from_str(json.value(i)).ok()?;
                 select(&document, steps)
             });
-            match value {
-                Some(Value::Null) | None => out.append_null(),
-                Some(Value::String(s)) => out.append_value(s),
-                Some(other) => out.append_value(other.to_string()),
-            }
+            out.append_option(value.as_ref().and_then(json_text));
         }
         super::columnar(std::sync::Arc::new(out.finish()), &args.args)
     }
+}
+
+/// A JSON value as Hive's JSON functions return it: a string without its quotes, any other
+/// value as JSON text (an object or array compact), NULL for JSON null.
+fn json_text(value: &Value) -> Option<String> {
+    match value {
+        Value::Null => None,
+        Value::String(s) => Some(s.clone()),
+        other => Some(other.to_string()),
+    }
+}
+
+fn json_tuple_types(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
+    if types.len() >= 2 && types.iter().all(string_like) {
+        Ok(vec![DataType::Utf8; types.len()])
+    } else {
+        Err(bad_arguments(name, "(JSON text, key, ...)", types))
+    }
+}
+
+/// `json_tuple`'s value per row: a struct of strings `c0`, `c1`, ..., one per key, which
+/// [`crate::hive_syntax`] spreads into the generator's columns.
+pub fn json_tuple_type(types: &[DataType]) -> Result<DataType> {
+    let fields: Vec<Field> = (0..types.len().saturating_sub(1))
+        .map(|i| Field::new(format!("c{i}"), DataType::Utf8, true))
+        .collect();
+    Ok(DataType::Struct(fields.into()))
+}
+
+/// `json_tuple(json, k1, k2, ...)`: the values of the keys of a JSON object, as Hive's
+/// `GenericUDTFJSONTuple` gives them ([`json_text`]); every value NULL when the text is
+/// NULL, not JSON or not an object, a value NULL for a missing or NULL key. The text is
+/// parsed once for all the keys.
+fn json_tuple(args: &[ArrayRef]) -> Result<ArrayRef> {
+    let json = strings_of(&args[0]);
+    let keys: Vec<Vec<Option<&str>>> = args[1..].iter().map(strings_of).collect();
+    let mut columns: Vec<StringBuilder> = keys.iter().map(|_| StringBuilder::new()).collect();
+    for (row, text) in json.into_iter().enumerate() {
+        let object = text
+            .and_then(|text| serde_json::from_str::<Value>(text).ok())
+            .and_then(|document| match document {
+                Value::Object(object) => Some(object),
+                _ => None,
+            });
+        for (column, keys) in columns.iter_mut().zip(&keys) {
+            let value = keys[row]
+                .zip(object.as_ref())
+                .and_then(|(key, object)| object.get(key));
+            column.append_option(value.and_then(json_text));
+        }
+    }
+    let DataType::Struct(fields) = json_tuple_type(&vec![DataType::Utf8; args.len()])? else {
+        unreachable!("json_tuple's type is a struct");
+    };
+    let columns: Vec<ArrayRef> = columns
+        .iter_mut()
+        .map(|column| Arc::new(column.finish()) as ArrayRef)
+        .collect();
+    Ok(Arc::new(StructArray::try_new(fields, columns, None)?))
 }
 
 /// One step of a JSONPath.

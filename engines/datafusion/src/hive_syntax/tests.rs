@@ -712,3 +712,92 @@ async fn cast_to_varchar_keeps_as_many_characters_as_hive() {
     assert_eq!(value("SELECT CAST('abcdef' AS VARCHAR)").await, "abcdef");
     assert_eq!(value("SELECT 'abcdef'::VARCHAR(3)").await, "abcdef");
 }
+
+/// A query's column names, as a table's header line.
+async fn header(
+    engine: &crate::engine::Engine,
+    session: &crate::session::Session,
+    sql: &str,
+) -> String {
+    lines(engine, session, sql).await[1].replace(' ', "")
+}
+
+#[tokio::test]
+async fn json_tuple_gives_the_keys_values_as_columns() {
+    let engine = engine().await;
+    let session = open(&engine);
+    lines(
+        &engine,
+        &session,
+        r#"CREATE TABLE docs AS SELECT * FROM (VALUES (1, '{"a": 1, "b": "x", "c": {"d": [1, 2]}}'), (2, '{"b": null}'), (3, 'not json'), (4, CAST(NULL AS STRING)), (5, '[1]')) t(id, js)"#,
+    )
+    .await;
+    // One row per row: strings, nested values as JSON text, NULL for a missing key, a JSON
+    // null, a text that is not a JSON object.
+    let sql = "SELECT d.id, v.a, v.b, v.c FROM docs d \
+               LATERAL VIEW json_tuple(d.js, 'a', 'b', 'c') v AS a, b, c ORDER BY d.id";
+    assert_eq!(
+        rows(&engine, &session, sql).await,
+        [r#"1,1,x,{"d":[1,2]}"#, "2,,,", "3,,,", "4,,,", "5,,,"]
+    );
+    // In a select list, with Hive's alias list or its names c0, c1.
+    let sql = "SELECT json_tuple(js, 'b', 'a') AS (b, a) FROM docs WHERE id = 1";
+    assert_eq!(header(&engine, &session, sql).await, "|b|a|");
+    assert_eq!(rows(&engine, &session, sql).await, ["x,1"]);
+    let sql = "SELECT id, json_tuple(js, 'a', 'zz') FROM docs WHERE id = 1";
+    assert_eq!(header(&engine, &session, sql).await, "|id|c0|c1|");
+    assert_eq!(rows(&engine, &session, sql).await, ["1,1,"]);
+    let message = error(
+        &engine,
+        &session,
+        "SELECT json_tuple(js, 'a', 'b') AS (a) FROM docs",
+    )
+    .await
+    .to_string();
+    assert!(message.contains("json_tuple gives 2 columns"), "{message}");
+}
+
+#[tokio::test]
+async fn stack_and_inline_give_rows_of_columns() {
+    let engine = engine().await;
+    let session = open(&engine);
+    // stack: n rows, the values in order, NULL where they run out; named col0, col1.
+    let sql = "SELECT stack(3, 'a', 1, 'b', 2, 'c')";
+    assert_eq!(header(&engine, &session, sql).await, "|col0|col1|");
+    assert_eq!(rows(&engine, &session, sql).await, ["a,1", "b,2", "c,"]);
+    let sql = "SELECT k, v FROM (SELECT 1 AS id) t LATERAL VIEW stack(2, 'x', 10, 'y', 20) s AS k, v ORDER BY k";
+    assert_eq!(rows(&engine, &session, sql).await, ["x,10", "y,20"]);
+    let message = error(&engine, &session, "SELECT stack(0, 1)")
+        .await
+        .to_string();
+    assert!(message.contains("positive integer constant"), "{message}");
+    lines(
+        &engine,
+        &session,
+        "CREATE TABLE orders AS SELECT * FROM (VALUES (1, array(named_struct('sku', 'a', 'qty', 2), named_struct('sku', 'b', 'qty', 1))), (2, CAST(NULL AS ARRAY<STRUCT<sku: STRING, qty: BIGINT>>))) t(id, items)",
+    )
+    .await;
+    // inline: a row per struct, named by its fields or by the AS clause; none for a NULL
+    // array, one of NULLs with OUTER.
+    let sql = "SELECT inline(items) FROM orders WHERE id = 1";
+    assert_eq!(header(&engine, &session, sql).await, "|sku|qty|");
+    assert_eq!(rows(&engine, &session, sql).await, ["a,2", "b,1"]);
+    let sql = "SELECT id, inline(items) AS (s, q) FROM orders ORDER BY s";
+    assert_eq!(header(&engine, &session, sql).await, "|id|s|q|");
+    assert_eq!(rows(&engine, &session, sql).await, ["1,a,2", "1,b,1"]);
+    let sql = "SELECT o.id, i.s, i.q FROM orders o LATERAL VIEW OUTER inline(o.items) i AS s, q ORDER BY o.id, i.s";
+    assert_eq!(
+        rows(&engine, &session, sql).await,
+        ["1,a,2", "1,b,1", "2,,"]
+    );
+    let sql = "SELECT count(*) FROM orders o LATERAL VIEW inline(o.items) i AS s, q";
+    assert_eq!(rows(&engine, &session, sql).await, ["2"]);
+    let message = error(
+        &engine,
+        &session,
+        "SELECT s FROM orders LATERAL VIEW inline(items) i AS s",
+    )
+    .await
+    .to_string();
+    assert!(message.contains("inline gives 2 columns"), "{message}");
+}
