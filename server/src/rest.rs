@@ -336,7 +336,7 @@ impl RestApi {
             }
             (Route::AdminEngine, _) => sessions.admin(caller.user).list_engines(query).await,
             (Route::AdminServers, _) => sessions.admin(caller.user).list_servers().await,
-            (Route::AdminRefresh(what), _) => sessions.admin(caller.user).refresh(what),
+            (Route::AdminRefresh(what), _) => sessions.admin(caller.user).refresh(what).await,
             _ => unreachable!("batch routes are answered by respond_with"),
         }
     }

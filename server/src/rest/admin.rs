@@ -93,15 +93,18 @@ impl Admin<'_> {
         Ok(mine)
     }
 
-    /// 403 unless the caller is a super-user of `cluster` (as configured now).
-    fn check_super_user(&self, cluster: &str, what: &str) -> Result<(), GatewayError> {
-        let allowed = self
-            .sessions
+    /// Whether the caller is a super-user of `cluster` (as configured now).
+    fn administers(&self, cluster: &str) -> bool {
+        self.sessions
             .router
             .clusters
             .get(cluster)
-            .is_ok_and(|c| c.config.is_super_user(self.user));
-        match allowed {
+            .is_ok_and(|c| c.config.is_super_user(self.user))
+    }
+
+    /// 403 unless the caller is a super-user of `cluster` (as configured now).
+    fn check_super_user(&self, cluster: &str, what: &str) -> Result<(), GatewayError> {
+        match self.administers(cluster) {
             true => Ok(()),
             false => Err(GatewayError::Refused(format!(
                 "user `{}` may not {what}: only the super-users of cluster `{cluster}` may (`super-users` in its config); ask an operator",
@@ -238,13 +241,11 @@ impl Admin<'_> {
     }
 
     /// `POST /admin/refresh/{what}` ([`super::refresh`]): the cluster configs reread at once.
-    pub fn refresh(&self, what: Refresh) -> Result<Response<Full<Bytes>>, GatewayError> {
+    pub async fn refresh(&self, what: Refresh) -> Result<Response<Full<Bytes>>, GatewayError> {
         self.clusters(&what.describe())?;
         tracing::info!(admin = %self.user, call = %what.describe(), "refresh asked by an administrator");
-        let clusters = &self.sessions.router.clusters;
-        super::refresh::refresh(what, clusters, |cluster| {
-            self.check_super_user(cluster, "read").is_ok()
-        })
+        let clusters = self.sessions.router.clusters.clone();
+        super::refresh::refresh(what, clusters, |cluster| self.administers(cluster)).await
     }
 
     /// `GET /admin/engine`: the engines registered for the user, share level and type.

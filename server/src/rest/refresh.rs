@@ -10,6 +10,7 @@
 //! does instead, so that no script believes a list was applied.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use bytes::Bytes;
 use http_body_util::Full;
@@ -25,7 +26,41 @@ pub enum Refresh {
     /// `hadoop_conf`, `user_defaults_conf`, `kubernetes_conf`: the cluster configs.
     ClusterConfigs(&'static str),
     /// `unlimited_users`, `deny_users`, `deny_ips`: settings Kumiho does not have.
-    NotKumihos(&'static str),
+    NoCounterpart(ConnectionList),
+}
+
+/// Kyuubi's lists of `kyuubi.server.limit.connections.*`, which Kumiho does not have.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConnectionList {
+    UnlimitedUsers,
+    DenyUsers,
+    DenyIps,
+}
+
+impl ConnectionList {
+    /// Kyuubi's words for it ("deny users").
+    fn name(self) -> &'static str {
+        match self {
+            ConnectionList::UnlimitedUsers => "unlimited users",
+            ConnectionList::DenyUsers => "deny users",
+            ConnectionList::DenyIps => "deny ips",
+        }
+    }
+
+    /// What Kumiho has in its place, for an operator who asked to refresh it.
+    fn instead(self, dir: &Path) -> String {
+        let dir = dir.display();
+        let what = match self {
+            ConnectionList::UnlimitedUsers => format!(
+                "Kumiho has no list of users exempt from connection limits (Kyuubi's kyuubi.server.limit.connections.user.unlimited.list): its cap is a cluster's `limits.max-sessions-per-user`, in the cluster's file in {dir}, without exemptions"
+            ),
+            ConnectionList::DenyUsers => format!(
+                "Kumiho has no list of denied users (Kyuubi's kyuubi.server.limit.connections.user.deny.list): a cluster admits the users of its `allowed-users`, in the cluster's file in {dir}"
+            ),
+            ConnectionList::DenyIps => "Kumiho has no list of denied client addresses (Kyuubi's kyuubi.server.limit.connections.ip.deny.list): restrict addresses in the network (a firewall, a Kubernetes NetworkPolicy) or with the gateway's bind-host".to_owned(),
+        };
+        format!("{what}; cluster files are reloaded as they change, or at once with POST /api/v1/admin/refresh/user_defaults_conf")
+    }
 }
 
 impl Refresh {
@@ -35,9 +70,9 @@ impl Refresh {
             "hadoop_conf" => Refresh::ClusterConfigs("hadoop conf"),
             "user_defaults_conf" => Refresh::ClusterConfigs("user defaults conf"),
             "kubernetes_conf" => Refresh::ClusterConfigs("kubernetes conf"),
-            "unlimited_users" => Refresh::NotKumihos("unlimited users"),
-            "deny_users" => Refresh::NotKumihos("deny users"),
-            "deny_ips" => Refresh::NotKumihos("deny ips"),
+            "unlimited_users" => Refresh::NoCounterpart(ConnectionList::UnlimitedUsers),
+            "deny_users" => Refresh::NoCounterpart(ConnectionList::DenyUsers),
+            "deny_ips" => Refresh::NoCounterpart(ConnectionList::DenyIps),
             _ => return None,
         })
     }
@@ -45,27 +80,34 @@ impl Refresh {
     /// What the call does in words of Kyuubi's ("refresh the deny users").
     pub fn describe(self) -> String {
         match self {
-            Refresh::ClusterConfigs(what) | Refresh::NotKumihos(what) => {
-                format!("refresh the {what}")
-            }
+            Refresh::ClusterConfigs(what) => format!("refresh the {what}"),
+            Refresh::NoCounterpart(list) => format!("refresh the {}", list.name()),
         }
     }
 }
 
 /// Answers a refresh call of an administrator (`may_read`: whether they may read the
 /// parser's message about a cluster's file, which may quote its values).
-pub fn refresh(
+pub async fn refresh(
     what: Refresh,
-    clusters: &ClusterRegistry,
+    clusters: Arc<ClusterRegistry>,
     may_read: impl Fn(&str) -> bool,
 ) -> Result<Response<Full<Bytes>>, GatewayError> {
     match what {
-        Refresh::NotKumihos(name) => Ok(text_response(
+        Refresh::NoCounterpart(list) => Ok(text_response(
             StatusCode::NOT_IMPLEMENTED,
-            format!("{}\n", instead(name, clusters.dir())),
+            format!("{}\n", list.instead(clusters.dir())),
         )),
         Refresh::ClusterConfigs(name) => {
-            let reloaded = reload(clusters).map_err(GatewayError::Config)?;
+            // File reads, off the runtime's threads (as the watcher's rereads).
+            let rereading = clusters.clone();
+            let reloaded = tokio::task::spawn_blocking(move || reload(&rereading))
+                .await
+                .map_err(|e| {
+                    GatewayError::Internal(format!("the cluster config reread failed: {e}"))
+                })?
+                .map_err(GatewayError::Config)?;
+            let clusters = &*clusters;
             let summary = reloaded.summary(clusters);
             if reloaded.broken.is_empty() {
                 tracing::info!(%summary, "cluster configs reread for an administrator");
@@ -85,21 +127,6 @@ pub fn refresh(
             )))
         }
     }
-}
-
-/// What Kumiho has in place of one of Kyuubi's connection lists.
-fn instead(name: &str, dir: &Path) -> String {
-    let dir = dir.display();
-    let what = match name {
-        "unlimited users" => format!(
-            "Kumiho has no list of users exempt from connection limits (Kyuubi's kyuubi.server.limit.connections.user.unlimited.list): its cap is a cluster's `limits.max-sessions-per-user`, in the cluster's file in {dir}, without exemptions"
-        ),
-        "deny users" => format!(
-            "Kumiho has no list of denied users (Kyuubi's kyuubi.server.limit.connections.user.deny.list): a cluster admits the users of its `allowed-users`, in the cluster's file in {dir}"
-        ),
-        _ => "Kumiho has no list of denied client addresses (Kyuubi's kyuubi.server.limit.connections.ip.deny.list): restrict addresses in the network (a firewall, a Kubernetes NetworkPolicy) or with the gateway's bind-host".to_owned(),
-    };
-    format!("{what}; cluster files are reloaded as they change, or at once with POST /api/v1/admin/refresh/user_defaults_conf")
 }
 
 /// What a reread found.
@@ -204,22 +231,27 @@ mod tests {
         );
         assert_eq!(
             Refresh::parse("deny_ips"),
-            Some(Refresh::NotKumihos("deny ips"))
+            Some(Refresh::NoCounterpart(ConnectionList::DenyIps))
         );
         assert_eq!(Refresh::parse("everything"), None);
     }
 
-    #[test]
-    fn a_file_broken_before_the_refresh_is_named_and_its_good_version_stays() {
+    #[tokio::test]
+    async fn a_file_broken_before_the_refresh_is_named_and_its_good_version_stays() {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("prod.yaml");
         std::fs::write(&file, "super-users: [ops]\n").unwrap();
-        let (clusters, _) = ClusterRegistry::load(dir.path()).unwrap();
+        let clusters = Arc::new(ClusterRegistry::load(dir.path()).unwrap().0);
         std::fs::write(&file, "super-users: [ops\n").unwrap();
         // The watcher's reread finds it broken first; the refresh must still say so.
         assert_eq!(clusters.reload().unwrap().errors.len(), 1);
-        let refused =
-            refresh(Refresh::ClusterConfigs("hadoop conf"), &clusters, |_| true).unwrap_err();
+        let refused = refresh(
+            Refresh::ClusterConfigs("hadoop conf"),
+            clusters.clone(),
+            |_| true,
+        )
+        .await
+        .unwrap_err();
         let message = refused.to_string();
         assert!(
             message.contains("prod.yaml is broken: ")
@@ -227,15 +259,26 @@ mod tests {
             "{message}"
         );
         assert!(clusters.get("prod").unwrap().config.is_super_user("ops"));
-        let hidden =
-            refresh(Refresh::ClusterConfigs("hadoop conf"), &clusters, |_| false).unwrap_err();
+        let hidden = refresh(
+            Refresh::ClusterConfigs("hadoop conf"),
+            clusters.clone(),
+            |_| false,
+        )
+        .await
+        .unwrap_err();
         assert!(
             hidden.to_string().contains("the gateway's log says where"),
             "{hidden}"
         );
 
         std::fs::write(&file, "super-users: [ops, dev]\n").unwrap();
-        let answer = refresh(Refresh::ClusterConfigs("hadoop conf"), &clusters, |_| true).unwrap();
+        let answer = refresh(
+            Refresh::ClusterConfigs("hadoop conf"),
+            clusters.clone(),
+            |_| true,
+        )
+        .await
+        .unwrap();
         assert_eq!(answer.status(), StatusCode::OK);
         assert!(clusters.get("prod").unwrap().config.is_super_user("dev"));
     }

@@ -1140,7 +1140,9 @@ fn admin_and_exec_pool_paths_route() {
     assert_eq!(route("/api/v1/admin/server"), Some(Route::AdminServers));
     assert_eq!(
         route("/api/v1/admin/refresh/deny_users"),
-        Some(Route::AdminRefresh(Refresh::NotKumihos("deny users")))
+        Some(Route::AdminRefresh(Refresh::NoCounterpart(
+            refresh::ConnectionList::DenyUsers
+        )))
     );
     assert_eq!(route("/api/v1/admin/refresh/nonsense"), None);
     assert_eq!(route("/api/v1/admin/nonsense"), None);
