@@ -7,7 +7,7 @@
 //! and vectorised like the built-ins it is made of. The rest are written out
 //! (`get_json_object`, `collect_list`, `collect_set`). The families:
 //!
-//! - `conditional`: `if`, `isnull`, `isnotnull`.
+//! - `conditional`: `if`, `isnull`, `isnotnull`, `field`.
 //! - `datetime`: `year` ... `second`, `quarter`, `dayofweek`, `weekofyear`, `dayofyear`,
 //!   `datediff`, `date_add`, `date_sub`, `add_months`, `next_day`, `last_day`, `months_between`,
 //!   `trunc`, `to_date`, `from_utc_timestamp`, `to_utc_timestamp`, `date_format`,
@@ -18,10 +18,14 @@
 //!   `sha2`, `space`.
 //! - `collections`: `size`, `sort_array`, `collect_list`, `collect_set`, `inline_field`.
 //! - `math`: `pmod`, `rand(seed)` (Hive's `java.util.Random` numbers), `bround`,
-//!   `format_number`.
+//!   `format_number`, `width_bucket`.
 //! - `encoding`: `conv`, `bin`, `unhex`, `unbase64`, `sha1`, `crc32`, `soundex`, computed
 //!   value by value ([`encoding::Computed`]), and `hash`.
 //! - `printf`: `printf` (`format_string`), Java's `String.format`.
+//! - `charsets`: `encode(string, charset)`, `decode(binary, charset)`, beside DataFusion's
+//!   `'hex'` and `'base64'`.
+//! - `masking`: `mask`, `mask_first_n`, `mask_last_n`, `mask_show_first_n`,
+//!   `mask_show_last_n`, `mask_hash`.
 //! - `usage`: what `DESCRIBE FUNCTION` says of each.
 //!
 //! Plus Hive's names for DataFusion's functions ([`ALIASES`]).
@@ -50,10 +54,12 @@ use datafusion::optimizer::simplify_expressions::ExprSimplifier;
 use datafusion::physical_expr::create_physical_expr;
 use datafusion::prelude::SessionContext;
 
+pub mod charsets;
 pub mod collections;
 pub mod conditional;
 pub mod datetime;
 pub mod encoding;
+pub mod masking;
 pub mod math;
 pub mod printf;
 pub mod strings;
@@ -89,6 +95,8 @@ pub fn register(ctx: &SessionContext) {
         .chain(math::functions())
         .chain(encoding::functions())
         .chain(printf::functions())
+        .chain(masking::functions())
+        .chain(charsets::functions())
     {
         ctx.register_udf(udf);
     }

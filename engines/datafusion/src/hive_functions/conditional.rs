@@ -1,9 +1,10 @@
-//! Hive's conditional functions: `if`, `isnull`, `isnotnull`.
+//! Hive's conditional functions: `if`, `isnull`, `isnotnull`, and `field`, a search among
+//! its arguments.
 
 use datafusion::arrow::datatypes::DataType;
 use datafusion::error::Result;
 use datafusion::logical_expr::type_coercion::binary::type_union_resolution;
-use datafusion::logical_expr::{when, Expr, ScalarUDF};
+use datafusion::logical_expr::{lit, when, Expr, ScalarUDF};
 
 use super::{bad_arguments, Rewrite};
 
@@ -18,7 +19,34 @@ pub fn functions() -> Vec<ScalarUDF> {
             Ok(args.remove(0).is_not_null())
         })
         .udf(),
+        Rewrite::new("field", coerce_field, |_| Ok(DataType::Int32), field).udf(),
     ]
+}
+
+/// `field(x, v1, v2, ...)`: the position (from 1) of the first `v` equal to `x`, 0 when
+/// none is or `x` is NULL (a NULL `v` equals nothing), as Hive's: a `CASE` of equalities.
+fn field(mut args: Vec<Expr>, _: &[DataType]) -> Result<Expr> {
+    let values = args.split_off(1);
+    let x = args.pop().expect("a value to find");
+    let mut positions = values.into_iter().zip(1i32..);
+    let Some((first, position)) = positions.next() else {
+        return Ok(lit(0i32));
+    };
+    let mut case = when(x.clone().eq(first), lit(position));
+    for (value, position) in positions {
+        case = case.when(x.clone().eq(value), lit(position));
+    }
+    case.otherwise(lit(0i32))
+}
+
+/// `field`'s arguments in their common type, as Hive compares them.
+fn coerce_field(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
+    let takes = "(value, value to compare, ...) of one type";
+    if types.len() < 2 {
+        return Err(bad_arguments(name, takes, types));
+    }
+    let common = type_union_resolution(types).ok_or_else(|| bad_arguments(name, takes, types))?;
+    Ok(vec![common; types.len()])
 }
 
 /// `if(condition, then, else)`: a `CASE`, so that only the chosen branch is evaluated

@@ -1,6 +1,6 @@
 //! Hive's arithmetic functions DataFusion lacks or takes otherwise: `pmod`, `rand` with a
 //! seed, `e`, `negative`, `positive`, `shiftleft`, `shiftright`, `bround`,
-//! `format_number`.
+//! `format_number`, `width_bucket`.
 
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex};
@@ -74,7 +74,75 @@ pub fn functions() -> Vec<ScalarUDF> {
             format_number,
         )
         .udf(),
+        Computed::new(
+            "width_bucket",
+            width_bucket_types,
+            |_| Ok(DataType::Int64),
+            width_bucket,
+        )
+        .udf(),
     ]
+}
+
+fn width_bucket_types(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
+    let numeric = |t: &DataType| t.is_numeric() || t.is_null();
+    match types {
+        [v, min, max, n] if numeric(v) && numeric(min) && numeric(max) && is_integer(n) => {
+            Ok(vec![
+                DataType::Float64,
+                DataType::Float64,
+                DataType::Float64,
+                DataType::Int64,
+            ])
+        }
+        _ => Err(bad_arguments(
+            name,
+            "(value, min, max, number of buckets)",
+            types,
+        )),
+    }
+}
+
+/// `width_bucket(v, min, max, n)`: which of `n` equal buckets from `min` to `max` holds
+/// `v`, from 1; 0 below the range and `n + 1` from its end on (`min > max` numbers the
+/// buckets downwards), as Hive's and Spark's. Where Hive fails the query (`n` not
+/// positive, `min = max`) the answer is NULL, as Spark's, and so it is for a NaN or an
+/// infinite bound.
+fn width_bucket(args: &[ArrayRef]) -> Result<ArrayRef> {
+    let doubles = |a: &ArrayRef| a.as_primitive::<Float64Type>().iter().collect::<Vec<_>>();
+    let (values, mins, maxes) = (doubles(&args[0]), doubles(&args[1]), doubles(&args[2]));
+    let counts = integers_of(&args[3]);
+    let mut out = Int64Builder::with_capacity(values.len());
+    for (((v, min), max), n) in values.into_iter().zip(mins).zip(maxes).zip(counts) {
+        out.append_option(match (v, min, max, n) {
+            (Some(v), Some(min), Some(max), Some(n)) => bucket(v, min, max, n),
+            _ => None,
+        });
+    }
+    Ok(Arc::new(out.finish()))
+}
+
+/// Spark's `WidthBucket.computeBucketNumber`, with its arithmetic in its order.
+fn bucket(v: f64, min: f64, max: f64, n: i64) -> Option<i64> {
+    if n <= 0 || n == i64::MAX || v.is_nan() || min == max || !min.is_finite() || !max.is_finite() {
+        return None;
+    }
+    let (lower, upper) = (min.min(max), min.max(max));
+    Some(if min < max {
+        if v < lower {
+            0
+        } else if v >= upper {
+            n + 1
+        } else {
+            (n as f64 * (v - lower) / (upper - lower)) as i64 + 1
+        }
+    } else if v > upper {
+        0
+    } else if v <= lower {
+        n + 1
+    } else {
+        (n as f64 * (upper - v) / (upper - lower)) as i64 + 1
+    })
 }
 
 /// A number as `bround` and `format_number` take it: an integer as a `BIGINT`, a decimal

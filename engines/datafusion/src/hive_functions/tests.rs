@@ -949,3 +949,106 @@ fn digests_and_conversions_of_known_values() {
     assert_eq!(format_decimal(99995, 2, 1), "1,000.0");
     assert_eq!(format_decimal(-5, 0, 3), "-5.000");
 }
+
+#[tokio::test]
+async fn field_finds_a_value_among_its_arguments() {
+    let engine = engine().await;
+    let s = open(&engine);
+    // From 1; 0 when absent or for a NULL value; a NULL candidate equals nothing.
+    check(
+        &engine,
+        &s,
+        "SELECT field('b', 'a', 'b', 'b'), field('z', 'a'), field(NULL, 'a', NULL), \
+         field(2, 1, NULL, 2.0), field('a', NULL, 'a')",
+        &["2", "0", "0", "3", "2"],
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn width_bucket_numbers_equal_buckets_from_one() {
+    let engine = engine().await;
+    let s = open(&engine);
+    check(
+        &engine,
+        &s,
+        "SELECT width_bucket(5.3, 0.2, 10.6, 5), width_bucket(-1, 0, 10, 5), \
+         width_bucket(10, 0, 10, 5), width_bucket(8, 10, 0, 5), width_bucket(1, 0, 10, 0), \
+         width_bucket(1, 5, 5, 3), width_bucket(NULL, 0, 1, 2)",
+        &["3", "0", "6", "2", "NULL", "NULL", "NULL"],
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn masks_replace_letters_and_digits_as_hive_does() {
+    let engine = engine().await;
+    let s = open(&engine);
+    check(
+        &engine,
+        &s,
+        "SELECT mask('AbC-d12 é'), mask('AbC-d12', 'U', 'l', '#'), mask('Ab1-', NULL, '', 'D', '*'), \
+         mask(NULL), mask(1234)",
+        &["XxX-xnn x", "UlU-l##", "XxD*", "NULL", "nnnn"],
+    )
+    .await;
+    check(
+        &engine,
+        &s,
+        "SELECT mask_first_n('1234-5678'), mask_last_n('1234-5678', 2), \
+         mask_show_first_n('1234-5678'), mask_show_last_n('AbCd', 1, 'Q'), \
+         mask_first_n('ab', -1), mask_last_n('abc', 9)",
+        &["nnnn-5678", "1234-56nn", "1234-nnnn", "QxQd", "ab", "xxx"],
+    )
+    .await;
+    check(
+        &engine,
+        &s,
+        "SELECT mask_hash('abc'), mask_hash(NULL)",
+        &[
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
+            "NULL",
+        ],
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn encode_and_decode_take_charsets_and_keep_hex_and_base64() {
+    let engine = engine().await;
+    let s = open(&engine);
+    check(
+        &engine,
+        &s,
+        "SELECT hex(encode('é', 'UTF-16')), hex(encode('é', 'utf-16le')), \
+         hex(encode('é', 'ISO-8859-1')), hex(encode('é', 'UTF-8')), hex(encode('', 'UTF-16')), \
+         decode(unhex('FFFE6100'), 'UTF-16'), decode(unhex('00E9'), 'UTF-16BE'), \
+         decode(unhex('E9'), 'latin1'), decode(encode('abc', 'US-ASCII'), 'US-ASCII'), \
+         decode(NULL, 'UTF-8')",
+        &[
+            "FEFF00E9", "E900", "E9", "C3A9", "", "a", "é", "é", "abc", "NULL",
+        ],
+    )
+    .await;
+    // DataFusion's encodings are as they were.
+    check(
+        &engine,
+        &s,
+        "SELECT encode('ab', 'hex'), encode('ab', 'base64'), \
+         CAST(decode('6162', 'hex') AS STRING), CAST(decode('YWI', 'base64') AS STRING)",
+        &["6162", "YWI", "ab", "ab"],
+    )
+    .await;
+    let message = error(&engine, &s, "SELECT encode('é', 'US-ASCII')")
+        .await
+        .to_string();
+    assert!(message.contains("cannot write"), "{message}");
+    let message = error(&engine, &s, "SELECT decode(unhex('FF'), 'UTF-8')")
+        .await
+        .to_string();
+    assert!(message.contains("no text"), "{message}");
+    let message = error(&engine, &s, "SELECT encode('a', 'EBCDIC')")
+        .await
+        .to_string();
+    assert!(message.contains("unknown charset 'EBCDIC'"), "{message}");
+}
