@@ -57,6 +57,30 @@ FUNCTIONS = {
     "SELECT format_number(1234567.891, 2) AS a, format_number(1.5, 0) AS b, next_day('2015-01-14', 'TU') AS n": ["1,234,567.89", "2", "2015-01-20"],
     "SELECT printf('%s has %d items', 'cart', 3) AS a, printf('%05d', 42) AS b, printf('%,d', 1234567) AS c": ["cart has 3 items", "00042", "1,234,567"],
 }
+# Statements whose whole answers (column names and every row, in order) must be the
+# Spark Thrift Server's: Hive's generators and the functions added with them.
+SPARK_ANSWERS = [
+    # json_tuple in LATERAL VIEW, the everyday form: strings, nested values as JSON text,
+    # NULL for a missing key, a JSON null, a text that is not JSON, a NULL text.
+    "SELECT t.id, v.a, v.b, v.c FROM (VALUES (1, '{\"a\": 1, \"b\": \"x\", \"c\": {\"d\": [1, 2]}}'), (2, '{\"b\": null}'), (3, 'not json'), (4, NULL)) t(id, js) LATERAL VIEW json_tuple(t.js, 'a', 'b', 'c') v AS a, b, c ORDER BY t.id",
+    # In a select list: named c0, c1, ... or by an alias list.
+    "SELECT json_tuple('{\"a\": 1.5, \"b\": [true, null]}', 'a', 'b', 'zz')",
+    "SELECT json_tuple('{\"a\": 1, \"b\": \"y\"}', 'b', 'a') AS (x, y)",
+    # stack: n rows, filled row by row, NULL where the values run out.
+    "SELECT stack(3, 'a', 1, 'b', 2, 'c')",
+    "SELECT t.id, s.k, s.v FROM (VALUES (1), (2)) t(id) LATERAL VIEW stack(2, 'x', t.id * 10, 'y', t.id * 20) s AS k, v ORDER BY t.id, s.k",
+    # inline: a row per struct, named by the fields or the alias list; OUTER keeps a row
+    # for a NULL array.
+    "SELECT inline(array(named_struct('a', 1, 'b', 'x'), named_struct('a', 2, 'b', 'y')))",
+    "SELECT inline(array(named_struct('a', 1, 'b', 'x'))) AS (p, q)",
+    "SELECT t.id, i.a, i.b FROM (VALUES (1), (2)) t(id) LATERAL VIEW OUTER inline(if(t.id = 1, array(named_struct('a', 1, 'b', 'x'), named_struct('a', 2, 'b', 'y')), NULL)) i AS a, b ORDER BY t.id, i.a",
+    "SELECT count(*) AS n FROM (VALUES (1), (2)) t(id) LATERAL VIEW inline(if(t.id = 1, array(named_struct('a', 1)), NULL)) i AS a",
+    # Hive 2.x's mask: X, x, n, others kept; or the replacements given.
+    "SELECT mask('AbC-d12 x') AS a, mask('AbC-d12', 'U', 'l', '#') AS b, mask('Ab1-', 'Q', 'q', 'D', '*') AS c, mask(NULL) AS d",
+    "SELECT width_bucket(5.3, 0.2, 10.6, 5) AS a, width_bucket(-1, 0, 10, 5) AS b, width_bucket(10, 0, 10, 5) AS c, width_bucket(8, 10, 0, 5) AS d, width_bucket(1, 0, 10, 0) AS e, width_bucket(NULL, 0, 1, 2) AS f",
+    # Charsets: UTF-16 writes a byte-order mark and reads either.
+    "SELECT hex(encode('abc', 'UTF-16')) AS a, hex(encode('abc', 'utf-16le')) AS b, hex(encode('abc', 'UTF-16BE')) AS c, decode(unhex('FEFF0061'), 'UTF-16') AS d, decode(unhex('FFFE6100'), 'UTF-16') AS e, decode(unhex('61'), 'ISO-8859-1') AS f, decode(encode('xyz', 'US-ASCII'), 'US-ASCII') AS g, decode(encode('xyz', 'UTF-8'), 'UTF-8') AS h",
+]
 # Hive and Spark disagree here, or Spark spells it differently: Hive's answers only.
 HIVE_ONLY = {
     # Spark 3 keeps the day; Hive moves a month's last day to the last day.
@@ -72,6 +96,9 @@ HIVE_ONLY = {
     "SELECT printf('%.2f', 2.675) AS f": ["2.68"],
     # Java's hashCode of the values, as Hive's; Spark's hash is Murmur3.
     "SELECT hash('abc') AS h, hash('a', 'b') AS g": ["96354", "3105"],
+    # Spark has no field and no mask_first_n and its kin.
+    "SELECT field('b', 'a', 'b', 'b') AS f, field(NULL, 'a') AS g, field('z', 'a') AS h": ["2", "0", "0"],
+    "SELECT mask_first_n('1234-5678') AS a, mask_last_n('1234-5678', 2) AS b, mask_show_first_n('1234-5678') AS c, mask_show_last_n('AbCd', 1) AS d, mask_hash('abc') AS h": ["nnnn-5678", "1234-56nn", "1234-nnnn", "XxXd", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"],
     # The session's user: beeline's here. (Spark's depends on how its engine runs.)
     "SELECT current_user() AS u": ["alice"],
 }
@@ -123,6 +150,16 @@ def spark_and_datafusion(start_kumiho, gateway_dirs):
     gateway = start_kumiho()
     yield gateway
     stop_spark_engines(work_dir)
+
+
+def test_generators_answer_as_the_spark_thrift_server(spark_and_datafusion):
+    url = binary_url(spark_and_datafusion.port)
+    spark = run_beeline(url + "?kyuubi.engine.type=SPARK_SQL", SPARK_ANSWERS)
+    datafusion = run_beeline(url, SPARK_ANSWERS)
+    assert spark.returncode == 0, spark.describe()
+    assert datafusion.returncode == 0, datafusion.describe()
+    for sql, theirs, ours in zip(SPARK_ANSWERS, spark.result_sets(), datafusion.result_sets()):
+        assert ours == theirs, sql
 
 
 def test_hive_functions_answer_as_the_spark_thrift_server(spark_and_datafusion):
