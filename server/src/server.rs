@@ -19,6 +19,7 @@ use std::time::Duration;
 
 use kumiho_engine_launcher::{DataFusionBuilder, HostGroupProvider, Launcher, SparkBuilder};
 use kumiho_thrift::auth::{AnyPassword, Authenticator};
+use kumiho_thrift::kerberos::KerberosAcceptor;
 use kumiho_thrift::server::{serve_binary, serve_http, ServerOptions, ServerTls};
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
@@ -28,6 +29,7 @@ use crate::batch::BatchManager;
 use crate::cluster::{watcher, ClusterRegistry};
 use crate::config::{Authentication, ServerConfig};
 use crate::discovery::{advertised_host, Advertised, Ensemble, GatewayRegistration};
+use crate::kerberos::{GssAcceptor, KerberosOnly};
 use crate::ldap::{LdapAuthenticator, LdapSettings};
 use crate::metrics::{Metered, Metrics};
 use crate::password_file::PasswordFile;
@@ -80,6 +82,16 @@ pub async fn start(mut config: ServerConfig) -> Result<RunningGateway, String> {
             config.work_dir.display()
         )
     })?;
+    // Kerberos: the keytab is read and the acceptor credentials acquired now, so that a
+    // missing or wrong keytab stops the start.
+    let kerberos = match config.kerberos() {
+        Some(settings) => {
+            let acceptor = Arc::new(GssAcceptor::open(&settings.principal, &settings.keytab)?);
+            tracing::info!(principal = %settings.principal, keytab = %settings.keytab.display(), "accepting Kerberos clients");
+            Some(acceptor)
+        }
+        None => None,
+    };
     // One authenticator for every frontend: Thrift (SASL PLAIN, HTTP Basic) and REST.
     let authenticator: Arc<dyn Authenticator> = match (config.authentication, &config.password_file)
     {
@@ -87,6 +99,12 @@ pub async fn start(mut config: ServerConfig) -> Result<RunningGateway, String> {
         (Authentication::Ldap, _) => {
             Arc::new(LdapAuthenticator::new(LdapSettings::from_config(&config)?))
         }
+        (Authentication::Kerberos, _) => match &kerberos {
+            Some(acceptor) => Arc::new(KerberosOnly::new(acceptor)),
+            None => {
+                return Err("authentication KERBEROS without its settings; this is a bug".into())
+            }
+        },
         _ => Arc::new(AnyPassword),
     };
     // TLS for the binary, HTTP and REST frontends: a bad certificate or key stops the start.
@@ -184,9 +202,12 @@ pub async fn start(mut config: ServerConfig) -> Result<RunningGateway, String> {
     ));
     let options = Arc::new(ServerOptions {
         authenticator: authenticator.clone(),
+        kerberos: kerberos
+            .clone()
+            .map(|acceptor| acceptor as Arc<dyn KerberosAcceptor>),
         allow_sasl: true,
-        // NOSASL carries no password.
-        allow_nosasl: !config.authentication.checks_passwords(),
+        // NOSASL carries no credentials.
+        allow_nosasl: config.authentication.accepts_nosasl(),
         max_message_size: config.max_message_size,
         http_path: config.http_path.trim_matches('/').to_owned(),
         cookie_secret,
@@ -253,6 +274,7 @@ pub async fn start(mut config: ServerConfig) -> Result<RunningGateway, String> {
                 transport: config.ha_transport_mode,
                 version: env!("CARGO_PKG_VERSION").to_owned(),
                 checks_passwords: config.authentication.checks_passwords(),
+                kerberos_principal: kerberos.as_ref().map(|k| k.principal().to_owned()),
                 use_ssl: tls.is_some(),
             };
             let registering = GatewayRegistration::start(
