@@ -226,7 +226,7 @@ pub async fn start(mut config: ServerConfig) -> Result<RunningGateway, String> {
             "http frontend",
             spawn_frontend(
                 "http",
-                serve_http(http, gateway.clone(), options, frontends.clone()),
+                serve_http(http, gateway.clone(), options.clone(), frontends.clone()),
             ),
         ),
     ];
@@ -234,6 +234,7 @@ pub async fn start(mut config: ServerConfig) -> Result<RunningGateway, String> {
         let api = Arc::new(RestApi {
             batches: batches.clone(),
             authenticator,
+            kerberos: options.kerberos.clone(),
         });
         // REST sessions are calls on the same service the Thrift frontends serve.
         let statements = Arc::new(SessionsApi::new(

@@ -28,8 +28,8 @@ mod tls;
 
 pub use binary::{serve_binary, serve_local};
 pub use http::{
-    basic_credentials, method_not_allowed, serve_http, serve_http1, serve_http1_tls,
-    text as text_response,
+    basic_credentials, method_not_allowed, negotiate_token, serve_http, serve_http1,
+    serve_http1_tls, text as text_response,
 };
 pub use tls::{ServerTls, RELOAD_CHECK as TLS_RELOAD_CHECK};
 

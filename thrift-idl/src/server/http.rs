@@ -240,6 +240,13 @@ impl<S: CliService> Endpoint<S> {
         } = match self.authenticate(&req) {
             Ok(authenticated) => authenticated,
             Err(message) => {
+                // A client's first request often carries no credentials (SPNEGO clients wait
+                // for the challenge): only a refusal of credentials is news.
+                if req.headers().contains_key(header::AUTHORIZATION) {
+                    tracing::info!(%message, "HTTP authentication refused");
+                } else {
+                    tracing::debug!(%message, "HTTP request without credentials");
+                }
                 let mut response = text(StatusCode::UNAUTHORIZED, message);
                 let challenge = if self.options.kerberos.is_some() {
                     "Negotiate"
@@ -346,8 +353,9 @@ impl<S: CliService> Endpoint<S> {
             let Some(authorization) = authorization else {
                 return Err(format!(
                     "authentication required: send a Kerberos ticket for {} with SPNEGO \
-                     (Authorization: Negotiate; curl --negotiate -u :)",
-                    kerberos.principal()
+                     (Authorization: Negotiate; curl --negotiate -u : --service-name {})",
+                    kerberos.principal(),
+                    short_name(kerberos.principal())
                 ));
             };
             let token = negotiate_token(authorization)
@@ -397,7 +405,11 @@ pub fn negotiate_token(value: &HeaderValue) -> Result<Vec<u8>, String> {
              (Kerberos SPNEGO)"
         ));
     }
-    STANDARD.decode(encoded.trim()).map_err(|_| malformed())
+    // Hive JDBC names its header `Authorization: Negotiate ` and gives it the token, so the
+    // line reads `Authorization: Negotiate : TOKEN` (HiveServer2's lenient base64 decoder
+    // skips the colon).
+    let encoded = encoded.trim().trim_start_matches(':').trim_start();
+    STANDARD.decode(encoded).map_err(|_| malformed())
 }
 
 /// Decodes `Basic base64(user:password)`; `Err` is a message for the client. The gateway's
@@ -453,4 +465,21 @@ fn bad_body(reason: &str) -> Response<Full<Bytes>> {
         StatusCode::BAD_REQUEST,
         format!("the request body is not one TBinaryProtocol message: {reason}"),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn negotiate_tokens_decode_as_curl_and_hive_jdbc_send_them() {
+        let token = |value: &str| negotiate_token(&HeaderValue::from_str(value).unwrap());
+        assert_eq!(token("Negotiate YWJj").unwrap(), b"abc");
+        assert_eq!(token("negotiate  YWJj ").unwrap(), b"abc");
+        // Hive JDBC's `Authorization: Negotiate : TOKEN`.
+        assert_eq!(token("Negotiate : YWJj").unwrap(), b"abc");
+        assert!(token("Basic YWJj").unwrap_err().contains("takes Negotiate"));
+        assert!(token("Negotiate !!!").unwrap_err().contains("malformed"));
+        assert!(token("Negotiate").unwrap_err().contains("malformed"));
+    }
 }
