@@ -2,10 +2,13 @@
 the gateway accepts them with its keytab on every frontend: SASL GSSAPI on the binary port
 (beeline with Hadoop's UGI in Kerberos mode, PyHive through pure-sasl), SPNEGO on the Thrift
 HTTP port (beeline) and the REST API (curl --negotiate). The session user is the principal's
-short name. Clients without a ticket, with a ticket for another service, or with a password
-(PLAIN, NOSASL, Basic) are refused with what to do, and the gateway goes on serving; a
-gateway whose keytab is missing or holds another principal does not start."""
+short name. Clients without a ticket, with a ticket for another service, asking for a QOP
+other than auth, or with a password (PLAIN, NOSASL, Basic) are refused with what to do, and
+the gateway goes on serving; a gateway whose clock is off tells clients so; a gateway whose
+keytab is missing or holds another principal does not start; ZooKeeper discovery hands Hive
+JDBC the principal."""
 
+import glob
 import os
 import subprocess
 
@@ -145,6 +148,16 @@ def test_a_ticket_for_another_service_is_refused_with_the_gss_text(gateway, kdc,
         assert current_user_and_answer(connection) == [("alice", 42)]
 
 
+def test_a_client_demanding_integrity_or_confidentiality_finds_only_qop_auth(gateway, kdc, tickets):
+    """The gateway offers QOP auth only (HiveServer2's default): Hive JDBC asking for
+    auth-conf refuses the offer itself, and the gateway serves the next client."""
+    run = run_beeline(binary_url(gateway) + ";saslQop=auth-conf", ["SELECT 1"], env=kdc.java_env(tickets["alice"]))
+    assert run.returncode != 0, run.describe()
+    assert "No common protection layer" in run.stdout + run.stderr, run.describe()
+    run = run_beeline(binary_url(gateway) + ";saslQop=auth", ["SELECT 1 AS one"], env=kdc.java_env(tickets["alice"]))
+    assert run.result_sets() == [[["one"], ["1"]]], run.describe()
+
+
 def test_password_and_nosasl_clients_are_told_to_use_kerberos(gateway, kdc, tickets):
     run = run_beeline(f"jdbc:hive2://{HOST_NAME}:{gateway.port}/default", ["SELECT 1"],
                       user="alice", password=ALICE_PASSWORD)
@@ -192,6 +205,20 @@ def test_rest_and_thrift_http_take_spnego_from_curl(gateway, kdc, tickets):
     posted = curl_negotiate(kdc, tickets["nobody"], thrift, "--data-binary", "not thrift")
     body, status = posted.stdout.rsplit("\n", 1)
     assert status == "401" and "send a Kerberos ticket" in body, posted
+
+
+def test_a_gateway_whose_clock_is_off_says_so(gateway_binary, kdc, tickets, tmp_path, monkeypatch):  # noqa: F811
+    """A gateway 10 minutes ahead (libfaketime; Kerberos allows 5): the client is told
+    "Clock skew too great" with what to check."""
+    [libfaketime] = glob.glob("/usr/lib/*/faketime/libfaketime.so.1")
+    skewed = {**kdc.env(), "LD_PRELOAD": libfaketime, "FAKETIME": "+10m"}
+    running = start_gateway(gateway_binary, tmp_path / "work", cluster_dir(tmp_path),
+                            *kerberos_flags(kdc.directory / "kumiho.keytab"), env=skewed)
+    try:
+        with pytest.raises(Exception, match="Clock skew too great.*its clock is within"):
+            pyhive_connect(running, monkeypatch, kdc, tickets["alice"])
+    finally:
+        running.stop()
 
 
 def test_the_gateway_does_not_start_without_a_key_for_its_principal(gateway_binary, kdc, tmp_path):  # noqa: F811

@@ -191,7 +191,8 @@ async fn negotiate<S: AsyncRead + AsyncWrite + Unpin>(
     let mechanism = read_start(conn).await?;
     if mechanism != PLAIN.as_bytes() {
         return Err(Refusal::Bad(format!(
-            "unsupported SASL mechanism '{}': this server offers PLAIN only",
+            "unsupported SASL mechanism '{}': this server offers PLAIN only (its \
+             authentication is not KERBEROS): connect with a user and password",
             String::from_utf8_lossy(&mechanism)
         )));
     }
