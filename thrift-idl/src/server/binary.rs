@@ -168,34 +168,31 @@ async fn handle<S: CliService, T: AsyncRead + AsyncWrite + Unpin>(
     let result = match first[0] {
         sasl::status::START => {
             let mut conn = Connection::with_buffered(stream, Framing::Raw, max, first);
-            if let Some(kerberos) = &options.kerberos {
-                match sasl::accept_gssapi(&mut conn, kerberos.as_ref()).await {
-                    Ok(principal) => {
+            let authenticated = if let Some(kerberos) = &options.kerberos {
+                sasl::accept_gssapi(&mut conn, kerberos.as_ref())
+                    .await
+                    .map(|principal| {
                         // The session user is the principal's short name, as HiveServer2's.
                         let user = short_name(&principal).to_owned();
                         tracing::debug!(%principal, %user, "SASL GSSAPI authenticated");
-                        ctx.transport = Transport::Sasl;
-                        ctx.user = Some(user);
-                        let result = serve(&mut conn, &*service, &ctx, &shutdown).await;
-                        service.connection_closed(&ctx).await;
-                        result
-                    }
-                    Err(e) => Err(e),
-                }
+                        user
+                    })
             } else if options.allow_sasl {
-                match sasl::accept_plain(&mut conn, options.authenticator.as_ref()).await {
-                    Ok(user) => {
-                        tracing::debug!(%user, "SASL PLAIN authenticated");
-                        ctx.transport = Transport::Sasl;
-                        ctx.user = Some(user);
-                        let result = serve(&mut conn, &*service, &ctx, &shutdown).await;
-                        service.connection_closed(&ctx).await;
-                        result
-                    }
-                    Err(e) => Err(e),
-                }
+                sasl::accept_plain(&mut conn, options.authenticator.as_ref())
+                    .await
+                    .inspect(|user| tracing::debug!(%user, "SASL PLAIN authenticated"))
             } else {
-                refuse_sasl(&mut conn).await
+                Err(refuse_sasl(&mut conn).await)
+            };
+            match authenticated {
+                Ok(user) => {
+                    ctx.transport = Transport::Sasl;
+                    ctx.user = Some(user);
+                    let result = serve(&mut conn, &*service, &ctx, &shutdown).await;
+                    service.connection_closed(&ctx).await;
+                    result
+                }
+                Err(e) => Err(e),
             }
         }
         0x80 | 0x00 => {
@@ -347,16 +344,19 @@ async fn poll_once<F: Future>(future: Pin<&mut F>) -> Poll<F::Output> {
     .await
 }
 
-/// Answers a SASL client on a port configured for NOSASL only.
-async fn refuse_sasl<T>(conn: &mut Connection<T>) -> Result<(), WireError>
+/// Answers a SASL client on a port configured for NOSASL only; the refusal, or the error
+/// that kept it from being sent.
+async fn refuse_sasl<T>(conn: &mut Connection<T>) -> WireError
 where
     T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
 {
     let message = "this server does not accept SASL: connect without authentication \
                    (JDBC: ;auth=noSasl, PyHive: auth='NOSASL')";
-    conn.write_raw(&sasl::encode_frame(sasl::status::ERROR, message.as_bytes()))
-        .await?;
-    Err(WireError::Sasl(message.into()))
+    let frame = sasl::encode_frame(sasl::status::ERROR, message.as_bytes());
+    match conn.write_raw(&frame).await {
+        Ok(()) => WireError::Sasl(message.into()),
+        Err(e) => e,
+    }
 }
 
 /// What a NOSASL client is told on a port that checks passwords.
