@@ -123,6 +123,27 @@ def test_pyhive_with_auth_kerberos(gateway, kdc, tickets, monkeypatch):
         assert current_user_and_answer(connection) == [("bob", 42)]
 
 
+@pytest.mark.parametrize("transport", ["binary", "http"])
+def test_impyla_with_gssapi(gateway, kdc, tickets, monkeypatch, transport):
+    """impyla makes a fresh token per HTTP request until the auth cookie comes back."""
+    from impala.dbapi import connect
+
+    for key, value in kdc.env(tickets["alice"]).items():
+        if key.startswith("KRB5"):
+            monkeypatch.setenv(key, value)
+    options = {"use_http_transport": True, "http_path": "cliservice"} if transport == "http" else {}
+    port = gateway.http_port if transport == "http" else gateway.port
+    connection = connect(host=HOST_NAME, port=port, auth_mechanism="GSSAPI", kerberos_service_name=SERVICE,
+                         **options)
+    try:
+        cursor = connection.cursor()
+        for _ in range(2):
+            cursor.execute("SELECT current_user() AS who")
+            assert cursor.fetchall() == [("alice",)]
+    finally:
+        connection.close()
+
+
 def test_a_client_without_a_ticket_is_refused_by_its_own_library(gateway, kdc, tickets, monkeypatch):
     """No ticket, no token: the client's Kerberos library refuses before the gateway hears
     anything; the gateway serves the next client."""

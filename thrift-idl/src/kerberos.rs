@@ -75,6 +75,14 @@ pub fn accept_in_one_step(
 /// the client's (no or an expired ticket, a ticket for another principal, its clock), the
 /// rest the keytab's (a stale key version).
 pub fn not_accepted(gss: &str, principal: &str) -> String {
+    if gss.contains("Request is a replay") {
+        return format!(
+            "Kerberos authentication failed: {gss}. The client sent a token this server \
+             already accepted: each request needs a fresh one, or the auth cookie the first \
+             answer set (PyHive over HTTP resends its first token and drops the cookie: use \
+             its binary port, or impyla)"
+        );
+    }
     format!(
         "Kerberos authentication failed: {gss}. Check that the client has a valid ticket \
          (kinit), asks for the service principal {principal}, that its clock is within the \
@@ -104,6 +112,14 @@ mod tests {
         assert_eq!(short_name("kumiho/host.example.com@EXAMPLE.COM"), "kumiho");
         assert_eq!(short_name("bob"), "bob");
         assert_eq!(short_name(""), "");
+    }
+
+    #[test]
+    fn a_replayed_token_is_told_apart() {
+        let replay = not_accepted("Unspecified GSS failure (Request is a replay)", "k/h@R");
+        assert!(replay.contains("fresh one"), "{replay}");
+        let skew = not_accepted("Unspecified GSS failure (Clock skew too great)", "k/h@R");
+        assert!(skew.contains("k/h@R") && skew.contains("clock"), "{skew}");
     }
 
     #[test]
