@@ -21,6 +21,7 @@ from gateway_fixtures import gateway_binary, zookeeper  # noqa: F401 (fixtures)
 from harness import hive
 from harness.beeline import run_beeline
 from harness.kerberos import REALM, start_kdc
+from harness.tls import TRUSTSTORE_PASSWORD, make_certificate
 
 # Clients name the host as the service principal does: `localhost`, as written (the realm's
 # krb5.conf turns DNS canonicalisation off, for C and Java clients alike).
@@ -268,6 +269,24 @@ def test_zookeeper_discovery_hands_clients_the_principal(gateway_binary, kdc, ti
         assert (";hive.server2.authentication=KERBEROS;"
                 f"hive.server2.authentication.kerberos.principal={PRINCIPAL}") in data, data
         run = run_beeline(discovery_url(zookeeper.address, "krb"), ["SELECT current_user() AS who"],
+                          env=kdc.java_env(tickets["alice"]))
+        assert run.returncode == 0, run.describe()
+        assert run.result_sets() == [[["who"], ["alice"]]], run.describe()
+    finally:
+        running.stop()
+        kill_engines_on(str(tmp_path / "work"))
+
+
+def test_under_tls_sasl_gssapi_runs_inside_it(gateway_binary, kdc, tickets, tmp_path):  # noqa: F811
+    """QOP auth protects only the login; TLS protects the rest, with GSSAPI inside it."""
+    certificate = make_certificate(tmp_path / "tls", "kumiho")
+    running = start_gateway(gateway_binary, tmp_path / "work", cluster_dir(tmp_path),
+                            *kerberos_flags(kdc.directory / "kumiho.keytab"),
+                            "--ssl-cert-file", str(certificate.cert), "--ssl-key-file", str(certificate.key),
+                            env=kdc.env())
+    try:
+        tls = f";ssl=true;sslTrustStore={certificate.truststore};trustStorePassword={TRUSTSTORE_PASSWORD}"
+        run = run_beeline(binary_url(running) + tls, ["SELECT current_user() AS who"],
                           env=kdc.java_env(tickets["alice"]))
         assert run.returncode == 0, run.describe()
         assert run.result_sets() == [[["who"], ["alice"]]], run.describe()
