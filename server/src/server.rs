@@ -92,7 +92,8 @@ pub async fn start(mut config: ServerConfig) -> Result<RunningGateway, String> {
         }
         None => None,
     };
-    // One authenticator for every frontend: Thrift (SASL PLAIN, HTTP Basic) and REST.
+    // One authenticator for every frontend: Thrift (SASL PLAIN, HTTP Basic) and REST; under
+    // KERBEROS one that refuses every password, should a password reach it.
     let authenticator: Arc<dyn Authenticator> = match (config.authentication, &config.password_file)
     {
         (Authentication::File, Some(path)) => Arc::new(PasswordFile::open(path)?),
@@ -102,7 +103,9 @@ pub async fn start(mut config: ServerConfig) -> Result<RunningGateway, String> {
         (Authentication::Kerberos, _) => match &kerberos {
             Some(acceptor) => Arc::new(KerberosOnly::new(acceptor)),
             None => {
-                return Err("authentication KERBEROS without its settings; this is a bug".into())
+                return Err(
+                    "authentication KERBEROS needs kerberos-principal and kerberos-keytab".into(),
+                )
             }
         },
         _ => Arc::new(AnyPassword),
