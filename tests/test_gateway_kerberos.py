@@ -42,9 +42,12 @@ def kdc(tmp_path_factory):
     # bob's ticket is for an instance: his session user is still `bob`.
     kdc.add_principal("bob/analyst", password=BOB_PASSWORD)
     kdc.add_principal(f"{SERVICE}/{HOST_NAME}")
-    # A service the gateway has no key for, to ask a ticket for the wrong principal.
+    # The SPNEGO principal, which HTTP clients such as curl ask for by default.
+    kdc.add_principal(f"HTTP/{HOST_NAME}")
+    # Another service, whose key is in the gateway's keytab but which no frontend serves.
     kdc.add_principal(f"other/{HOST_NAME}")
-    kdc.export_keytab(f"{SERVICE}/{HOST_NAME}", directory / "kumiho.keytab")
+    for name in (SERVICE, "HTTP", "other"):
+        kdc.export_keytab(f"{name}/{HOST_NAME}", directory / "kumiho.keytab")
     kdc.export_keytab(f"other/{HOST_NAME}", directory / "other.keytab")
     yield kdc
     kdc.stop()
@@ -66,6 +69,9 @@ def kerberos_flags(keytab) -> tuple[str, ...]:
             "--kerberos-keytab", str(keytab), "--advertised-host", HOST_NAME)
 
 
+SPNEGO_FLAGS = ("--kerberos-spnego-principal", f"HTTP/_HOST@{REALM}")
+
+
 def cluster_dir(root):
     directory = root / "cluster-configs"
     directory.mkdir()
@@ -77,7 +83,7 @@ def cluster_dir(root):
 def gateway(gateway_binary, kdc, tmp_path_factory):  # noqa: F811
     root = tmp_path_factory.mktemp("kerberos")
     running = start_gateway(gateway_binary, root / "work", cluster_dir(root),
-                            *kerberos_flags(kdc.directory / "kumiho.keytab"), env=kdc.env())
+                            *kerberos_flags(kdc.directory / "kumiho.keytab"), *SPNEGO_FLAGS, env=kdc.env())
     yield running
     running.stop()
     kill_engines_on(str(root / "work"))
@@ -203,10 +209,26 @@ def test_a_wrong_password_in_kinit_is_the_clients_matter(gateway, kdc, tickets, 
         assert current_user_and_answer(connection) == [("alice", 42)]
 
 
-def curl_negotiate(kdc, ccache, url: str, *extra: str) -> subprocess.CompletedProcess:
-    return subprocess.run(["curl", "-s", "--negotiate", "-u", ":", "--service-name", SERVICE,
+def curl_negotiate(kdc, ccache, url: str, *extra: str, service: str = SERVICE) -> subprocess.CompletedProcess:
+    return subprocess.run(["curl", "-s", "--negotiate", "-u", ":", "--service-name", service,
                            "-w", "\\n%{http_code}", *extra, url],
                           env=kdc.env(ccache), capture_output=True, text=True, timeout=60)
+
+
+def test_http_ports_also_take_the_spnego_principal_and_the_binary_port_does_not(gateway, kdc, tickets,
+                                                                                 monkeypatch):
+    """curl asks for HTTP/localhost unless told otherwise: the HTTP ports take it
+    (`kerberos-spnego-principal`); a ticket for a principal of the keytab that no frontend
+    serves is refused, and the binary port takes only the service principal."""
+    batches = f"http://{HOST_NAME}:{gateway.rest_port}/api/v1/batches"
+    spnego = curl_negotiate(kdc, tickets["alice"], batches, service="HTTP")
+    body, status = spnego.stdout.rsplit("\n", 1)
+    assert status == "200" and '"batches":[]' in body, spnego
+    other = curl_negotiate(kdc, tickets["alice"], batches, service="other")
+    body, status = other.stdout.rsplit("\n", 1)
+    assert status == "401" and f"the ticket is for other/{HOST_NAME}@{REALM}" in body, other
+    with pytest.raises(Exception, match="Kerberos authentication failed"):
+        pyhive_connect(gateway, monkeypatch, kdc, tickets["alice"], service="HTTP")
 
 
 def test_rest_and_thrift_http_take_spnego_from_curl(gateway, kdc, tickets):

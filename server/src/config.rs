@@ -99,6 +99,11 @@ pub struct ServerConfig {
     /// Keytab holding the key of `kerberos-principal` (Kyuubi's `kyuubi.kinit.keytab`).
     /// Required by `authentication: KERBEROS`; read at start, which fails if it cannot be.
     pub kerberos_keytab: Option<PathBuf>,
+    /// A second principal the HTTP frontends (Thrift HTTP, REST) take tickets for, besides
+    /// `kerberos-principal`: `HTTP/_HOST@REALM`, which curl, browsers and most HTTP
+    /// clients ask for (HiveServer2's `hive.server2.authentication.spnego.principal`,
+    /// Kyuubi's `kyuubi.spnego.principal`). Its key must be in `kerberos-keytab` too.
+    pub kerberos_spnego_principal: Option<String>,
     /// Directory with one YAML file per cluster; relative paths start at the working directory.
     pub cluster_configs: PathBuf,
     /// Where engine registries, launch locks and engine logs live (embedded registry).
@@ -287,6 +292,7 @@ impl Default for ServerConfig {
             ldap_custom_query: None,
             kerberos_principal: None,
             kerberos_keytab: None,
+            kerberos_spnego_principal: None,
             cluster_configs: PathBuf::from("cluster-configs"),
             work_dir: PathBuf::from("work"),
             default_cluster: "default".to_owned(),
@@ -402,6 +408,10 @@ pub struct Cli {
     /// Keytab with the key of `--kerberos-principal` [default: none].
     #[arg(long)]
     pub kerberos_keytab: Option<PathBuf>,
+    /// A principal the HTTP ports also take, e.g. `HTTP/_HOST@EXAMPLE.COM`, its key in
+    /// `--kerberos-keytab` [default: none, the HTTP ports take `--kerberos-principal` only].
+    #[arg(long)]
+    pub kerberos_spnego_principal: Option<String>,
     /// How long an ended REST batch is kept, e.g. `72h` or `P3D` [default: 72h].
     #[arg(long, value_parser = duration::parse)]
     pub batch_max_age: Option<Duration>,
@@ -523,6 +533,9 @@ impl Cli {
         if self.kerberos_keytab.is_some() {
             config.kerberos_keytab = self.kerberos_keytab;
         }
+        if self.kerberos_spnego_principal.is_some() {
+            config.kerberos_spnego_principal = self.kerberos_spnego_principal;
+        }
         for (flag, setting) in [
             (self.ldap_url, &mut config.ldap_url),
             (self.ldap_base_dn, &mut config.ldap_base_dn),
@@ -612,6 +625,10 @@ impl ServerConfig {
         let kerberos_key = [
             ("kerberos-principal", self.kerberos_principal.is_some()),
             ("kerberos-keytab", self.kerberos_keytab.is_some()),
+            (
+                "kerberos-spnego-principal",
+                self.kerberos_spnego_principal.is_some(),
+            ),
         ]
         .into_iter()
         .find_map(|(key, set)| set.then_some(key));
@@ -662,7 +679,10 @@ impl ServerConfig {
                     .to_owned(),
             );
         };
-        crate::kerberos::check_principal_form(principal)?;
+        crate::kerberos::check_principal_form("kerberos-principal", principal)?;
+        if let Some(spnego) = &self.kerberos_spnego_principal {
+            crate::kerberos::check_principal_form("kerberos-spnego-principal", spnego)?;
+        }
         if self.kerberos_keytab.is_none() {
             return Err(format!(
                 "authentication KERBEROS needs kerberos-keytab, a keytab holding the key of {principal}"
@@ -683,6 +703,10 @@ impl ServerConfig {
                 self.kerberos_principal.as_deref()?,
                 &host,
             ),
+            spnego_principal: self
+                .kerberos_spnego_principal
+                .as_deref()
+                .map(|spnego| crate::kerberos::service_principal(spnego, &host)),
             keytab: self.kerberos_keytab.clone()?,
         })
     }
@@ -833,6 +857,7 @@ mod tests {
             "ssl-key-file",
             "kerberos-principal",
             "kerberos-keytab",
+            "kerberos-spnego-principal",
         ];
         let applied_by_ldap = [
             "ldap-guid-key",
@@ -1065,6 +1090,31 @@ mod tests {
         let settings = config.kerberos().unwrap();
         assert_eq!(settings.principal, "kumiho/gw1.example.com@EXAMPLE.COM");
         assert_eq!(settings.keytab, PathBuf::from("/etc/kumiho/kumiho.keytab"));
+        assert_eq!(settings.spnego_principal, None);
+        assert_eq!(
+            settings.http_principals(),
+            ["kumiho/gw1.example.com@EXAMPLE.COM"]
+        );
+        let with_spnego = ServerConfig {
+            kerberos_spnego_principal: Some("HTTP/_HOST@EXAMPLE.COM".to_owned()),
+            ..config.clone()
+        };
+        assert_eq!(with_spnego.validate(), Ok(()));
+        assert_eq!(
+            with_spnego.kerberos().unwrap().http_principals(),
+            [
+                "kumiho/gw1.example.com@EXAMPLE.COM",
+                "HTTP/gw1.example.com@EXAMPLE.COM"
+            ]
+        );
+        let bad_spnego = ServerConfig {
+            kerberos_spnego_principal: Some("HTTP".to_owned()),
+            ..config.clone()
+        };
+        assert!(bad_spnego
+            .validate()
+            .unwrap_err()
+            .starts_with("kerberos-spnego-principal `HTTP` must be service/host@REALM"));
         assert!(
             !config.authentication.accepts_nosasl() && !config.authentication.checks_passwords()
         );
@@ -1104,6 +1154,8 @@ mod tests {
             stray.contains("kerberos-keytab is set but authentication is NONE"),
             "{stray}"
         );
+        assert!(error("kerberos-spnego-principal: HTTP/h@R\n")
+            .contains("kerberos-spnego-principal is set but authentication is NONE"));
         assert_eq!(ServerConfig::default().kerberos(), None);
     }
 

@@ -42,8 +42,8 @@ pub fn service_principal(configured: &str, host: &str) -> String {
 }
 
 /// Checks the form `service/host@REALM` that Hive JDBC's `principal=` takes (it splits the
-/// service and host apart for SASL); the error says what to write.
-pub fn check_principal_form(principal: &str) -> Result<(), String> {
+/// service and host apart for SASL); the error names the `setting` and says what to write.
+pub fn check_principal_form(setting: &str, principal: &str) -> Result<(), String> {
     let well_formed = principal.split_once('@').is_some_and(|(name, realm)| {
         !realm.is_empty()
             && !realm.contains(['@', '/'])
@@ -55,8 +55,9 @@ pub fn check_principal_form(principal: &str) -> Result<(), String> {
         Ok(())
     } else {
         Err(format!(
-            "kerberos-principal `{principal}` must be service/host@REALM, e.g. \
-             kumiho/_HOST@EXAMPLE.COM (_HOST is replaced by the gateway's host name)"
+            "{setting} `{principal}` must be service/host@REALM, e.g. \
+             kumiho/_HOST@EXAMPLE.COM or HTTP/_HOST@EXAMPLE.COM (_HOST is replaced by the \
+             gateway's host name)"
         ))
     }
 }
@@ -73,10 +74,15 @@ pub fn use_keytab(keytab: &Path) {
     std::env::set_var(KEYTAB_VARIABLE, keytab_name(keytab));
 }
 
-/// Accepts clients' Kerberos tickets for the gateway's service principal, with the
-/// credentials acquired from the keytab when the gateway started.
+/// Accepts clients' Kerberos tickets for the gateway's service principal (and, on the HTTP
+/// frontends, its SPNEGO principal), with the credentials acquired from the keytab when the
+/// gateway started.
 pub struct GssAcceptor {
+    /// The principal named in messages: the service principal.
     principal: String,
+    /// Every principal whose tickets are taken, when there are several; their credentials
+    /// take any key in the keytab, so the ticket's principal is checked after acceptance.
+    several: Option<Vec<String>>,
     credentials: Cred,
 }
 
@@ -84,7 +90,39 @@ impl GssAcceptor {
     /// Checks the keytab and acquires acceptor credentials for `principal` from it; errors
     /// name the file and say what to fix.
     pub fn open(principal: &str, keytab: &Path) -> Result<Self, String> {
-        check_principal_form(principal)?;
+        Ok(Self {
+            principal: principal.to_owned(),
+            several: None,
+            credentials: Self::credentials_for(principal, keytab)?,
+        })
+    }
+
+    /// [`Self::open`] for tickets of any of `principals` (the first is the one messages
+    /// name), each checked to have its key in the keytab.
+    pub fn open_any(principals: &[String], keytab: &Path) -> Result<Self, String> {
+        let [first, others @ ..] = principals else {
+            return Err("no Kerberos principal to accept tickets for".to_owned());
+        };
+        let mut acceptor = Self::open(first, keytab)?;
+        if others.is_empty() {
+            return Ok(acceptor);
+        }
+        for principal in others {
+            Self::credentials_for(principal, keytab)?;
+        }
+        acceptor.credentials = Cred::acquire(None, None, CredUsage::Accept, None).map_err(|e| {
+            format!(
+                "cannot accept Kerberos clients with kerberos-keytab {}: {e}",
+                keytab.display()
+            )
+        })?;
+        acceptor.several = Some(principals.to_vec());
+        Ok(acceptor)
+    }
+
+    /// Acceptor credentials for exactly `principal`, from `keytab`.
+    fn credentials_for(principal: &str, keytab: &Path) -> Result<Cred, String> {
+        check_principal_form("the Kerberos principal", principal)?;
         std::fs::File::open(keytab).map_err(|e| {
             format!(
                 "cannot read kerberos-keytab {}: {e}; export the key of {principal} into it \
@@ -104,18 +142,13 @@ impl GssAcceptor {
         }
         let name = Name::new(principal.as_bytes(), Some(GSS_NT_KRB5_PRINCIPAL))
             .map_err(|e| format!("kerberos-principal `{principal}` is not a principal: {e}"))?;
-        let credentials =
-            Cred::acquire(Some(&name), None, CredUsage::Accept, None).map_err(|e| {
-                format!(
-                    "cannot accept Kerberos clients as {principal} with kerberos-keytab {}: {e}; \
+        Cred::acquire(Some(&name), None, CredUsage::Accept, None).map_err(|e| {
+            format!(
+                "cannot accept Kerberos clients as {principal} with kerberos-keytab {}: {e}; \
                  the keytab must hold a key for exactly this principal (klist -kt {})",
-                    keytab.display(),
-                    keytab.display()
-                )
-            })?;
-        Ok(Self {
-            principal: principal.to_owned(),
-            credentials,
+                keytab.display(),
+                keytab.display()
+            )
         })
     }
 }
@@ -126,18 +159,48 @@ impl KerberosAcceptor for GssAcceptor {
     }
 
     fn start(&self) -> Box<dyn AcceptContext> {
-        Box::new(GssContext(ServerCtx::new(Some(self.credentials.clone()))))
+        Box::new(GssContext {
+            context: ServerCtx::new(Some(self.credentials.clone())),
+            allowed: self.several.clone(),
+        })
     }
 }
 
 /// One client's context in MIT krb5.
-struct GssContext(ServerCtx);
+struct GssContext {
+    context: ServerCtx,
+    /// The principals a ticket may be for, when the credentials take any in the keytab.
+    allowed: Option<Vec<String>>,
+}
+
+impl GssContext {
+    /// Refuses a ticket for a principal of the keytab that this frontend does not serve.
+    fn check_target(&self) -> Result<(), String> {
+        let Some(allowed) = &self.allowed else {
+            return Ok(());
+        };
+        let target = self
+            .context
+            .target_name()
+            .map_err(|e| e.to_string())?
+            .to_string();
+        if allowed.contains(&target) {
+            Ok(())
+        } else {
+            Err(format!(
+                "the ticket is for {target}, which this frontend does not serve (it takes {})",
+                allowed.join(" and ")
+            ))
+        }
+    }
+}
 
 impl AcceptContext for GssContext {
     fn step(&mut self, token: &[u8]) -> Result<Step, String> {
         // Decrypting a ticket with a key from the keytab: local work, no round trip.
-        match self.0.step(token, None) {
-            Ok(reply) if self.0.is_complete() => {
+        match self.context.step(token, None) {
+            Ok(reply) if self.context.is_complete() => {
+                self.check_target()?;
                 Ok(Step::Established(reply.map(|buf| buf.to_vec())))
             }
             Ok(reply) => Ok(Step::Continue(
@@ -148,19 +211,19 @@ impl AcceptContext for GssContext {
     }
 
     fn client_principal(&self) -> Result<String, String> {
-        let name = self.0.source_name().map_err(|e| e.to_string())?;
+        let name = self.context.source_name().map_err(|e| e.to_string())?;
         Ok(name.to_string())
     }
 
     fn wrap(&mut self, message: &[u8]) -> Result<Vec<u8>, String> {
-        self.0
+        self.context
             .wrap(false, message)
             .map(|buf| buf.to_vec())
             .map_err(|e| e.to_string())
     }
 
     fn unwrap(&mut self, token: &[u8]) -> Result<Vec<u8>, String> {
-        self.0
+        self.context
             .unwrap(token)
             .map(|buf| buf.to_vec())
             .map_err(|e| e.to_string())
@@ -192,7 +255,20 @@ impl Authenticator for KerberosOnly {
 pub struct KerberosSettings {
     /// The service principal, `_HOST` replaced.
     pub principal: String,
+    /// The HTTP frontends' SPNEGO principal, `_HOST` replaced, if any.
+    pub spnego_principal: Option<String>,
     pub keytab: PathBuf,
+}
+
+impl KerberosSettings {
+    /// The principals the HTTP frontends take tickets for: the service principal (Hive JDBC
+    /// asks for it), then the SPNEGO principal (curl, browsers and most HTTP clients ask
+    /// for `HTTP/host`).
+    pub fn http_principals(&self) -> Vec<String> {
+        std::iter::once(self.principal.clone())
+            .chain(self.spnego_principal.clone())
+            .collect()
+    }
 }
 
 #[cfg(test)]
@@ -224,7 +300,7 @@ mod tests {
             "kumiho/_HOST@EXAMPLE.COM",
             "hive/gw.example.com@EXAMPLE.COM",
         ] {
-            assert!(check_principal_form(good).is_ok(), "{good}");
+            assert!(check_principal_form("p", good).is_ok(), "{good}");
         }
         for bad in [
             "kumiho@EXAMPLE.COM",
@@ -234,7 +310,7 @@ mod tests {
             "kumiho/gw@",
             "kumiho/a/b@EXAMPLE.COM",
         ] {
-            let err = check_principal_form(bad).unwrap_err();
+            let err = check_principal_form("kerberos-principal", bad).unwrap_err();
             assert!(
                 err.contains(bad) && err.contains("service/host@REALM"),
                 "{err}"

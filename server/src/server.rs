@@ -84,13 +84,21 @@ pub async fn start(mut config: ServerConfig) -> Result<RunningGateway, String> {
     })?;
     // Kerberos: the keytab is read and the acceptor credentials acquired now, so that a
     // missing or wrong keytab stops the start.
-    let kerberos = match config.kerberos() {
+    // The HTTP frontends have an acceptor of their own when they take a SPNEGO principal too.
+    let (kerberos, http_kerberos) = match config.kerberos() {
         Some(settings) => {
             let acceptor = Arc::new(GssAcceptor::open(&settings.principal, &settings.keytab)?);
-            tracing::info!(principal = %settings.principal, keytab = %settings.keytab.display(), "accepting Kerberos clients");
-            Some(acceptor)
+            let http = match &settings.spnego_principal {
+                Some(_) => Some(Arc::new(GssAcceptor::open_any(
+                    &settings.http_principals(),
+                    &settings.keytab,
+                )?)),
+                None => None,
+            };
+            tracing::info!(principal = %settings.principal, spnego_principal = settings.spnego_principal.as_deref().unwrap_or("none"), keytab = %settings.keytab.display(), "accepting Kerberos clients");
+            (Some(acceptor), http)
         }
-        None => None,
+        None => (None, None),
     };
     // One authenticator for every frontend: Thrift (SASL PLAIN, HTTP Basic) and REST; under
     // KERBEROS one that refuses every password, should a password reach it.
@@ -208,6 +216,7 @@ pub async fn start(mut config: ServerConfig) -> Result<RunningGateway, String> {
         kerberos: kerberos
             .clone()
             .map(|acceptor| acceptor as Arc<dyn KerberosAcceptor>),
+        http_kerberos: http_kerberos.map(|acceptor| acceptor as Arc<dyn KerberosAcceptor>),
         allow_sasl: true,
         // NOSASL carries no credentials.
         allow_nosasl: config.authentication.accepts_nosasl(),
@@ -237,7 +246,10 @@ pub async fn start(mut config: ServerConfig) -> Result<RunningGateway, String> {
         let api = Arc::new(RestApi {
             batches: batches.clone(),
             authenticator,
-            kerberos: options.kerberos.clone(),
+            kerberos: options
+                .http_kerberos
+                .clone()
+                .or_else(|| options.kerberos.clone()),
         });
         // REST sessions are calls on the same service the Thrift frontends serve.
         let statements = Arc::new(SessionsApi::new(

@@ -42,6 +42,10 @@ pub struct ServerOptions {
     /// (`Authorization: Negotiate`) on the HTTP port, and PLAIN, Basic and NOSASL clients
     /// refused whatever `allow_sasl` and `allow_nosasl` say; `None`: passwords.
     pub kerberos: Option<Arc<dyn KerberosAcceptor>>,
+    /// The HTTP port's acceptor when it takes more than `kerberos` does (HiveServer2's
+    /// SPNEGO principal, `HTTP/host@REALM`, besides the service principal); `None`: the
+    /// HTTP port uses `kerberos`.
+    pub http_kerberos: Option<Arc<dyn KerberosAcceptor>>,
     /// The binary port accepts SASL PLAIN clients.
     pub allow_sasl: bool,
     /// The binary port accepts raw TBinaryProtocol clients (no SASL, so no credentials).
@@ -75,6 +79,7 @@ impl Default for ServerOptions {
         Self {
             authenticator: Arc::new(AnyPassword),
             kerberos: None,
+            http_kerberos: None,
             allow_sasl: true,
             allow_nosasl: true,
             max_message_size: DEFAULT_MAX_MESSAGE_SIZE,

@@ -27,7 +27,7 @@ use super::cookie::CookieSigner;
 use super::{accept, next_connection_id, ConnectionObserver, ServerOptions, ServerTls};
 use crate::codec;
 use crate::dispatch::dispatch;
-use crate::kerberos::{accept_in_one_step, kerberos_required, short_name};
+use crate::kerberos::{accept_in_one_step, kerberos_required, short_name, KerberosAcceptor};
 use crate::service::{CallContext, CliService, Transport};
 
 /// The content type of Thrift over HTTP.
@@ -248,7 +248,7 @@ impl<S: CliService> Endpoint<S> {
                     tracing::debug!(%message, "HTTP request without credentials");
                 }
                 let mut response = text(StatusCode::UNAUTHORIZED, message);
-                let challenge = if self.options.kerberos.is_some() {
+                let challenge = if self.kerberos().is_some() {
                     "Negotiate"
                 } else {
                     "Basic realm=\"kumiho\""
@@ -333,6 +333,14 @@ impl<S: CliService> Endpoint<S> {
         response
     }
 
+    /// The acceptor of SPNEGO tokens, under Kerberos.
+    fn kerberos(&self) -> Option<&Arc<dyn KerberosAcceptor>> {
+        self.options
+            .http_kerberos
+            .as_ref()
+            .or(self.options.kerberos.as_ref())
+    }
+
     /// The user, from a valid cookie or else from Basic credentials or a SPNEGO token (then
     /// with a fresh cookie to set); `Err` with a message for the client.
     fn authenticate(&self, req: &Request<Incoming>) -> Result<Authenticated, String> {
@@ -349,7 +357,7 @@ impl<S: CliService> Endpoint<S> {
             });
         }
         let authorization = req.headers().get(header::AUTHORIZATION);
-        if let Some(kerberos) = &self.options.kerberos {
+        if let Some(kerberos) = self.kerberos() {
             let Some(authorization) = authorization else {
                 return Err(format!(
                     "authentication required: send a Kerberos ticket for {} with SPNEGO \
