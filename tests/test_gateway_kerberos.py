@@ -252,6 +252,16 @@ def test_rest_and_thrift_http_take_spnego_from_curl(gateway, kdc, tickets):
     assert status == "401" and "send a Kerberos ticket" in body, posted
 
 
+def test_tokens_are_never_logged(gateway, kdc, tickets):
+    """Kerberos and SPNEGO tokens are DER: base64 `YII...`. Accepted and refused ones alike
+    stay out of the log."""
+    batches = f"http://{HOST_NAME}:{gateway.rest_port}/api/v1/batches"
+    for service in (SERVICE, "other"):
+        curl_negotiate(kdc, tickets["alice"], batches, service=service)
+    requests.get(batches, headers={"Authorization": "Negotiate YIIforged"}, timeout=30)
+    assert "YII" not in gateway.log()
+
+
 def test_a_gateway_whose_clock_is_off_says_so(gateway_binary, kdc, tickets, tmp_path, monkeypatch):  # noqa: F811
     """A gateway 10 minutes ahead (libfaketime; Kerberos allows 5): the client is told
     "Clock skew too great" with what to check."""
