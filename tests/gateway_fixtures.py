@@ -98,7 +98,9 @@ class Gateway:
         self.process.wait()
 
 
-def start_gateway(binary: Path, work_dir: Path, cluster_dir: Path, *flags: str) -> Gateway:
+def start_gateway(binary: Path, work_dir: Path, cluster_dir: Path, *flags: str, env: dict | None = None) -> Gateway:
+    """Starts `kumiho` with `flags` on free ports; `env` (default: this process's) is its
+    environment, RUST_LOG aside."""
     # A free port for metrics too: Kyuubi's 10019 would let only one gateway start at a time.
     metrics = "--metrics-enabled" not in flags or flags[flags.index("--metrics-enabled") + 1] != "false"
     # REST too: Kyuubi's 10099 likewise.
@@ -117,7 +119,7 @@ def start_gateway(binary: Path, work_dir: Path, cluster_dir: Path, *flags: str) 
     ]
     stderr_file = tempfile.NamedTemporaryFile(prefix="kumiho-", suffix=".log", delete=False)
     process = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=stderr_file, text=True,
-                               env={**os.environ, "RUST_LOG": "info"})
+                               env={**(os.environ if env is None else env), "RUST_LOG": "info"})
     stderr_file.close()
     gateway = Gateway(process, work_dir, cluster_dir, Path(stderr_file.name))
     lines: queue.Queue = queue.Queue()

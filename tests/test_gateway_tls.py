@@ -5,14 +5,13 @@ client on a TLS port, or one that does not trust the certificate, is refused on 
 the others keep working. A missing or mismatched certificate or key stops the start, naming
 the file. Passwords are checked (authentication FILE): they now travel encrypted.
 
-The certificate is made here, self-signed for 127.0.0.1, with `openssl req -x509`; Java's
+The certificate is made by harness/tls.py, self-signed for 127.0.0.1, with `openssl req -x509`; Java's
 `keytool -importcert` makes the JKS trust store Hive JDBC reads.
 """
 
 import shutil
 import socket
 import subprocess
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -24,35 +23,10 @@ from gateway_fixtures import gateway_binary, gateway_dirs  # noqa: F401 (fixture
 from harness import hive
 from harness.beeline import run_beeline
 from harness.engine import HOST
+from harness.tls import TRUSTSTORE_PASSWORD, make_certificate
 
 PASSWORD = "alice-Passw0rd"
-TRUSTSTORE_PASSWORD = "changeit"
 NAMESPACE = "kumiho_tls"
-
-
-@dataclass
-class Certificate:
-    """A self-signed certificate, its key, and a JKS trust store holding the certificate."""
-
-    cert: Path
-    key: Path
-    truststore: Path
-
-
-def make_certificate(directory: Path, name: str) -> Certificate:
-    """What an operator does for a test deployment: a self-signed certificate for the
-    gateway's address (an IP SAN: Hive JDBC's HTTPS client checks the host name), then a
-    trust store for Java clients."""
-    directory.mkdir(parents=True, exist_ok=True)
-    cert, key, truststore = directory / f"{name}.pem", directory / f"{name}-key.pem", directory / f"{name}.jks"
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
-                    "-nodes", "-keyout", str(key), "-out", str(cert), "-days", "2", "-subj", f"/CN={name}",
-                    "-addext", f"subjectAltName=IP:{HOST},DNS:localhost"],
-                   check=True, capture_output=True)
-    subprocess.run(["keytool", "-importcert", "-noprompt", "-alias", name, "-file", str(cert),
-                    "-keystore", str(truststore), "-storetype", "JKS", "-storepass", TRUSTSTORE_PASSWORD],
-                   check=True, capture_output=True)
-    return Certificate(cert, key, truststore)
 
 
 @pytest.fixture(scope="module")

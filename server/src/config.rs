@@ -41,7 +41,8 @@ pub struct ServerConfig {
     pub batch_max_age: Duration,
     /// How clients prove who they are (Kyuubi's `kyuubi.authentication`): `NONE` takes any
     /// password (and NOSASL connections), `FILE` checks it against `password-file`, `LDAP`
-    /// by binding to `ldap-url` as the user.
+    /// by binding to `ldap-url` as the user, `KERBEROS` takes Kerberos tickets for
+    /// `kerberos-principal` (SASL GSSAPI, HTTP SPNEGO) and no passwords.
     #[serde(deserialize_with = "crate::cluster::by_name")]
     pub authentication: Authentication,
     /// Users and bcrypt hashes, one `user:hash` per line as `htpasswd -B` writes them; read
@@ -98,6 +99,19 @@ pub struct ServerConfig {
     /// `ldaps://` and StartTLS), in place of the system's trust store: a directory whose
     /// certificate an internal CA issued (Kyuubi reads them from the JVM's trust store).
     pub ldap_ca_file: Option<PathBuf>,
+    /// The gateway's service principal, `service/host@REALM`, `_HOST` standing for the host
+    /// name (`advertised-host`, else `bind-host` unless it is a wildcard, else the machine's
+    /// name), e.g. `kumiho/_HOST@EXAMPLE.COM` (Kyuubi's `kyuubi.kinit.principal`). Required
+    /// by `authentication: KERBEROS`; clients ask tickets for it (JDBC `principal=`).
+    pub kerberos_principal: Option<String>,
+    /// Keytab holding the key of `kerberos-principal` (Kyuubi's `kyuubi.kinit.keytab`).
+    /// Required by `authentication: KERBEROS`; read at start, which fails if it cannot be.
+    pub kerberos_keytab: Option<PathBuf>,
+    /// A second principal the HTTP frontends (Thrift HTTP, REST) take tickets for, besides
+    /// `kerberos-principal`: `HTTP/_HOST@REALM`, which curl, browsers and most HTTP
+    /// clients ask for (HiveServer2's `hive.server2.authentication.spnego.principal`,
+    /// Kyuubi's `kyuubi.spnego.principal`). Its key must be in `kerberos-keytab` too.
+    pub kerberos_spnego_principal: Option<String>,
     /// Directory with one YAML file per cluster; relative paths start at the working directory.
     pub cluster_configs: PathBuf,
     /// Where engine registries, launch locks and engine logs live (embedded registry).
@@ -182,13 +196,30 @@ pub enum Authentication {
     /// A bind to the `ldap-url` directory as the user ([`crate::ldap`]); NOSASL connections
     /// are refused.
     Ldap,
+    /// Kerberos tickets for `kerberos-principal` ([`crate::kerberos`]): SASL GSSAPI on the
+    /// binary port, SPNEGO on HTTP; PLAIN, Basic and NOSASL connections are refused.
+    Kerberos,
 }
 
 impl Authentication {
-    /// Whether clients' passwords are checked (and NOSASL connections, which carry none,
-    /// refused).
+    /// Whether clients' passwords are checked (FILE, LDAP).
     pub fn checks_passwords(self) -> bool {
-        self != Authentication::None
+        matches!(self, Authentication::File | Authentication::Ldap)
+    }
+
+    /// Whether NOSASL connections, which carry no credentials, are served (NONE only).
+    pub fn accepts_nosasl(self) -> bool {
+        self == Authentication::None
+    }
+
+    /// The name in settings (and Hive's `hive.server2.authentication`, but for FILE and LDAP).
+    pub fn name(self) -> &'static str {
+        match self {
+            Authentication::None => "NONE",
+            Authentication::File => "FILE",
+            Authentication::Ldap => "LDAP",
+            Authentication::Kerberos => "KERBEROS",
+        }
     }
 }
 
@@ -200,8 +231,9 @@ impl std::str::FromStr for Authentication {
             "NONE" => Ok(Authentication::None),
             "FILE" => Ok(Authentication::File),
             "LDAP" => Ok(Authentication::Ldap),
+            "KERBEROS" => Ok(Authentication::Kerberos),
             _ => Err(format!(
-                "authentication `{text}` is not supported; use NONE, FILE (with password-file) or LDAP (with ldap-url)"
+                "authentication `{text}` is not supported; use NONE, FILE (with password-file), LDAP (with ldap-url) or KERBEROS (with kerberos-principal and kerberos-keytab)"
             )),
         }
     }
@@ -268,6 +300,9 @@ impl Default for ServerConfig {
             ldap_custom_query: None,
             ldap_start_tls: false,
             ldap_ca_file: None,
+            kerberos_principal: None,
+            kerberos_keytab: None,
+            kerberos_spnego_principal: None,
             cluster_configs: PathBuf::from("cluster-configs"),
             work_dir: PathBuf::from("work"),
             default_cluster: "default".to_owned(),
@@ -326,8 +361,9 @@ pub struct Cli {
     /// Port of the REST API, `/api/v1` [default: 10099].
     #[arg(long)]
     pub rest_port: Option<u16>,
-    /// `NONE` (any password), `FILE` (checked against `--password-file`) or `LDAP` (a bind
-    /// to `--ldap-url` as the user).
+    /// `NONE` (any password), `FILE` (checked against `--password-file`), `LDAP` (a bind
+    /// to `--ldap-url` as the user) or `KERBEROS` (tickets for `--kerberos-principal`)
+    /// [default: NONE].
     #[arg(long)]
     pub authentication: Option<Authentication>,
     /// Users and bcrypt hashes as `htpasswd -B` writes them (authentication FILE).
@@ -382,6 +418,17 @@ pub struct Cli {
     /// system's trust store.
     #[arg(long)]
     pub ldap_ca_file: Option<PathBuf>,
+    /// Service principal for KERBEROS, e.g. `kumiho/_HOST@EXAMPLE.COM` (`_HOST`: this
+    /// host's name) [default: none].
+    #[arg(long)]
+    pub kerberos_principal: Option<String>,
+    /// Keytab with the key of `--kerberos-principal` [default: none].
+    #[arg(long)]
+    pub kerberos_keytab: Option<PathBuf>,
+    /// A principal the HTTP ports also take, e.g. `HTTP/_HOST@EXAMPLE.COM`, its key in
+    /// `--kerberos-keytab` [default: none, the HTTP ports take `--kerberos-principal` only].
+    #[arg(long)]
+    pub kerberos_spnego_principal: Option<String>,
     /// How long an ended REST batch is kept, e.g. `72h` or `P3D` [default: 72h].
     #[arg(long, value_parser = duration::parse)]
     pub batch_max_age: Option<Duration>,
@@ -501,6 +548,15 @@ impl Cli {
         if self.ldap_ca_file.is_some() {
             config.ldap_ca_file = self.ldap_ca_file;
         }
+        if self.kerberos_principal.is_some() {
+            config.kerberos_principal = self.kerberos_principal;
+        }
+        if self.kerberos_keytab.is_some() {
+            config.kerberos_keytab = self.kerberos_keytab;
+        }
+        if self.kerberos_spnego_principal.is_some() {
+            config.kerberos_spnego_principal = self.kerberos_spnego_principal;
+        }
         for (flag, setting) in [
             (self.ldap_url, &mut config.ldap_url),
             (self.ldap_base_dn, &mut config.ldap_base_dn),
@@ -589,6 +645,25 @@ impl ServerConfig {
                 .into_iter()
                 .find_map(|(key, set)| set.then_some(key))
             });
+        let kerberos_key = [
+            ("kerberos-principal", self.kerberos_principal.is_some()),
+            ("kerberos-keytab", self.kerberos_keytab.is_some()),
+            (
+                "kerberos-spnego-principal",
+                self.kerberos_spnego_principal.is_some(),
+            ),
+        ]
+        .into_iter()
+        .find_map(|(key, set)| set.then_some(key));
+        if self.authentication == Authentication::Kerberos {
+            return self.validate_kerberos(ldap_key);
+        }
+        if let Some(key) = kerberos_key {
+            return Err(format!(
+                "{key} is set but authentication is {}; set authentication to KERBEROS, or remove the kerberos-* settings",
+                self.authentication.name()
+            ));
+        }
         match self.authentication {
             Authentication::File if self.password_file.is_none() => Err(
                 "authentication FILE needs password-file: a file of `user:bcrypt-hash` lines (htpasswd -B)"
@@ -606,11 +681,57 @@ impl ServerConfig {
             other => match ldap_key {
                 Some(key) => Err(format!(
                     "{key} is set but authentication is {}; set authentication to LDAP, or remove the ldap-* settings",
-                    if other == Authentication::File { "FILE" } else { "NONE" }
+                    other.name()
                 )),
                 None => Ok(()),
             },
         }
+    }
+
+    /// KERBEROS needs a principal of the form clients take and a keytab (read at start), and
+    /// takes no password settings.
+    fn validate_kerberos(&self, ldap_key: Option<&str>) -> Result<(), String> {
+        if let Some(key) = ldap_key.or(self.password_file.as_ref().map(|_| "password-file")) {
+            return Err(format!(
+                "{key} is set but authentication is KERBEROS, which takes no passwords; remove it, or set authentication to FILE or LDAP"
+            ));
+        }
+        let Some(principal) = &self.kerberos_principal else {
+            return Err(
+                "authentication KERBEROS needs kerberos-principal, the gateway's service principal, e.g. kumiho/_HOST@EXAMPLE.COM"
+                    .to_owned(),
+            );
+        };
+        crate::kerberos::check_principal_form("kerberos-principal", principal)?;
+        if let Some(spnego) = &self.kerberos_spnego_principal {
+            crate::kerberos::check_principal_form("kerberos-spnego-principal", spnego)?;
+        }
+        if self.kerberos_keytab.is_none() {
+            return Err(format!(
+                "authentication KERBEROS needs kerberos-keytab, a keytab holding the key of {principal}"
+            ));
+        }
+        Ok(())
+    }
+
+    /// The service principal with `_HOST` replaced, and the keytab, under KERBEROS.
+    pub fn kerberos(&self) -> Option<crate::kerberos::KerberosSettings> {
+        if self.authentication != Authentication::Kerberos {
+            return None;
+        }
+        let host =
+            crate::discovery::advertised_host(self.advertised_host.as_deref(), &self.bind_host);
+        Some(crate::kerberos::KerberosSettings {
+            principal: crate::kerberos::service_principal(
+                self.kerberos_principal.as_deref()?,
+                &host,
+            ),
+            spnego_principal: self
+                .kerberos_spnego_principal
+                .as_deref()
+                .map(|spnego| crate::kerberos::service_principal(spnego, &host)),
+            keytab: self.kerberos_keytab.clone()?,
+        })
     }
 
     /// Parses a YAML settings file; errors name the file and line.
@@ -757,6 +878,9 @@ mod tests {
             "engine-binary",
             "ssl-cert-file",
             "ssl-key-file",
+            "kerberos-principal",
+            "kerberos-keytab",
+            "kerberos-spnego-principal",
         ];
         let applied_by_ldap = [
             "ldap-guid-key",
@@ -965,8 +1089,97 @@ mod tests {
             .validate()
             .unwrap_err()
             .contains("set authentication to FILE"));
-        let unknown = ServerConfig::from_yaml("authentication: KERBEROS\n").unwrap_err();
+        let unknown = ServerConfig::from_yaml("authentication: CUSTOM\n").unwrap_err();
         assert!(unknown.contains("use NONE, FILE"), "{unknown}");
+    }
+
+    #[test]
+    fn authentication_kerberos_needs_a_principal_and_a_keytab_and_no_passwords() {
+        let config = Cli::try_parse_from([
+            "kumiho",
+            "--authentication",
+            "kerberos",
+            "--kerberos-principal",
+            "kumiho/_HOST@EXAMPLE.COM",
+            "--kerberos-keytab",
+            "/etc/kumiho/kumiho.keytab",
+            "--advertised-host",
+            "GW1.example.com",
+        ])
+        .unwrap()
+        .into_config()
+        .unwrap();
+        assert_eq!(config.authentication, Authentication::Kerberos);
+        let settings = config.kerberos().unwrap();
+        assert_eq!(settings.principal, "kumiho/gw1.example.com@EXAMPLE.COM");
+        assert_eq!(settings.keytab, PathBuf::from("/etc/kumiho/kumiho.keytab"));
+        assert_eq!(settings.spnego_principal, None);
+        assert_eq!(
+            settings.http_principals(),
+            ["kumiho/gw1.example.com@EXAMPLE.COM"]
+        );
+        let with_spnego = ServerConfig {
+            kerberos_spnego_principal: Some("HTTP/_HOST@EXAMPLE.COM".to_owned()),
+            ..config.clone()
+        };
+        assert_eq!(with_spnego.validate(), Ok(()));
+        assert_eq!(
+            with_spnego.kerberos().unwrap().http_principals(),
+            [
+                "kumiho/gw1.example.com@EXAMPLE.COM",
+                "HTTP/gw1.example.com@EXAMPLE.COM"
+            ]
+        );
+        let bad_spnego = ServerConfig {
+            kerberos_spnego_principal: Some("HTTP".to_owned()),
+            ..config.clone()
+        };
+        assert!(bad_spnego
+            .validate()
+            .unwrap_err()
+            .starts_with("kerberos-spnego-principal `HTTP` must be service/host@REALM"));
+        assert!(
+            !config.authentication.accepts_nosasl() && !config.authentication.checks_passwords()
+        );
+
+        let error = |yaml: &str| {
+            ServerConfig::from_yaml(yaml)
+                .unwrap()
+                .validate()
+                .unwrap_err()
+        };
+        let keytab = "kerberos-keytab: /k\n";
+        assert!(error("authentication: KERBEROS\n").contains("needs kerberos-principal"));
+        assert!(
+            error("authentication: KERBEROS\nkerberos-principal: kumiho/h@R\n")
+                .contains("needs kerberos-keytab")
+        );
+        let bad_form = error(&format!(
+            "authentication: KERBEROS\nkerberos-principal: kumiho@R\n{keytab}"
+        ));
+        assert!(bad_form.contains("service/host@REALM"), "{bad_form}");
+        let with_password_file = error(&format!(
+            "authentication: KERBEROS\nkerberos-principal: kumiho/h@R\n{keytab}password-file: /p\n"
+        ));
+        assert!(
+            with_password_file.contains("password-file is set but authentication is KERBEROS"),
+            "{with_password_file}"
+        );
+        let with_ldap = error(&format!(
+            "authentication: KERBEROS\nkerberos-principal: kumiho/h@R\n{keytab}ldap-url: ldap://l\n"
+        ));
+        assert!(
+            with_ldap.contains("ldap-url is set but authentication is KERBEROS"),
+            "{with_ldap}"
+        );
+        let stray = error(keytab);
+        assert!(
+            stray.contains("kerberos-keytab is set but authentication is NONE"),
+            "{stray}"
+        );
+        assert!(error("kerberos-spnego-principal: HTTP/h@R\n")
+            .contains("kerberos-spnego-principal is set but authentication is NONE"));
+        assert_eq!(ServerConfig::default().kerberos(), None);
     }
 
     #[test]

@@ -4,7 +4,9 @@
 //! `/NS`, picks a child at random and reads its data, `key=value` pairs separated by `;`
 //! (Hive JDBC 2.3's `ZooKeeperHiveClientHelper`: it reads the bind host, the port, the
 //! transport mode, the HTTP path and port, and NOSASL among the authentication values; we
-//! write NONE, or CUSTOM when passwords are checked; and `hive.server2.use.SSL`, which it
+//! write NONE, CUSTOM when passwords are checked, or KERBEROS with
+//! `hive.server2.authentication.kerberos.principal`, which it copies to the URL's
+//! `principal` unless the URL sets it; and `hive.server2.use.SSL`, which it
 //! copies to the URL's `ssl` unless the URL sets it: we write `true` when the frontends
 //! serve TLS, so that a client finding the gateway this way connects with TLS). The
 //! node is `/NS/serverUri=host:port;version=V;sequence=NNNNNNNNNN`, Kyuubi's and HiveServer2's
@@ -67,8 +69,11 @@ pub struct Advertised {
     pub transport: HaTransportMode,
     /// The gateway's version.
     pub version: String,
-    /// Whether clients must send a password the gateway checks (authentication FILE).
+    /// Whether clients must send a password the gateway checks (authentication FILE, LDAP).
     pub checks_passwords: bool,
+    /// The service principal clients ask tickets for (authentication KERBEROS), `_HOST`
+    /// already replaced.
+    pub kerberos_principal: Option<String>,
     /// Whether the frontends serve TLS (`ssl-cert-file`).
     pub use_ssl: bool,
 }
@@ -110,12 +115,18 @@ impl Advertised {
         }
         // Hive's names: NONE takes any password (and NOSASL on the binary port); CUSTOM, a
         // checked password. Hive JDBC connects with SASL PLAIN either way.
-        let authentication = if self.checks_passwords {
-            "CUSTOM"
-        } else {
-            "NONE"
+        let authentication = match (&self.kerberos_principal, self.checks_passwords) {
+            (Some(_), _) => "KERBEROS",
+            (None, true) => "CUSTOM",
+            (None, false) => "NONE",
         };
         pairs.push(("hive.server2.authentication", authentication.to_owned()));
+        if let Some(principal) = &self.kerberos_principal {
+            pairs.push((
+                "hive.server2.authentication.kerberos.principal",
+                principal.clone(),
+            ));
+        }
         // Hive JDBC sets the URL's `ssl` from it (unless the URL sets `ssl`); the trust store
         // still comes from the URL (`sslTrustStore`), else the JVM's default.
         if self.use_ssl {
@@ -390,6 +401,7 @@ mod tests {
             transport,
             version: "0.1.0".to_owned(),
             checks_passwords: false,
+            kerberos_principal: None,
             use_ssl: false,
         }
     }
@@ -413,6 +425,22 @@ mod tests {
         assert!(checked
             .node_data()
             .ends_with(";hive.server2.authentication=CUSTOM"));
+    }
+
+    #[test]
+    fn kerberos_registrations_name_the_principal_for_hive_jdbc() {
+        let kerberos = Advertised {
+            kerberos_principal: Some("kumiho/gw1.example.com@EXAMPLE.COM".to_owned()),
+            ..advertised(HaTransportMode::Binary)
+        };
+        assert!(
+            kerberos.node_data().ends_with(
+                ";hive.server2.authentication=KERBEROS;\
+                 hive.server2.authentication.kerberos.principal=kumiho/gw1.example.com@EXAMPLE.COM"
+            ),
+            "{}",
+            kerberos.node_data()
+        );
     }
 
     #[test]

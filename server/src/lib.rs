@@ -46,6 +46,8 @@
 //!   records.
 //! - [`password_file`], [`ldap`]: authentication FILE and LDAP, sharing
 //!   [`password_check`]'s memory of passwords that matched.
+//! - [`kerberos`]: authentication KERBEROS: the service principal, its keytab, and MIT
+//!   krb5's GSS-API accepting tickets (SASL GSSAPI, SPNEGO).
 //! - [`server`]: services started in order and stopped in reverse.
 //! - [`secret`], [`duration`]: the internal engine secret; durations as operators write them.
 #![forbid(unsafe_code)]
@@ -57,6 +59,7 @@ pub mod discovery;
 pub mod duration;
 pub mod engine_connect;
 pub mod errors;
+pub mod kerberos;
 pub mod ldap;
 pub mod metrics;
 pub mod operation;

@@ -13,6 +13,11 @@ fn main() -> std::process::ExitCode {
             return std::process::ExitCode::from(2);
         }
     };
+    // MIT krb5 finds the keytab through the environment, which is safe to change only while
+    // this is the one thread.
+    if let Some(kerberos) = config.kerberos() {
+        kumiho_server::kerberos::use_keytab(&kerberos.keytab);
+    }
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::new(&config.log_level))
         .with_target(false)

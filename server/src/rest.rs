@@ -53,8 +53,10 @@ use hyper::header::{self, HeaderValue};
 use hyper::{Method, Request, Response, StatusCode};
 use kumiho_engine_launcher::batch::BatchType;
 use kumiho_thrift::auth::Authenticator;
+use kumiho_thrift::kerberos::{accept_in_one_step, short_name, KerberosAcceptor};
 use kumiho_thrift::server::{
-    basic_credentials, method_not_allowed, serve_http1_tls, text_response, ServerTls,
+    basic_credentials, method_not_allowed, negotiate_token, serve_http1_tls, text_response,
+    ServerTls,
 };
 use serde::Serialize;
 use tokio::net::TcpListener;
@@ -90,6 +92,8 @@ const DEFAULT_PAGE: usize = 100;
 pub struct RestApi {
     pub batches: Arc<BatchManager>,
     pub authenticator: Arc<dyn Authenticator>,
+    /// Authentication KERBEROS: SPNEGO (`Authorization: Negotiate`) instead of Basic.
+    pub kerberos: Option<Arc<dyn KerberosAcceptor>>,
 }
 
 /// Serves the API on `listener` until `shutdown`; sessions and operations when `sessions`
@@ -235,9 +239,14 @@ impl RestApi {
             Ok(user) => user,
             Err(message) => {
                 let mut response = text_response(StatusCode::UNAUTHORIZED, format!("{message}\n"));
+                let challenge = if self.kerberos.is_some() {
+                    "Negotiate"
+                } else {
+                    "Basic realm=\"kumiho\""
+                };
                 response.headers_mut().insert(
                     header::WWW_AUTHENTICATE,
-                    HeaderValue::from_static("Basic realm=\"kumiho\""),
+                    HeaderValue::from_static(challenge),
                 );
                 return response;
             }
@@ -419,8 +428,23 @@ impl RestApi {
             .map(|batch| json(&batch)))
     }
 
-    /// The user of Basic credentials, checked by the authenticator.
+    /// The user of Basic credentials, checked by the authenticator; under KERBEROS, the short
+    /// name of the principal whose SPNEGO token is accepted (one token per request: the API
+    /// sets no cookie).
     fn authenticate<B>(&self, req: &Request<B>) -> Result<String, String> {
+        if let Some(kerberos) = &self.kerberos {
+            let authorization = req.headers().get(header::AUTHORIZATION).ok_or_else(|| {
+                format!(
+                    "authentication required: send a Kerberos ticket for {} with SPNEGO \
+                     (curl --negotiate -u : --service-name {})",
+                    kerberos.principal(),
+                    short_name(kerberos.principal())
+                )
+            })?;
+            let token = negotiate_token(authorization)?;
+            let (principal, _) = accept_in_one_step(kerberos.as_ref(), &token)?;
+            return Ok(short_name(&principal).to_owned());
+        }
         let authorization = req.headers().get(header::AUTHORIZATION).ok_or(
             "authentication required: send HTTP Basic credentials (curl -u user:password)",
         )?;

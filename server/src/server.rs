@@ -19,6 +19,7 @@ use std::time::Duration;
 
 use kumiho_engine_launcher::{DataFusionBuilder, HostGroupProvider, Launcher, SparkBuilder};
 use kumiho_thrift::auth::{AnyPassword, Authenticator};
+use kumiho_thrift::kerberos::KerberosAcceptor;
 use kumiho_thrift::server::{serve_binary, serve_http, ServerOptions, ServerTls};
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
@@ -28,6 +29,7 @@ use crate::batch::BatchManager;
 use crate::cluster::{watcher, ClusterRegistry};
 use crate::config::{Authentication, ServerConfig};
 use crate::discovery::{advertised_host, Advertised, Ensemble, GatewayRegistration};
+use crate::kerberos::{GssAcceptor, KerberosOnly};
 use crate::ldap::{LdapAuthenticator, LdapSettings};
 use crate::metrics::{Metered, Metrics};
 use crate::password_file::PasswordFile;
@@ -81,13 +83,40 @@ pub async fn start(mut config: ServerConfig) -> Result<RunningGateway, String> {
             config.work_dir.display()
         )
     })?;
-    // One authenticator for every frontend: Thrift (SASL PLAIN, HTTP Basic) and REST.
+    // Kerberos: the keytab is read and the acceptor credentials acquired now, so that a
+    // missing or wrong keytab stops the start.
+    // The HTTP frontends have an acceptor of their own when they take a SPNEGO principal too.
+    let (kerberos, http_kerberos) = match config.kerberos() {
+        Some(settings) => {
+            let acceptor = Arc::new(GssAcceptor::open(&settings.principal, &settings.keytab)?);
+            let http = match &settings.spnego_principal {
+                Some(_) => Some(Arc::new(GssAcceptor::open_any(
+                    &settings.http_principals(),
+                    &settings.keytab,
+                )?)),
+                None => None,
+            };
+            tracing::info!(principal = %settings.principal, spnego_principal = settings.spnego_principal.as_deref().unwrap_or("none"), keytab = %settings.keytab.display(), "accepting Kerberos clients");
+            (Some(acceptor), http)
+        }
+        None => (None, None),
+    };
+    // One authenticator for every frontend: Thrift (SASL PLAIN, HTTP Basic) and REST; under
+    // KERBEROS one that refuses every password, should a password reach it.
     let authenticator: Arc<dyn Authenticator> = match (config.authentication, &config.password_file)
     {
         (Authentication::File, Some(path)) => Arc::new(PasswordFile::open(path)?),
         (Authentication::Ldap, _) => {
             Arc::new(LdapAuthenticator::new(LdapSettings::from_config(&config)?))
         }
+        (Authentication::Kerberos, _) => match &kerberos {
+            Some(acceptor) => Arc::new(KerberosOnly::new(acceptor)),
+            None => {
+                return Err(
+                    "authentication KERBEROS needs kerberos-principal and kerberos-keytab".into(),
+                )
+            }
+        },
         _ => Arc::new(AnyPassword),
     };
     // TLS for the binary, HTTP and REST frontends: a bad certificate or key stops the start.
@@ -185,9 +214,13 @@ pub async fn start(mut config: ServerConfig) -> Result<RunningGateway, String> {
     ));
     let options = Arc::new(ServerOptions {
         authenticator: authenticator.clone(),
+        kerberos: kerberos
+            .clone()
+            .map(|acceptor| acceptor as Arc<dyn KerberosAcceptor>),
+        http_kerberos: http_kerberos.map(|acceptor| acceptor as Arc<dyn KerberosAcceptor>),
         allow_sasl: true,
-        // NOSASL carries no password.
-        allow_nosasl: !config.authentication.checks_passwords(),
+        // NOSASL carries no credentials.
+        allow_nosasl: config.authentication.accepts_nosasl(),
         max_message_size: config.max_message_size,
         http_path: config.http_path.trim_matches('/').to_owned(),
         cookie_secret,
@@ -206,7 +239,7 @@ pub async fn start(mut config: ServerConfig) -> Result<RunningGateway, String> {
             "http frontend",
             spawn_frontend(
                 "http",
-                serve_http(http, gateway.clone(), options, frontends.clone()),
+                serve_http(http, gateway.clone(), options.clone(), frontends.clone()),
             ),
         ),
     ];
@@ -219,12 +252,17 @@ pub async fn start(mut config: ServerConfig) -> Result<RunningGateway, String> {
         transport: config.ha_transport_mode,
         version: env!("CARGO_PKG_VERSION").to_owned(),
         checks_passwords: config.authentication.checks_passwords(),
+        kerberos_principal: kerberos.as_ref().map(|k| k.principal().to_owned()),
         use_ssl: tls.is_some(),
     };
     if let (Some(listener), Some(batches)) = (rest_listener, &batches) {
         let api = Arc::new(RestApi {
             batches: batches.clone(),
             authenticator,
+            kerberos: options
+                .http_kerberos
+                .clone()
+                .or_else(|| options.kerberos.clone()),
         });
         // REST sessions are calls on the same service the Thrift frontends serve.
         let directory = GatewayDirectory {

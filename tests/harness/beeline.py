@@ -63,12 +63,14 @@ def run_beeline(
     user: str = "alice",
     password: str = "x",
     timeout: float = BEELINE_TIMEOUT_S,
+    env: dict | None = None,
 ) -> BeelineRun:
     """Runs the statements (one per line, no trailing ';') as one beeline script.
     Beeline commands (`!tables`, `!primarykeys t`) run as they are: beeline would read a
     `;` after them as part of their argument.
 
-    One JVM serves all statements of a call: batch what a test needs.
+    One JVM serves all statements of a call: batch what a test needs. `env` (default: this
+    process's) is beeline's environment, SPARK_HOME aside.
     """
     for statement in statements:
         assert "\n" not in statement, "one line per statement keeps the prompts aligned"
@@ -92,7 +94,7 @@ def run_beeline(
             capture_output=True,
             text=True,
             timeout=timeout,
-            env={**os.environ, "SPARK_HOME": str(SPARK_HOME)},
+            env={**(os.environ if env is None else env), "SPARK_HOME": str(SPARK_HOME)},
         )
         return BeelineRun(completed.returncode, completed.stdout, completed.stderr, len(statements))
     except subprocess.TimeoutExpired as hung:

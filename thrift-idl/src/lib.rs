@@ -16,8 +16,10 @@
 //! - [`codec`]: finding, reading and building whole messages in memory, with length checks.
 //! - [`error`]: [`error::WireError`], what went wrong on a connection and whose fault.
 //! - [`connection`]: a binary connection that reads and writes whole messages, raw or framed.
-//! - [`sasl`]: SASL PLAIN negotiation, server and client side.
+//! - [`sasl`]: SASL PLAIN negotiation, server and client side; SASL GSSAPI, server side.
 //! - [`auth`]: [`auth::Authenticator`], checking PLAIN and HTTP Basic credentials.
+//! - [`kerberos`]: [`kerberos::KerberosAcceptor`], accepting Kerberos clients (SASL GSSAPI,
+//!   HTTP SPNEGO) through a GSS-API library the server supplies.
 //! - [`dispatch`]: from a call message to its reply through a [`service::CliService`].
 //! - [`server`]: the binary port (SASL and NOSASL) and the HTTP port.
 //! - [`client`]: an async client over one binary connection.
@@ -42,6 +44,7 @@ pub mod connection;
 pub mod dispatch;
 pub mod error;
 pub mod handle;
+pub mod kerberos;
 pub mod rowset;
 pub mod sasl;
 pub mod server;

@@ -1,4 +1,5 @@
-//! SASL PLAIN negotiation as Thrift's `TSaslTransport` does it, server side and client side.
+//! SASL negotiation as Thrift's `TSaslTransport` does it: PLAIN server side and client
+//! side, and GSSAPI (Kerberos) server side in [`gssapi`].
 //!
 //! Every negotiation frame is `[status u8][length u32 BE][payload]`. The client sends START
 //! with the mechanism name, then the PLAIN response `authzid \0 authcid \0 password` with
@@ -12,6 +13,10 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use crate::auth::Authenticator;
 use crate::connection::{Connection, Framing};
 use crate::error::WireError;
+
+mod gssapi;
+
+pub use gssapi::{accept_gssapi, layer, LayerChoice, GSSAPI, MAX_BUFFER};
 
 /// Negotiation frame statuses.
 pub mod status {
@@ -122,6 +127,15 @@ pub async fn accept_plain<S: AsyncRead + AsyncWrite + Unpin>(
     authenticator: &dyn Authenticator,
 ) -> Result<String, WireError> {
     let result = negotiate(conn, authenticator).await;
+    finish(conn, result).await
+}
+
+/// Ends a server-side negotiation: COMPLETE and data frames from now on, or BAD or ERROR
+/// with the reason (nothing when the connection itself failed).
+async fn finish<S: AsyncRead + AsyncWrite + Unpin>(
+    conn: &mut Connection<S>,
+    result: Result<String, Refusal>,
+) -> Result<String, WireError> {
     match &result {
         Ok(_) => conn.write_raw(&encode_frame(status::COMPLETE, &[])).await?,
         Err(Refusal::Bad(message)) => {
@@ -154,10 +168,10 @@ enum Refusal {
     Wire(WireError),
 }
 
-async fn negotiate<S: AsyncRead + AsyncWrite + Unpin>(
+/// Reads the client's START frame: the mechanism it asks for.
+async fn read_start<S: AsyncRead + AsyncWrite + Unpin>(
     conn: &mut Connection<S>,
-    authenticator: &dyn Authenticator,
-) -> Result<String, Refusal> {
+) -> Result<Vec<u8>, Refusal> {
     let (status, mechanism) = read_frame(conn)
         .await
         .map_err(Refusal::Wire)?
@@ -167,9 +181,18 @@ async fn negotiate<S: AsyncRead + AsyncWrite + Unpin>(
             "expected a SASL START frame, got status {status}"
         )));
     }
+    Ok(mechanism)
+}
+
+async fn negotiate<S: AsyncRead + AsyncWrite + Unpin>(
+    conn: &mut Connection<S>,
+    authenticator: &dyn Authenticator,
+) -> Result<String, Refusal> {
+    let mechanism = read_start(conn).await?;
     if mechanism != PLAIN.as_bytes() {
         return Err(Refusal::Bad(format!(
-            "unsupported SASL mechanism '{}': this server offers PLAIN only",
+            "unsupported SASL mechanism '{}': this server offers PLAIN only (its \
+             authentication is not KERBEROS): connect with a user and password",
             String::from_utf8_lossy(&mechanism)
         )));
     }

@@ -1,5 +1,5 @@
-//! Serving [`CliService`] to clients: the binary port (SASL PLAIN and NOSASL on one port)
-//! and the HTTP port, with the options they share, each in plaintext or under TLS
+//! Serving [`CliService`] to clients: the binary port (SASL PLAIN and NOSASL on one port, or
+//! SASL GSSAPI alone with Kerberos) and the HTTP port (Basic, or SPNEGO with Kerberos), with the options they share, each in plaintext or under TLS
 //! ([`ServerTls`]: TLS first, then SASL or NOSASL inside on the binary port; HTTPS on the HTTP
 //! port).
 //!
@@ -19,6 +19,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::auth::{AnyPassword, Authenticator};
 use crate::codec::DEFAULT_MAX_MESSAGE_SIZE;
+use crate::kerberos::KerberosAcceptor;
 
 mod binary;
 mod cookie;
@@ -27,8 +28,8 @@ mod tls;
 
 pub use binary::{serve_binary, serve_local};
 pub use http::{
-    basic_credentials, method_not_allowed, serve_http, serve_http1, serve_http1_tls,
-    text as text_response,
+    basic_credentials, method_not_allowed, negotiate_token, serve_http, serve_http1,
+    serve_http1_tls, text as text_response,
 };
 pub use tls::{read_certificates, ServerTls, RELOAD_CHECK as TLS_RELOAD_CHECK};
 
@@ -37,6 +38,14 @@ pub use tls::{read_certificates, ServerTls, RELOAD_CHECK as TLS_RELOAD_CHECK};
 pub struct ServerOptions {
     /// Checks SASL PLAIN and HTTP Basic credentials.
     pub authenticator: Arc<dyn Authenticator>,
+    /// Kerberos instead of passwords: SASL GSSAPI on the binary port and SPNEGO
+    /// (`Authorization: Negotiate`) on the HTTP port, and PLAIN, Basic and NOSASL clients
+    /// refused whatever `allow_sasl` and `allow_nosasl` say; `None`: passwords.
+    pub kerberos: Option<Arc<dyn KerberosAcceptor>>,
+    /// The HTTP port's acceptor when it takes more than `kerberos` does (HiveServer2's
+    /// SPNEGO principal, `HTTP/host@REALM`, besides the service principal); `None`: the
+    /// HTTP port uses `kerberos`.
+    pub http_kerberos: Option<Arc<dyn KerberosAcceptor>>,
     /// The binary port accepts SASL PLAIN clients.
     pub allow_sasl: bool,
     /// The binary port accepts raw TBinaryProtocol clients (no SASL, so no credentials).
@@ -69,6 +78,8 @@ impl Default for ServerOptions {
     fn default() -> Self {
         Self {
             authenticator: Arc::new(AnyPassword),
+            kerberos: None,
+            http_kerberos: None,
             allow_sasl: true,
             allow_nosasl: true,
             max_message_size: DEFAULT_MAX_MESSAGE_SIZE,
@@ -83,6 +94,10 @@ impl Default for ServerOptions {
 impl std::fmt::Debug for ServerOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ServerOptions")
+            .field(
+                "kerberos",
+                &self.kerberos.as_ref().map(|kerberos| kerberos.principal()),
+            )
             .field("allow_sasl", &self.allow_sasl)
             .field("allow_nosasl", &self.allow_nosasl)
             .field("max_message_size", &self.max_message_size)

@@ -47,8 +47,9 @@ pub struct CallContext {
     pub connection_id: u64,
     pub peer: SocketAddr,
     pub transport: Transport,
-    /// The user the transport authenticated (SASL PLAIN authcid, HTTP Basic user or cookie);
-    /// `None` for NOSASL, where the user arrives only in `TOpenSessionReq.username`.
+    /// The user the transport authenticated (SASL PLAIN authcid, HTTP Basic user or cookie,
+    /// or the short name of a Kerberos principal: SASL GSSAPI, SPNEGO); `None` for NOSASL,
+    /// where the user arrives only in `TOpenSessionReq.username`.
     pub user: Option<String>,
     /// Work the service leaves for after the reply is written.
     pub after_reply: AfterReply,

@@ -1,5 +1,6 @@
-//! The HTTP port end to end with hyper's client: Basic credentials, the auth cookie, wrong
-//! paths and methods, refused credentials and oversized bodies.
+//! The HTTP port end to end with hyper's client: Basic credentials, SPNEGO (with a stand-in
+//! Kerberos acceptor), the auth cookie, wrong paths and methods, refused credentials and
+//! oversized bodies.
 
 mod common;
 
@@ -19,6 +20,7 @@ use kumiho_thrift::binary::message_type;
 use kumiho_thrift::cli::*;
 use kumiho_thrift::codec::{self, exception_kind};
 use kumiho_thrift::error::WireError;
+use kumiho_thrift::kerberos::{AcceptContext, KerberosAcceptor, Step};
 use kumiho_thrift::server::ServerOptions;
 use kumiho_thrift::service::Transport;
 use tokio::net::TcpStream;
@@ -33,6 +35,7 @@ struct HttpReply {
     status: StatusCode,
     content_type: Option<String>,
     set_cookie: Option<String>,
+    www_authenticate: Option<String>,
     body: Bytes,
 }
 
@@ -68,6 +71,7 @@ impl HttpClient {
             status: resp.status(),
             content_type: text(resp.headers().get(header::CONTENT_TYPE)),
             set_cookie: text(resp.headers().get(header::SET_COOKIE)),
+            www_authenticate: text(resp.headers().get(header::WWW_AUTHENTICATE)),
             body: resp.into_body().collect().await.unwrap().to_bytes(),
         }
     }
@@ -337,5 +341,104 @@ async fn a_call_whose_client_hangs_up_runs_to_its_end() {
         );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+    server.stop().await;
+}
+
+/// Accepts the token `ticket` in one step as `alice/admin@EXAMPLE.COM`, answering `ap-rep`;
+/// refuses anything else with a GSS-like text.
+struct StandInKerberos;
+
+struct StandInContext;
+
+impl KerberosAcceptor for StandInKerberos {
+    fn principal(&self) -> &str {
+        "kumiho/gw@EXAMPLE.COM"
+    }
+    fn start(&self) -> Box<dyn AcceptContext> {
+        Box::new(StandInContext)
+    }
+}
+
+impl AcceptContext for StandInContext {
+    fn step(&mut self, token: &[u8]) -> Result<Step, String> {
+        match token {
+            b"ticket" => Ok(Step::Established(Some(b"ap-rep".to_vec()))),
+            _ => Err("Clock skew too great".into()),
+        }
+    }
+    fn client_principal(&self) -> Result<String, String> {
+        Ok("alice/admin@EXAMPLE.COM".into())
+    }
+    fn wrap(&mut self, _: &[u8]) -> Result<Vec<u8>, String> {
+        unreachable!("HTTP wraps nothing")
+    }
+    fn unwrap(&mut self, _: &[u8]) -> Result<Vec<u8>, String> {
+        unreachable!("HTTP unwraps nothing")
+    }
+}
+
+#[tokio::test]
+async fn spnego_then_the_cookie_and_no_passwords_under_kerberos() {
+    let mut server = TestServer::start(
+        Port::Http,
+        ServerOptions {
+            kerberos: Some(Arc::new(StandInKerberos)),
+            ..ServerOptions::default()
+        },
+    )
+    .await;
+    let mut client = HttpClient::connect(&server).await;
+    // No credentials, or a password: the Negotiate challenge, and what to send.
+    for headers in [vec![], vec![basic("alice", "pw")]] {
+        let reply = client.call("GetInfo", &get_info_req(), &headers).await;
+        assert_eq!(reply.status, StatusCode::UNAUTHORIZED);
+        assert_eq!(reply.www_authenticate.as_deref(), Some("Negotiate"));
+        assert!(
+            body_text(&reply).contains("Negotiate"),
+            "{}",
+            body_text(&reply)
+        );
+    }
+    let negotiate = |token: &[u8]| {
+        (
+            "authorization",
+            format!("Negotiate {}", STANDARD.encode(token)),
+        )
+    };
+    let reply = client
+        .call("GetInfo", &get_info_req(), &[negotiate(b"stale")])
+        .await;
+    assert_eq!(reply.status, StatusCode::UNAUTHORIZED);
+    let text = body_text(&reply);
+    assert!(
+        text.contains("Clock skew too great") && text.contains("kumiho/gw@EXAMPLE.COM"),
+        "{text}"
+    );
+
+    // A ticket: the principal's short name, the AP-REP back, and a cookie.
+    let reply = client
+        .call(
+            "OpenSession",
+            &open_session_req("ignored"),
+            &[negotiate(b"ticket")],
+        )
+        .await;
+    let resp: TOpenSessionResp = decode_reply(&reply, "OpenSession");
+    assert_eq!(resp.configuration.unwrap()["user"], "alice");
+    assert_eq!(
+        reply.www_authenticate,
+        Some(format!("Negotiate {}", STANDARD.encode(b"ap-rep")))
+    );
+    let cookie = reply.set_cookie.expect("a hive.server2.auth cookie");
+    let cookie = cookie.split(';').next().unwrap().to_owned();
+    let reply = client
+        .call(
+            "OpenSession",
+            &open_session_req("ignored"),
+            &[("cookie", cookie)],
+        )
+        .await;
+    let resp: TOpenSessionResp = decode_reply(&reply, "OpenSession");
+    assert_eq!(resp.configuration.unwrap()["user"], "alice");
     server.stop().await;
 }

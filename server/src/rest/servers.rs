@@ -151,6 +151,7 @@ pub(super) fn advertised_for_tests(
         transport,
         version: "1.2.0".to_owned(),
         checks_passwords: false,
+        kerberos_principal: None,
         use_ssl: false,
     }
 }
@@ -188,6 +189,31 @@ mod tests {
         let http = advertised(HaTransportMode::Http);
         let server = server_data("/kumiho", &http.node_prefix(), &http.node_data()).unwrap();
         assert_eq!(server.instance, "gw1.example.com:10010");
+    }
+
+    #[tokio::test]
+    async fn an_ensemble_that_does_not_answer_is_named_in_the_answer() {
+        let unused = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let address = unused.local_addr().unwrap().to_string();
+        drop(unused);
+        let directory = GatewayDirectory {
+            advertised: advertised(HaTransportMode::Binary),
+            ha: Some((
+                Ensemble {
+                    addresses: address.clone(),
+                    session_timeout: std::time::Duration::from_secs(2),
+                    connect_timeout: std::time::Duration::from_millis(300),
+                },
+                "kumiho".to_owned(),
+            )),
+        };
+        let error = directory.list().await.unwrap_err();
+        assert!(matches!(error, GatewayError::Upstream(_)), "{error:?}");
+        let message = error.to_string();
+        assert!(
+            message.contains("/kumiho") && message.contains(&address),
+            "{message}"
+        );
     }
 
     #[test]

@@ -61,6 +61,7 @@ fn fixture() -> Fixture {
         api: RestApi {
             batches,
             authenticator: Arc::new(AnyPassword),
+            kerberos: None,
         },
         _dir: dir,
     }
@@ -733,6 +734,7 @@ async fn a_restarted_manager_follows_a_batch_whose_process_lives_and_can_cancel_
     let restarted = RestApi {
         batches: f.another_gateway("h:1"),
         authenticator: Arc::new(AnyPassword),
+        kerberos: None,
     };
     let running = on_batch(&restarted, "GET", &long, "alice").await;
     assert_eq!(running["state"], "RUNNING");
@@ -947,6 +949,7 @@ async fn gateways_sharing_a_work_directory_serve_each_others_batches() {
         let api = Arc::new(RestApi {
             batches: f.another_gateway(&instance),
             authenticator: Arc::new(AnyPassword),
+            kerberos: None,
         });
         let shutdown = CancellationToken::new();
         let server = tokio::spawn(serve(

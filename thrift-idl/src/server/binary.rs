@@ -1,5 +1,6 @@
 //! The binary port: SASL PLAIN and NOSASL clients on one listener, told apart by the first
-//! byte of each connection; under TLS when the options hold a [`ServerTls`] (TLS first, then
+//! byte of each connection, or SASL GSSAPI clients alone when the options hold a Kerberos
+//! acceptor; under TLS when the options hold a [`ServerTls`] (TLS first, then
 //! SASL or NOSASL inside, as HiveServer2's `hive.server2.use.SSL`).
 
 use std::future::Future;
@@ -21,6 +22,7 @@ use crate::codec::{self, exception_kind};
 use crate::connection::{Connection, Framing};
 use crate::dispatch::{dispatch, Outgoing};
 use crate::error::WireError;
+use crate::kerberos::{kerberos_required, short_name};
 use crate::sasl;
 use crate::service::{CallContext, CliService, Transport};
 
@@ -166,30 +168,43 @@ async fn handle<S: CliService, T: AsyncRead + AsyncWrite + Unpin>(
     let result = match first[0] {
         sasl::status::START => {
             let mut conn = Connection::with_buffered(stream, Framing::Raw, max, first);
-            if options.allow_sasl {
-                match sasl::accept_plain(&mut conn, options.authenticator.as_ref()).await {
-                    Ok(user) => {
-                        tracing::debug!(%user, "SASL PLAIN authenticated");
-                        ctx.transport = Transport::Sasl;
-                        ctx.user = Some(user);
-                        let result = serve(&mut conn, &*service, &ctx, &shutdown).await;
-                        service.connection_closed(&ctx).await;
-                        result
-                    }
-                    Err(e) => Err(e),
-                }
+            let authenticated = if let Some(kerberos) = &options.kerberos {
+                sasl::accept_gssapi(&mut conn, kerberos.as_ref())
+                    .await
+                    .map(|principal| {
+                        // The session user is the principal's short name, as HiveServer2's.
+                        let user = short_name(&principal).to_owned();
+                        tracing::debug!(%principal, %user, "SASL GSSAPI authenticated");
+                        user
+                    })
+            } else if options.allow_sasl {
+                sasl::accept_plain(&mut conn, options.authenticator.as_ref())
+                    .await
+                    .inspect(|user| tracing::debug!(%user, "SASL PLAIN authenticated"))
             } else {
-                refuse_sasl(&mut conn).await
+                Err(refuse_sasl(&mut conn).await)
+            };
+            match authenticated {
+                Ok(user) => {
+                    ctx.transport = Transport::Sasl;
+                    ctx.user = Some(user);
+                    let result = serve(&mut conn, &*service, &ctx, &shutdown).await;
+                    service.connection_closed(&ctx).await;
+                    result
+                }
+                Err(e) => Err(e),
             }
         }
         0x80 | 0x00 => {
             let mut conn = Connection::with_buffered(stream, Framing::Raw, max, first);
-            if options.allow_nosasl {
+            if let Some(kerberos) = &options.kerberos {
+                refuse_nosasl(&mut conn, &kerberos_required(kerberos.principal())).await
+            } else if options.allow_nosasl {
                 let result = serve(&mut conn, &*service, &ctx, &shutdown).await;
                 service.connection_closed(&ctx).await;
                 result
             } else {
-                refuse_nosasl(&mut conn).await
+                refuse_nosasl(&mut conn, PASSWORD_REQUIRED).await
             }
         }
         0x16 => Err(WireError::Malformed(
@@ -329,25 +344,31 @@ async fn poll_once<F: Future>(future: Pin<&mut F>) -> Poll<F::Output> {
     .await
 }
 
-/// Answers a SASL client on a port configured for NOSASL only.
-async fn refuse_sasl<T>(conn: &mut Connection<T>) -> Result<(), WireError>
+/// Answers a SASL client on a port configured for NOSASL only; the refusal, or the error
+/// that kept it from being sent.
+async fn refuse_sasl<T>(conn: &mut Connection<T>) -> WireError
 where
     T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
 {
     let message = "this server does not accept SASL: connect without authentication \
                    (JDBC: ;auth=noSasl, PyHive: auth='NOSASL')";
-    conn.write_raw(&sasl::encode_frame(sasl::status::ERROR, message.as_bytes()))
-        .await?;
-    Err(WireError::Sasl(message.into()))
+    let frame = sasl::encode_frame(sasl::status::ERROR, message.as_bytes());
+    match conn.write_raw(&frame).await {
+        Ok(()) => WireError::Sasl(message.into()),
+        Err(e) => e,
+    }
 }
 
+/// What a NOSASL client is told on a port that checks passwords.
+const PASSWORD_REQUIRED: &str = "this server requires SASL PLAIN authentication: connect with \
+                                 a user and password (JDBC: drop ;auth=noSasl, PyHive: \
+                                 auth='NONE' or 'LDAP')";
+
 /// Answers a NOSASL client on a port that requires SASL, addressed to its first call.
-async fn refuse_nosasl<T>(conn: &mut Connection<T>) -> Result<(), WireError>
+async fn refuse_nosasl<T>(conn: &mut Connection<T>, message: &str) -> Result<(), WireError>
 where
     T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
 {
-    let message = "this server requires SASL PLAIN authentication: connect with a user and \
-                   password (JDBC: drop ;auth=noSasl, PyHive: auth='NONE' or 'LDAP')";
     let (name, seqid) = match conn.read_message().await? {
         Some(call) => codec::read_header(&call)
             .map(|h| (h.name, h.seqid))

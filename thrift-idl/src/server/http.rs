@@ -1,6 +1,6 @@
 //! The HTTP port: one TBinaryProtocol message per POST body and per reply, authenticated by
-//! HTTP Basic or by the auth cookie set on an earlier reply; HTTPS when the options hold a
-//! [`ServerTls`].
+//! HTTP Basic (or, with Kerberos, SPNEGO: `Authorization: Negotiate`) or by the auth cookie
+//! set on an earlier reply; HTTPS when the options hold a [`ServerTls`].
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -27,6 +27,7 @@ use super::cookie::CookieSigner;
 use super::{accept, next_connection_id, ConnectionObserver, ServerOptions, ServerTls};
 use crate::codec;
 use crate::dispatch::dispatch;
+use crate::kerberos::{accept_in_one_step, kerberos_required, short_name, KerberosAcceptor};
 use crate::service::{CallContext, CliService, Transport};
 
 /// The content type of Thrift over HTTP.
@@ -232,13 +233,29 @@ impl<S: CliService> Endpoint<S> {
         if req.method() != Method::POST {
             return method_not_allowed("POST", "Thrift over HTTP takes POST requests".into());
         }
-        let (user, set_cookie) = match self.authenticate(&req) {
+        let Authenticated {
+            user,
+            set_cookie,
+            negotiate_reply,
+        } = match self.authenticate(&req) {
             Ok(authenticated) => authenticated,
             Err(message) => {
+                // A client's first request often carries no credentials (SPNEGO clients wait
+                // for the challenge): only a refusal of credentials is news.
+                if req.headers().contains_key(header::AUTHORIZATION) {
+                    tracing::info!(%message, "HTTP authentication refused");
+                } else {
+                    tracing::debug!(%message, "HTTP request without credentials");
+                }
                 let mut response = text(StatusCode::UNAUTHORIZED, message);
+                let challenge = if self.kerberos().is_some() {
+                    "Negotiate"
+                } else {
+                    "Basic realm=\"kumiho\""
+                };
                 response.headers_mut().insert(
                     header::WWW_AUTHENTICATE,
-                    HeaderValue::from_static("Basic realm=\"kumiho\""),
+                    HeaderValue::from_static(challenge),
                 );
                 return response;
             }
@@ -305,28 +322,102 @@ impl<S: CliService> Endpoint<S> {
         if let Some(cookie) = set_cookie.and_then(|c| HeaderValue::from_str(&c).ok()) {
             response.headers_mut().insert(header::SET_COOKIE, cookie);
         }
+        // Kerberos' AP-REP, so that a client asking for mutual authentication gets it.
+        let negotiate_reply = negotiate_reply
+            .and_then(|token| HeaderValue::from_str(&format!("Negotiate {token}")).ok());
+        if let Some(reply) = negotiate_reply {
+            response
+                .headers_mut()
+                .insert(header::WWW_AUTHENTICATE, reply);
+        }
         response
     }
 
-    /// The user, from a valid cookie or else from Basic credentials (then with a fresh
-    /// cookie to set); `Err` with a message for the client.
-    fn authenticate(&self, req: &Request<Incoming>) -> Result<(String, Option<String>), String> {
+    /// The acceptor of SPNEGO tokens, under Kerberos.
+    fn kerberos(&self) -> Option<&Arc<dyn KerberosAcceptor>> {
+        self.options
+            .http_kerberos
+            .as_ref()
+            .or(self.options.kerberos.as_ref())
+    }
+
+    /// The user, from a valid cookie or else from Basic credentials or a SPNEGO token (then
+    /// with a fresh cookie to set); `Err` with a message for the client.
+    fn authenticate(&self, req: &Request<Incoming>) -> Result<Authenticated, String> {
         let cookies = req
             .headers()
             .get_all(header::COOKIE)
             .iter()
             .map(HeaderValue::as_bytes);
         if let Some(user) = self.cookies.user(cookies) {
-            return Ok((user, None));
+            return Ok(Authenticated {
+                user,
+                set_cookie: None,
+                negotiate_reply: None,
+            });
         }
-        let Some(authorization) = req.headers().get(header::AUTHORIZATION) else {
+        let authorization = req.headers().get(header::AUTHORIZATION);
+        if let Some(kerberos) = self.kerberos() {
+            let Some(authorization) = authorization else {
+                return Err(format!(
+                    "authentication required: send a Kerberos ticket for {} with SPNEGO \
+                     (Authorization: Negotiate; curl --negotiate -u : --service-name {})",
+                    kerberos.principal(),
+                    short_name(kerberos.principal())
+                ));
+            };
+            let token = negotiate_token(authorization)
+                .map_err(|e| format!("{e}; {}", kerberos_required(kerberos.principal())))?;
+            let (principal, reply) = accept_in_one_step(kerberos.as_ref(), &token)?;
+            let user = short_name(&principal).to_owned();
+            tracing::debug!(%principal, %user, "SPNEGO authenticated");
+            let set_cookie = Some(self.cookies.set_cookie(&user));
+            return Ok(Authenticated {
+                user,
+                set_cookie,
+                negotiate_reply: reply.map(|token| STANDARD.encode(token)),
+            });
+        }
+        let Some(authorization) = authorization else {
             return Err("authentication required: send HTTP Basic credentials".into());
         };
         let (user, password) = basic_credentials(authorization)?;
         self.options.authenticator.authenticate(&user, &password)?;
-        let cookie = self.cookies.set_cookie(&user);
-        Ok((user, Some(cookie)))
+        let set_cookie = Some(self.cookies.set_cookie(&user));
+        Ok(Authenticated {
+            user,
+            set_cookie,
+            negotiate_reply: None,
+        })
     }
+}
+
+/// Who a request is from, and what the reply must carry for it.
+struct Authenticated {
+    user: String,
+    /// A fresh auth cookie, when the request authenticated with credentials.
+    set_cookie: Option<String>,
+    /// SPNEGO's last token, base64, for `WWW-Authenticate: Negotiate` on the reply.
+    negotiate_reply: Option<String>,
+}
+
+/// Decodes `Negotiate base64(token)`; `Err` is a message for the client.
+pub fn negotiate_token(value: &HeaderValue) -> Result<Vec<u8>, String> {
+    let malformed =
+        || "malformed Authorization header: expected Negotiate base64(token)".to_owned();
+    let value = value.to_str().map_err(|_| malformed())?;
+    let (scheme, encoded) = value.trim().split_once(' ').ok_or_else(malformed)?;
+    if !scheme.eq_ignore_ascii_case("negotiate") {
+        return Err(format!(
+            "unsupported authentication scheme '{scheme}': this server takes Negotiate \
+             (Kerberos SPNEGO)"
+        ));
+    }
+    // Hive JDBC names its header `Authorization: Negotiate ` and gives it the token, so the
+    // line reads `Authorization: Negotiate : TOKEN` (HiveServer2's lenient base64 decoder
+    // skips the colon).
+    let encoded = encoded.trim().trim_start_matches(':').trim_start();
+    STANDARD.decode(encoded).map_err(|_| malformed())
 }
 
 /// Decodes `Basic base64(user:password)`; `Err` is a message for the client. The gateway's
@@ -382,4 +473,21 @@ fn bad_body(reason: &str) -> Response<Full<Bytes>> {
         StatusCode::BAD_REQUEST,
         format!("the request body is not one TBinaryProtocol message: {reason}"),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn negotiate_tokens_decode_as_curl_and_hive_jdbc_send_them() {
+        let token = |value: &str| negotiate_token(&HeaderValue::from_str(value).unwrap());
+        assert_eq!(token("Negotiate YWJj").unwrap(), b"abc");
+        assert_eq!(token("negotiate  YWJj ").unwrap(), b"abc");
+        // Hive JDBC's `Authorization: Negotiate : TOKEN`.
+        assert_eq!(token("Negotiate : YWJj").unwrap(), b"abc");
+        assert!(token("Basic YWJj").unwrap_err().contains("takes Negotiate"));
+        assert!(token("Negotiate !!!").unwrap_err().contains("malformed"));
+        assert!(token("Negotiate").unwrap_err().contains("malformed"));
+    }
 }

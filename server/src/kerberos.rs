@@ -1,0 +1,343 @@
+//! Authentication KERBEROS: the gateway's service principal and keytab, and MIT krb5's
+//! GSS-API (through `libgssapi`) accepting clients' tickets for the frontends.
+//!
+//! The keytab reaches the library through `KRB5_KTNAME`, which it reads whenever it opens
+//! the default keytab. The environment may only be changed while the process has a single
+//! thread, so `kumiho`'s `main` calls [`use_keytab`] before the runtime starts, and
+//! [`GssAcceptor::open`] checks that it was done. Opening also acquires the acceptor
+//! credentials, so a missing, unreadable or wrong keytab stops the start with its name.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use kumiho_thrift::auth::Authenticator;
+use kumiho_thrift::kerberos::{kerberos_required, AcceptContext, KerberosAcceptor, Step};
+use libgssapi::context::{SecurityContext, ServerCtx};
+use libgssapi::credential::{Cred, CredUsage};
+use libgssapi::name::Name;
+use libgssapi::oid::GSS_NT_KRB5_PRINCIPAL;
+
+/// The environment variable MIT krb5 takes the default keytab's name from.
+pub const KEYTAB_VARIABLE: &str = "KRB5_KTNAME";
+
+/// The placeholder in `kerberos-principal` replaced by the gateway's host name, as in
+/// Hadoop's `SecurityUtil.getServerPrincipal`.
+pub const HOST_PLACEHOLDER: &str = "_HOST";
+
+/// The service principal with `_HOST` (as the instance) replaced by `host` in lower case:
+/// `kumiho/_HOST@EXAMPLE.COM` on `gw1.example.com` is `kumiho/gw1.example.com@EXAMPLE.COM`.
+pub fn service_principal(configured: &str, host: &str) -> String {
+    let (name, realm) = match configured.split_once('@') {
+        Some((name, realm)) => (name, Some(realm)),
+        None => (configured, None),
+    };
+    let name = match name.split_once('/') {
+        Some((service, HOST_PLACEHOLDER)) => format!("{service}/{}", host.to_lowercase()),
+        _ => name.to_owned(),
+    };
+    match realm {
+        Some(realm) => format!("{name}@{realm}"),
+        None => name,
+    }
+}
+
+/// Checks the form `service/host@REALM` that Hive JDBC's `principal=` takes (it splits the
+/// service and host apart for SASL); the error names the `setting` and says what to write.
+pub fn check_principal_form(setting: &str, principal: &str) -> Result<(), String> {
+    let well_formed = principal.split_once('@').is_some_and(|(name, realm)| {
+        !realm.is_empty()
+            && !realm.contains(['@', '/'])
+            && name.split_once('/').is_some_and(|(service, host)| {
+                !service.is_empty() && !host.is_empty() && !host.contains('/')
+            })
+    });
+    if well_formed {
+        Ok(())
+    } else {
+        Err(format!(
+            "{setting} `{principal}` must be service/host@REALM, e.g. \
+             kumiho/_HOST@EXAMPLE.COM or HTTP/_HOST@EXAMPLE.COM (_HOST is replaced by the \
+             gateway's host name)"
+        ))
+    }
+}
+
+/// The keytab name MIT krb5 is given for `keytab`: `FILE:` and its absolute path.
+fn keytab_name(keytab: &Path) -> String {
+    let absolute = std::path::absolute(keytab).unwrap_or_else(|_| keytab.to_owned());
+    format!("FILE:{}", absolute.display())
+}
+
+/// Points MIT krb5's default keytab at `keytab`. Call it before any other thread starts
+/// (the environment is not safe to change while others may read it).
+pub fn use_keytab(keytab: &Path) {
+    std::env::set_var(KEYTAB_VARIABLE, keytab_name(keytab));
+}
+
+/// Accepts clients' Kerberos tickets for the gateway's service principal (and, on the HTTP
+/// frontends, its SPNEGO principal), with the credentials acquired from the keytab when the
+/// gateway started.
+pub struct GssAcceptor {
+    /// The principal named in messages: the service principal.
+    principal: String,
+    /// Every principal whose tickets are taken, when there are several; their credentials
+    /// take any key in the keytab, so the ticket's principal is checked after acceptance.
+    several: Option<Vec<String>>,
+    credentials: Cred,
+}
+
+impl GssAcceptor {
+    /// Checks the keytab and acquires acceptor credentials for `principal` from it; errors
+    /// name the file and say what to fix.
+    pub fn open(principal: &str, keytab: &Path) -> Result<Self, String> {
+        Ok(Self {
+            principal: principal.to_owned(),
+            several: None,
+            credentials: Self::credentials_for(principal, keytab)?,
+        })
+    }
+
+    /// [`Self::open`] for tickets of any of `principals` (the first is the one messages
+    /// name), each checked to have its key in the keytab.
+    pub fn open_any(principals: &[String], keytab: &Path) -> Result<Self, String> {
+        let [first, others @ ..] = principals else {
+            return Err("no Kerberos principal to accept tickets for".to_owned());
+        };
+        let mut acceptor = Self::open(first, keytab)?;
+        if others.is_empty() {
+            return Ok(acceptor);
+        }
+        for principal in others {
+            Self::credentials_for(principal, keytab)?;
+        }
+        acceptor.credentials = Cred::acquire(None, None, CredUsage::Accept, None).map_err(|e| {
+            format!(
+                "cannot accept Kerberos clients with kerberos-keytab {}: {e}",
+                keytab.display()
+            )
+        })?;
+        acceptor.several = Some(principals.to_vec());
+        Ok(acceptor)
+    }
+
+    /// Acceptor credentials for exactly `principal`, from `keytab`.
+    fn credentials_for(principal: &str, keytab: &Path) -> Result<Cred, String> {
+        check_principal_form("the Kerberos principal", principal)?;
+        std::fs::File::open(keytab).map_err(|e| {
+            format!(
+                "cannot read kerberos-keytab {}: {e}; export the key of {principal} into it \
+                 (kadmin: ktadd -k FILE {principal}) and let the gateway's user read it",
+                keytab.display()
+            )
+        })?;
+        let wanted = keytab_name(keytab);
+        let actual = std::env::var(KEYTAB_VARIABLE).unwrap_or_default();
+        if actual != wanted {
+            return Err(format!(
+                "{KEYTAB_VARIABLE} is `{actual}` but kerberos-keytab is {}: a program that \
+                 embeds the gateway must call kumiho_server::kerberos::use_keytab before it \
+                 starts threads (the kumiho binary does)",
+                keytab.display()
+            ));
+        }
+        let name = Name::new(principal.as_bytes(), Some(GSS_NT_KRB5_PRINCIPAL))
+            .map_err(|e| format!("kerberos-principal `{principal}` is not a principal: {e}"))?;
+        Cred::acquire(Some(&name), None, CredUsage::Accept, None).map_err(|e| {
+            format!(
+                "cannot accept Kerberos clients as {principal} with kerberos-keytab {}: {e}; \
+                 the keytab must hold a key for exactly this principal (klist -kt {})",
+                keytab.display(),
+                keytab.display()
+            )
+        })
+    }
+}
+
+impl KerberosAcceptor for GssAcceptor {
+    fn principal(&self) -> &str {
+        &self.principal
+    }
+
+    fn start(&self) -> Box<dyn AcceptContext> {
+        Box::new(GssContext {
+            context: ServerCtx::new(Some(self.credentials.clone())),
+            allowed: self.several.clone(),
+        })
+    }
+}
+
+/// One client's context in MIT krb5.
+struct GssContext {
+    context: ServerCtx,
+    /// The principals a ticket may be for, when the credentials take any in the keytab.
+    allowed: Option<Vec<String>>,
+}
+
+impl GssContext {
+    /// Refuses a ticket for a principal of the keytab that this frontend does not serve.
+    fn check_target(&self) -> Result<(), String> {
+        let Some(allowed) = &self.allowed else {
+            return Ok(());
+        };
+        let target = self
+            .context
+            .target_name()
+            .map_err(|e| e.to_string())?
+            .to_string();
+        if allowed.contains(&target) {
+            Ok(())
+        } else {
+            Err(format!(
+                "the ticket is for {target}, which this frontend does not serve (it takes {})",
+                allowed.join(" and ")
+            ))
+        }
+    }
+}
+
+impl AcceptContext for GssContext {
+    fn step(&mut self, token: &[u8]) -> Result<Step, String> {
+        // Decrypting a ticket with a key from the keytab: local work, no round trip.
+        match self.context.step(token, None) {
+            Ok(reply) if self.context.is_complete() => {
+                self.check_target()?;
+                Ok(Step::Established(reply.map(|buf| buf.to_vec())))
+            }
+            Ok(reply) => Ok(Step::Continue(
+                reply.map(|buf| buf.to_vec()).unwrap_or_default(),
+            )),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+
+    fn client_principal(&self) -> Result<String, String> {
+        let name = self.context.source_name().map_err(|e| e.to_string())?;
+        Ok(name.to_string())
+    }
+
+    fn wrap(&mut self, message: &[u8]) -> Result<Vec<u8>, String> {
+        self.context
+            .wrap(false, message)
+            .map(|buf| buf.to_vec())
+            .map_err(|e| e.to_string())
+    }
+
+    fn unwrap(&mut self, token: &[u8]) -> Result<Vec<u8>, String> {
+        self.context
+            .unwrap(token)
+            .map(|buf| buf.to_vec())
+            .map_err(|e| e.to_string())
+    }
+}
+
+/// PLAIN and Basic credentials under authentication KERBEROS (the REST API's Basic
+/// authentication, and any path that asks for a password): always refused, with what to do.
+pub struct KerberosOnly {
+    principal: String,
+}
+
+impl KerberosOnly {
+    pub fn new(acceptor: &Arc<GssAcceptor>) -> Self {
+        Self {
+            principal: acceptor.principal.clone(),
+        }
+    }
+}
+
+impl Authenticator for KerberosOnly {
+    fn authenticate(&self, _user: &str, _password: &str) -> Result<(), String> {
+        Err(kerberos_required(&self.principal))
+    }
+}
+
+/// The keytab and principal of authentication KERBEROS, checked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KerberosSettings {
+    /// The service principal, `_HOST` replaced.
+    pub principal: String,
+    /// The HTTP frontends' SPNEGO principal, `_HOST` replaced, if any.
+    pub spnego_principal: Option<String>,
+    pub keytab: PathBuf,
+}
+
+impl KerberosSettings {
+    /// The principals the HTTP frontends take tickets for: the service principal (Hive JDBC
+    /// asks for it), then the SPNEGO principal (curl, browsers and most HTTP clients ask
+    /// for `HTTP/host`).
+    pub fn http_principals(&self) -> Vec<String> {
+        std::iter::once(self.principal.clone())
+            .chain(self.spnego_principal.clone())
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn host_placeholder_is_replaced_in_lower_case() {
+        assert_eq!(
+            service_principal("kumiho/_HOST@EXAMPLE.COM", "GW1.Example.com"),
+            "kumiho/gw1.example.com@EXAMPLE.COM"
+        );
+        assert_eq!(
+            service_principal("kumiho/gw2.example.com@EXAMPLE.COM", "gw1"),
+            "kumiho/gw2.example.com@EXAMPLE.COM",
+            "an explicit host stays"
+        );
+        assert_eq!(
+            service_principal("_HOST/_HOST@REALM_HOST", "h"),
+            "_HOST/h@REALM_HOST",
+            "only the instance is a placeholder"
+        );
+        assert_eq!(service_principal("kumiho/_HOST", "h"), "kumiho/h");
+    }
+
+    #[test]
+    fn principals_must_name_service_host_and_realm() {
+        for good in [
+            "kumiho/_HOST@EXAMPLE.COM",
+            "hive/gw.example.com@EXAMPLE.COM",
+        ] {
+            assert!(check_principal_form("p", good).is_ok(), "{good}");
+        }
+        for bad in [
+            "kumiho@EXAMPLE.COM",
+            "kumiho/gw",
+            "/gw@EXAMPLE.COM",
+            "kumiho/@EXAMPLE.COM",
+            "kumiho/gw@",
+            "kumiho/a/b@EXAMPLE.COM",
+        ] {
+            let err = check_principal_form("kerberos-principal", bad).unwrap_err();
+            assert!(
+                err.contains(bad) && err.contains("service/host@REALM"),
+                "{err}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_missing_keytab_is_named() {
+        let err = GssAcceptor::open(
+            "kumiho/gw@EXAMPLE.COM",
+            Path::new("/nonexistent/kumiho.keytab"),
+        )
+        .err()
+        .unwrap();
+        assert!(
+            err.contains("cannot read kerberos-keytab /nonexistent/kumiho.keytab"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn plain_credentials_are_refused_with_what_to_do() {
+        let only = KerberosOnly {
+            principal: "kumiho/gw@EXAMPLE.COM".into(),
+        };
+        let err = only.authenticate("alice", "pw").unwrap_err();
+        assert!(err.contains("Kerberos only"), "{err}");
+    }
+}

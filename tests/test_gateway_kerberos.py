@@ -1,0 +1,327 @@
+"""Authentication KERBEROS: a real MIT KDC (Debian's krb5-kdc) on loopback issues tickets;
+the gateway accepts them with its keytab on every frontend: SASL GSSAPI on the binary port
+(beeline with Hadoop's UGI in Kerberos mode, PyHive through pure-sasl), SPNEGO on the Thrift
+HTTP port (beeline) and the REST API (curl --negotiate). The session user is the principal's
+short name. Clients without a ticket, with a ticket for another service, asking for a QOP
+other than auth, or with a password (PLAIN, NOSASL, Basic) are refused with what to do, and
+the gateway goes on serving; a gateway whose clock is off tells clients so; a gateway whose
+keytab is missing or holds another principal does not start; ZooKeeper discovery hands Hive
+JDBC the principal."""
+
+import glob
+import os
+import subprocess
+
+import pytest
+import requests
+from pyhive import hive as pyhive
+
+from gateway_fixtures import DEFAULT_CLUSTER, discovery_url, ha_flags, kill_engines_on, start_gateway
+from gateway_fixtures import gateway_binary, zookeeper  # noqa: F401 (fixtures)
+from harness import hive
+from harness.beeline import run_beeline
+from harness.kerberos import REALM, start_kdc
+from harness.tls import TRUSTSTORE_PASSWORD, make_certificate
+
+# Clients name the host as the service principal does: `localhost`, as written (the realm's
+# krb5.conf turns DNS canonicalisation off, for C and Java clients alike).
+HOST_NAME = "localhost"
+SERVICE = "kumiho"
+PRINCIPAL = f"{SERVICE}/{HOST_NAME}@{REALM}"
+ALICE_PASSWORD = "alice-Krb-Passw0rd"
+BOB_PASSWORD = "bob-Krb-Passw0rd"
+# What a PLAIN, NOSASL or Basic client is told.
+KERBEROS_ONLY = "this server authenticates with Kerberos only"
+
+
+@pytest.fixture(scope="module")
+def kdc(tmp_path_factory):
+    directory = tmp_path_factory.mktemp("kdc")
+    kdc = start_kdc(directory)
+    kdc.add_principal("alice", password=ALICE_PASSWORD)
+    # bob's ticket is for an instance: his session user is still `bob`.
+    kdc.add_principal("bob/analyst", password=BOB_PASSWORD)
+    kdc.add_principal(f"{SERVICE}/{HOST_NAME}")
+    # The SPNEGO principal, which HTTP clients such as curl ask for by default.
+    kdc.add_principal(f"HTTP/{HOST_NAME}")
+    # Another service, whose key is in the gateway's keytab but which no frontend serves.
+    kdc.add_principal(f"other/{HOST_NAME}")
+    for name in (SERVICE, "HTTP", "other"):
+        kdc.export_keytab(f"{name}/{HOST_NAME}", directory / "kumiho.keytab")
+    kdc.export_keytab(f"other/{HOST_NAME}", directory / "other.keytab")
+    yield kdc
+    kdc.stop()
+
+
+@pytest.fixture(scope="module")
+def tickets(kdc):
+    """Ticket caches by user; `nobody`'s is a cache with no ticket."""
+    return {
+        "alice": kdc.kinit("alice", ALICE_PASSWORD, kdc.directory / "alice.ccache"),
+        "bob": kdc.kinit("bob/analyst", BOB_PASSWORD, kdc.directory / "bob.ccache"),
+        "nobody": kdc.directory / "nobody.ccache",
+    }
+
+
+def kerberos_flags(keytab) -> tuple[str, ...]:
+    # `_HOST` becomes the advertised host, the name clients connect to.
+    return ("--authentication", "KERBEROS", "--kerberos-principal", f"{SERVICE}/_HOST@{REALM}",
+            "--kerberos-keytab", str(keytab), "--advertised-host", HOST_NAME)
+
+
+SPNEGO_FLAGS = ("--kerberos-spnego-principal", f"HTTP/_HOST@{REALM}")
+
+
+def cluster_dir(root):
+    directory = root / "cluster-configs"
+    directory.mkdir()
+    (directory / "default.yaml").write_text(DEFAULT_CLUSTER)
+    return directory
+
+
+@pytest.fixture(scope="module")
+def gateway(gateway_binary, kdc, tmp_path_factory):  # noqa: F811
+    root = tmp_path_factory.mktemp("kerberos")
+    running = start_gateway(gateway_binary, root / "work", cluster_dir(root),
+                            *kerberos_flags(kdc.directory / "kumiho.keytab"), *SPNEGO_FLAGS, env=kdc.env())
+    yield running
+    running.stop()
+    kill_engines_on(str(root / "work"))
+
+
+def binary_url(gateway, principal: str = PRINCIPAL) -> str:
+    return f"jdbc:hive2://{HOST_NAME}:{gateway.port}/default;principal={principal}"
+
+
+def pyhive_connect(gateway, monkeypatch, kdc, ccache, service: str = SERVICE):
+    """PyHive with auth='KERBEROS' in this process: the ticket cache comes from the
+    environment, which MIT krb5 reads at each new context."""
+    for key, value in kdc.env(ccache).items():
+        if key.startswith("KRB5"):
+            monkeypatch.setenv(key, value)
+    return pyhive.connect(HOST_NAME, gateway.port, auth="KERBEROS", kerberos_service_name=service)
+
+
+def current_user_and_answer(connection) -> list:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT current_user() AS who, 40 + 2 AS answer")
+        return cursor.fetchall()
+
+
+def test_beeline_with_a_ticket_runs_queries_as_the_principals_short_name(gateway, kdc, tickets):
+    run = run_beeline(binary_url(gateway), ["SELECT current_user() AS who, 40 + 2 AS answer"],
+                      env=kdc.java_env(tickets["alice"]))
+    assert run.returncode == 0, run.describe()
+    assert run.result_sets() == [[["who", "answer"], ["alice", "42"]]], run.describe()
+
+
+def test_beeline_over_http_authenticates_with_spnego_then_its_cookie(gateway, kdc, tickets):
+    # Hive JDBC replaces `_HOST` with the host it connects to, as the gateway does with its own.
+    url = (f"jdbc:hive2://{HOST_NAME}:{gateway.http_port}/default;transportMode=http;"
+           f"httpPath=cliservice;principal={SERVICE}/_HOST@{REALM}")
+    run = run_beeline(url, ["SELECT current_user() AS who", "SELECT 7 AS seven"],
+                      env=kdc.java_env(tickets["bob"]))
+    assert run.returncode == 0, run.describe()
+    assert run.result_sets() == [[["who"], ["bob"]], [["seven"], ["7"]]], run.describe()
+
+
+def test_pyhive_with_auth_kerberos(gateway, kdc, tickets, monkeypatch):
+    with pyhive_connect(gateway, monkeypatch, kdc, tickets["bob"]) as connection:
+        assert current_user_and_answer(connection) == [("bob", 42)]
+
+
+@pytest.mark.parametrize("transport", ["binary", "http"])
+def test_impyla_with_gssapi(gateway, kdc, tickets, monkeypatch, transport):
+    """impyla makes a fresh token per HTTP request until the auth cookie comes back."""
+    from impala.dbapi import connect
+
+    for key, value in kdc.env(tickets["alice"]).items():
+        if key.startswith("KRB5"):
+            monkeypatch.setenv(key, value)
+    options = {"use_http_transport": True, "http_path": "cliservice"} if transport == "http" else {}
+    port = gateway.http_port if transport == "http" else gateway.port
+    connection = connect(host=HOST_NAME, port=port, auth_mechanism="GSSAPI", kerberos_service_name=SERVICE,
+                         **options)
+    try:
+        cursor = connection.cursor()
+        for _ in range(2):
+            cursor.execute("SELECT current_user() AS who")
+            assert cursor.fetchall() == [("alice",)]
+    finally:
+        connection.close()
+
+
+def test_a_client_without_a_ticket_is_refused_by_its_own_library(gateway, kdc, tickets, monkeypatch):
+    """No ticket, no token: the client's Kerberos library refuses before the gateway hears
+    anything; the gateway serves the next client."""
+    run = run_beeline(binary_url(gateway), ["SELECT 1"], env=kdc.java_env(tickets["nobody"]))
+    assert run.returncode != 0, run.describe()
+    assert "GSS initiate failed" in run.stdout + run.stderr, run.describe()
+    with pytest.raises(Exception, match="(?i)credentials|ticket|cache"):
+        pyhive_connect(gateway, monkeypatch, kdc, tickets["nobody"])
+    with pyhive_connect(gateway, monkeypatch, kdc, tickets["alice"]) as connection:
+        assert current_user_and_answer(connection) == [("alice", 42)]
+
+
+def test_a_ticket_for_another_service_is_refused_with_the_gss_text(gateway, kdc, tickets, monkeypatch):
+    """The client asks a ticket for `other/localhost`, which the gateway has no key for: the
+    gateway says why (MIT's status text) and whose principal to ask for, and logs it."""
+    before = len(gateway.log())
+    with pytest.raises(Exception) as refused:
+        pyhive_connect(gateway, monkeypatch, kdc, tickets["alice"], service="other")
+    message = str(refused.value)
+    assert "Kerberos authentication failed" in message and PRINCIPAL in message, message
+    logged = gateway.wait_for_log(r"SASL authentication refused.*Kerberos authentication failed[^\n]*", after=before)
+    assert PRINCIPAL in logged, logged
+    with pyhive_connect(gateway, monkeypatch, kdc, tickets["alice"]) as connection:
+        assert current_user_and_answer(connection) == [("alice", 42)]
+
+
+def test_a_client_demanding_integrity_or_confidentiality_finds_only_qop_auth(gateway, kdc, tickets):
+    """The gateway offers QOP auth only (HiveServer2's default): Hive JDBC asking for
+    auth-conf refuses the offer itself, and the gateway serves the next client."""
+    run = run_beeline(binary_url(gateway) + ";saslQop=auth-conf", ["SELECT 1"], env=kdc.java_env(tickets["alice"]))
+    assert run.returncode != 0, run.describe()
+    assert "No common protection layer" in run.stdout + run.stderr, run.describe()
+    run = run_beeline(binary_url(gateway) + ";saslQop=auth", ["SELECT 1 AS one"], env=kdc.java_env(tickets["alice"]))
+    assert run.result_sets() == [[["one"], ["1"]]], run.describe()
+
+
+def test_password_and_nosasl_clients_are_told_to_use_kerberos(gateway, kdc, tickets):
+    run = run_beeline(f"jdbc:hive2://{HOST_NAME}:{gateway.port}/default", ["SELECT 1"],
+                      user="alice", password=ALICE_PASSWORD)
+    assert run.returncode != 0, run.describe()
+    assert KERBEROS_ONLY in run.stdout + run.stderr, run.describe()
+    for mode, password in [("sasl", ALICE_PASSWORD), ("nosasl", None)]:
+        with pytest.raises(Exception) as refused:
+            with hive.connect(gateway, mode, user="alice", password=password) as connection:
+                hive.query(connection, "SELECT 1")
+        assert KERBEROS_ONLY in str(refused.value), (mode, refused.value)
+    # Still serving.
+    run = run_beeline(binary_url(gateway), ["SELECT 1 AS one"], env=kdc.java_env(tickets["alice"]))
+    assert run.result_sets() == [[["one"], ["1"]]], run.describe()
+
+
+def test_a_wrong_password_in_kinit_is_the_clients_matter(gateway, kdc, tickets, monkeypatch):
+    failed = kdc.try_kinit("alice", "not-" + ALICE_PASSWORD, kdc.directory / "wrong.ccache")
+    assert failed.returncode != 0 and "Password incorrect" in failed.stderr, failed.stderr
+    with pyhive_connect(gateway, monkeypatch, kdc, tickets["alice"]) as connection:
+        assert current_user_and_answer(connection) == [("alice", 42)]
+
+
+def curl_negotiate(kdc, ccache, url: str, *extra: str, service: str = SERVICE) -> subprocess.CompletedProcess:
+    return subprocess.run(["curl", "-s", "--negotiate", "-u", ":", "--service-name", service,
+                           "-w", "\\n%{http_code}", *extra, url],
+                          env=kdc.env(ccache), capture_output=True, text=True, timeout=60)
+
+
+def test_http_ports_also_take_the_spnego_principal_and_the_binary_port_does_not(gateway, kdc, tickets,
+                                                                                 monkeypatch):
+    """curl asks for HTTP/localhost unless told otherwise: the HTTP ports take it
+    (`kerberos-spnego-principal`); a ticket for a principal of the keytab that no frontend
+    serves is refused, and the binary port takes only the service principal."""
+    batches = f"http://{HOST_NAME}:{gateway.rest_port}/api/v1/batches"
+    spnego = curl_negotiate(kdc, tickets["alice"], batches, service="HTTP")
+    body, status = spnego.stdout.rsplit("\n", 1)
+    assert status == "200" and '"batches":[]' in body, spnego
+    other = curl_negotiate(kdc, tickets["alice"], batches, service="other")
+    body, status = other.stdout.rsplit("\n", 1)
+    assert status == "401" and f"the ticket is for other/{HOST_NAME}@{REALM}" in body, other
+    with pytest.raises(Exception, match="Kerberos authentication failed"):
+        pyhive_connect(gateway, monkeypatch, kdc, tickets["alice"], service="HTTP")
+
+
+def test_rest_and_thrift_http_take_spnego_from_curl(gateway, kdc, tickets):
+    batches = f"http://{HOST_NAME}:{gateway.rest_port}/api/v1/batches"
+    answered = curl_negotiate(kdc, tickets["alice"], batches)
+    body, status = answered.stdout.rsplit("\n", 1)
+    assert status == "200" and '"batches":[]' in body, answered
+    # Basic credentials and no credentials: 401 with the Negotiate challenge and what to do.
+    basic = requests.get(batches, auth=("alice", ALICE_PASSWORD), timeout=30)
+    assert basic.status_code == 401 and "takes Negotiate" in basic.text, basic.text
+    bare = requests.get(batches, timeout=30)
+    assert bare.status_code == 401 and bare.headers["WWW-Authenticate"] == "Negotiate", bare.headers
+    assert f"--service-name {SERVICE}" in bare.text, bare.text
+    # Thrift over HTTP: authenticated, so the body is what is refused.
+    thrift = f"http://{HOST_NAME}:{gateway.http_port}/cliservice"
+    posted = curl_negotiate(kdc, tickets["alice"], thrift, "--data-binary", "not thrift")
+    body, status = posted.stdout.rsplit("\n", 1)
+    assert status == "400" and "not one TBinaryProtocol message" in body, posted
+    posted = curl_negotiate(kdc, tickets["nobody"], thrift, "--data-binary", "not thrift")
+    body, status = posted.stdout.rsplit("\n", 1)
+    assert status == "401" and "send a Kerberos ticket" in body, posted
+
+
+def test_tokens_are_never_logged(gateway, kdc, tickets):
+    """Kerberos and SPNEGO tokens are DER: base64 `YII...`. Accepted and refused ones alike
+    stay out of the log."""
+    batches = f"http://{HOST_NAME}:{gateway.rest_port}/api/v1/batches"
+    for service in (SERVICE, "other"):
+        curl_negotiate(kdc, tickets["alice"], batches, service=service)
+    requests.get(batches, headers={"Authorization": "Negotiate YIIforged"}, timeout=30)
+    assert "YII" not in gateway.log()
+
+
+def test_a_gateway_whose_clock_is_off_says_so(gateway_binary, kdc, tickets, tmp_path, monkeypatch):  # noqa: F811
+    """A gateway 10 minutes ahead (libfaketime; Kerberos allows 5): the client is told
+    "Clock skew too great" with what to check."""
+    [libfaketime] = glob.glob("/usr/lib/*/faketime/libfaketime.so.1")
+    skewed = {**kdc.env(), "LD_PRELOAD": libfaketime, "FAKETIME": "+10m"}
+    running = start_gateway(gateway_binary, tmp_path / "work", cluster_dir(tmp_path),
+                            *kerberos_flags(kdc.directory / "kumiho.keytab"), env=skewed)
+    try:
+        with pytest.raises(Exception, match="Clock skew too great.*its clock is within"):
+            pyhive_connect(running, monkeypatch, kdc, tickets["alice"])
+    finally:
+        running.stop()
+
+
+def test_the_gateway_does_not_start_without_a_key_for_its_principal(gateway_binary, kdc, tmp_path):  # noqa: F811
+    missing = tmp_path / "missing.keytab"
+    with pytest.raises(RuntimeError, match=f"cannot read kerberos-keytab {missing}"):
+        start_gateway(gateway_binary, tmp_path / "work", cluster_dir(tmp_path), *kerberos_flags(missing),
+                      env=kdc.env())
+    # A keytab that holds another principal's key.
+    other = kdc.directory / "other.keytab"
+    second = tmp_path / "second"
+    second.mkdir()
+    with pytest.raises(RuntimeError, match=f"cannot accept Kerberos clients as {PRINCIPAL} with kerberos-keytab {other}"):
+        start_gateway(gateway_binary, second / "work", cluster_dir(second), *kerberos_flags(other), env=kdc.env())
+
+
+def test_zookeeper_discovery_hands_clients_the_principal(gateway_binary, kdc, tickets, zookeeper, tmp_path):  # noqa: F811
+    """The registration advertises KERBEROS and the principal; Hive JDBC takes the principal
+    from it, so a discovery URL needs no `principal=`."""
+    running = start_gateway(gateway_binary, tmp_path / "work", cluster_dir(tmp_path),
+                            *kerberos_flags(kdc.directory / "kumiho.keytab"), *ha_flags(zookeeper.address, "krb"),
+                            env=kdc.env())
+    try:
+        [node] = zookeeper.children("/krb")
+        data = zookeeper.get(f"/krb/{node}").decode()
+        assert (";hive.server2.authentication=KERBEROS;"
+                f"hive.server2.authentication.kerberos.principal={PRINCIPAL}") in data, data
+        run = run_beeline(discovery_url(zookeeper.address, "krb"), ["SELECT current_user() AS who"],
+                          env=kdc.java_env(tickets["alice"]))
+        assert run.returncode == 0, run.describe()
+        assert run.result_sets() == [[["who"], ["alice"]]], run.describe()
+    finally:
+        running.stop()
+        kill_engines_on(str(tmp_path / "work"))
+
+
+def test_under_tls_sasl_gssapi_runs_inside_it(gateway_binary, kdc, tickets, tmp_path):  # noqa: F811
+    """QOP auth protects only the login; TLS protects the rest, with GSSAPI inside it."""
+    certificate = make_certificate(tmp_path / "tls", "kumiho")
+    running = start_gateway(gateway_binary, tmp_path / "work", cluster_dir(tmp_path),
+                            *kerberos_flags(kdc.directory / "kumiho.keytab"),
+                            "--ssl-cert-file", str(certificate.cert), "--ssl-key-file", str(certificate.key),
+                            env=kdc.env())
+    try:
+        tls = f";ssl=true;sslTrustStore={certificate.truststore};trustStorePassword={TRUSTSTORE_PASSWORD}"
+        run = run_beeline(binary_url(running) + tls, ["SELECT current_user() AS who"],
+                          env=kdc.java_env(tickets["alice"]))
+        assert run.returncode == 0, run.describe()
+        assert run.result_sets() == [[["who"], ["alice"]]], run.describe()
+    finally:
+        running.stop()
+        kill_engines_on(str(tmp_path / "work"))
