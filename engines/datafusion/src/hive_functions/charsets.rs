@@ -90,7 +90,7 @@ impl Charset {
     fn decode(self, bytes: &[u8]) -> Result<String> {
         let malformed = || coding_error("decode", self, "holds bytes that are no text in it");
         let utf16 = |bytes: &[u8], unit: fn([u8; 2]) -> u16| {
-            if bytes.len() % 2 != 0 {
+            if !bytes.len().is_multiple_of(2) {
                 return Err(malformed());
             }
             let units = bytes.chunks_exact(2).map(|pair| unit([pair[0], pair[1]]));

@@ -32,7 +32,7 @@ pub fn functions() -> Vec<ScalarUDF> {
 }
 
 /// What a [`Computed`] function does with its arguments' values, as arrays of one length.
-type ComputeFn = fn(&[ArrayRef]) -> Result<ArrayRef>;
+pub type ComputeFn = fn(&[ArrayRef]) -> Result<ArrayRef>;
 
 /// A Hive function computed over its arguments' arrays; NULL in, NULL out.
 pub struct Computed {

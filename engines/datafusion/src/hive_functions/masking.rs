@@ -8,31 +8,26 @@ use datafusion::arrow::datatypes::{DataType, Int64Type};
 use datafusion::error::Result;
 use datafusion::logical_expr::{lit, Expr, ScalarUDF};
 
-use super::encoding::{integers_of, string_result, strings_of, Computed};
+use super::encoding::{integers_of, string_result, strings_of, ComputeFn, Computed};
 use super::{bad_arguments, Rewrite};
 
 pub fn functions() -> Vec<ScalarUDF> {
     let masked = |_: &[DataType]| Ok(DataType::Utf8);
-    vec![
-        Computed::new("mask", mask_types, masked, mask).udf(),
-        Computed::new("mask_first_n", mask_n_types, masked, |a| {
-            mask_n(a, Kept::Last)
-        })
-        .udf(),
-        Computed::new("mask_last_n", mask_n_types, masked, |a| {
-            mask_n(a, Kept::First)
-        })
-        .udf(),
-        Computed::new("mask_show_first_n", mask_n_types, masked, |a| {
-            mask_n(a, Kept::FirstN)
-        })
-        .udf(),
-        Computed::new("mask_show_last_n", mask_n_types, masked, |a| {
-            mask_n(a, Kept::LastN)
-        })
-        .udf(),
-        Rewrite::new("mask_hash", mask_hash_types, masked, mask_hash).udf(),
-    ]
+    // Each `mask_*_n` function and the characters it masks.
+    let counted: [(&'static str, ComputeFn); 4] = [
+        ("mask_first_n", |a| mask_n(a, Masked::FirstN)),
+        ("mask_last_n", |a| mask_n(a, Masked::LastN)),
+        ("mask_show_first_n", |a| mask_n(a, Masked::AllButFirstN)),
+        ("mask_show_last_n", |a| mask_n(a, Masked::AllButLastN)),
+    ];
+    std::iter::once(Computed::new("mask", mask_types, masked, mask).udf())
+        .chain(
+            counted
+                .into_iter()
+                .map(|(name, compute)| Computed::new(name, mask_n_types, masked, compute).udf()),
+        )
+        .chain([Rewrite::new("mask_hash", mask_hash_types, masked, mask_hash).udf()])
+        .collect()
 }
 
 /// What a replacement argument asks for a class of characters.
@@ -63,7 +58,9 @@ impl Replacements {
             0
         } else if c.is_lowercase() {
             1
-        } else if c.is_numeric() && c.to_digit(10).is_some() {
+        } else if c.is_ascii_digit() {
+            // Java's DECIMAL_DIGIT_NUMBER also holds other scripts' digits, which the
+            // standard library cannot tell from other numerals; they stay "other" here.
             2
         } else {
             3
@@ -175,22 +172,22 @@ fn mask(args: &[ArrayRef]) -> Result<ArrayRef> {
     ))
 }
 
-/// Which characters the `mask_*_n` functions leave as they are, of a count `n`.
+/// Which characters a `mask_*_n` function masks, of a count `n`.
 #[derive(Clone, Copy)]
-enum Kept {
-    /// `mask_first_n`: all but the first `n`.
-    Last,
-    /// `mask_last_n`: all but the last `n`.
-    First,
-    /// `mask_show_first_n`: the first `n`.
+enum Masked {
+    /// `mask_first_n`.
     FirstN,
-    /// `mask_show_last_n`: the last `n`.
+    /// `mask_last_n`.
     LastN,
+    /// `mask_show_first_n`.
+    AllButFirstN,
+    /// `mask_show_last_n`.
+    AllButLastN,
 }
 
 /// `mask_first_n(value[, n[, upper, lower, digit, other]])` and its kin: `n` (4 by default,
 /// a negative one 0, a NULL one 4, as Hive) characters masked or shown.
-fn mask_n(args: &[ArrayRef], kept: Kept) -> Result<ArrayRef> {
+fn mask_n(args: &[ArrayRef], masked: Masked) -> Result<ArrayRef> {
     let counts = match args.get(1) {
         Some(counts) => integers_of(counts),
         None => vec![None; args[0].len()],
@@ -205,17 +202,17 @@ fn mask_n(args: &[ArrayRef], kept: Kept) -> Result<ArrayRef> {
                 let n = usize::try_from(count.unwrap_or(4).max(0)).unwrap_or(usize::MAX);
                 let value = value?;
                 let length = value.chars().count();
-                let masked = |at: usize| match kept {
-                    Kept::Last => at < n,
-                    Kept::First => at + n >= length,
-                    Kept::FirstN => at >= n,
-                    Kept::LastN => at + n < length,
+                let is_masked = |at: usize| match masked {
+                    Masked::FirstN => at < n,
+                    Masked::LastN => at + n >= length,
+                    Masked::AllButFirstN => at >= n,
+                    Masked::AllButLastN => at + n < length,
                 };
                 Some(
                     value
                         .chars()
                         .enumerate()
-                        .map(|(at, c)| if masked(at) { chosen.mask(c) } else { c })
+                        .map(|(at, c)| if is_masked(at) { chosen.mask(c) } else { c })
                         .collect(),
                 )
             }),
