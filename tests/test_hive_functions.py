@@ -78,6 +78,9 @@ SPARK_ANSWERS = [
     # Hive 2.x's mask: X, x, n, others kept; or the replacements given.
     "SELECT mask('AbC-d12 x') AS a, mask('AbC-d12', 'U', 'l', '#') AS b, mask('Ab1-', 'Q', 'q', 'D', '*') AS c, mask(NULL) AS d",
     "SELECT width_bucket(5.3, 0.2, 10.6, 5) AS a, width_bucket(-1, 0, 10, 5) AS b, width_bucket(10, 0, 10, 5) AS c, width_bucket(8, 10, 0, 5) AS d, width_bucket(1, 0, 10, 0) AS e, width_bucket(NULL, 0, 1, 2) AS f",
+    # Java's BreakIterator sentences and words.
+    "SELECT sentences('Hello there! I am a UDF.') AS a, sentences('It costs $5.50, i.e. 3.5% of U.S.A.\\'s don\\'t-care budget. next one? Yes!!  Ok') AS b, sentences('Dr. Smith went home. the end', 'en', 'US') AS c, sentences('') AS d",
+    "SELECT sentences('He said \"Hi.\" She left. (Really?) 1.5 apples. #1 and $2 or 50% off.Next.(Then) x') AS s",
     # Charsets: UTF-16 writes a byte-order mark and reads either.
     "SELECT hex(encode('abc', 'UTF-16')) AS a, hex(encode('abc', 'utf-16le')) AS b, hex(encode('abc', 'UTF-16BE')) AS c, decode(unhex('FEFF0061'), 'UTF-16') AS d, decode(unhex('FFFE6100'), 'UTF-16') AS e, decode(unhex('61'), 'ISO-8859-1') AS f, decode(encode('xyz', 'US-ASCII'), 'US-ASCII') AS g, decode(encode('xyz', 'UTF-8'), 'UTF-8') AS h",
 ]

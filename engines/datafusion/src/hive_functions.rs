@@ -26,6 +26,7 @@
 //!   `'hex'` and `'base64'`.
 //! - `masking`: `mask`, `mask_first_n`, `mask_last_n`, `mask_show_first_n`,
 //!   `mask_show_last_n`, `mask_hash`.
+//! - `sentences`: `sentences`, Java's `BreakIterator` sentences and words.
 //! - `usage`: what `DESCRIBE FUNCTION` says of each.
 //!
 //! Plus Hive's names for DataFusion's functions ([`ALIASES`]).
@@ -62,6 +63,7 @@ pub mod encoding;
 pub mod masking;
 pub mod math;
 pub mod printf;
+pub mod sentences;
 pub mod strings;
 mod usage;
 
@@ -97,6 +99,7 @@ pub fn register(ctx: &SessionContext) {
         .chain(printf::functions())
         .chain(masking::functions())
         .chain(charsets::functions())
+        .chain(sentences::functions())
     {
         ctx.register_udf(udf);
     }

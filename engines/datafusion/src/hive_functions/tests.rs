@@ -1052,3 +1052,26 @@ async fn encode_and_decode_take_charsets_and_keep_hex_and_base64() {
         .to_string();
     assert!(message.contains("unknown charset 'EBCDIC'"), "{message}");
 }
+
+#[tokio::test]
+async fn sentences_split_text_as_javas_break_iterator() {
+    let engine = engine().await;
+    let s = open(&engine);
+    check(
+        &engine,
+        &s,
+        "SELECT sentences('Hello there! I am a UDF.'), sentences(''), sentences(NULL), \
+         sentences('It costs $5.50, i.e. 3.5% of U.S.A.\\'s don\\'t-care budget. next one? Yes!!  Ok'), \
+         sentences('Dr. Smith went home. the end', 'en', 'US')",
+        &[
+            "[[Hello, there], [I, am, a, UDF]]",
+            "[]",
+            "NULL",
+            // Two marks in a row end a word; a period before a quote and a letter ends a
+            // sentence, one before a space and a lower-case letter none.
+            "[[It, costs, i.e, 3.5%, of, U.S.A], [s, don't-care, budget, next, one], [Yes], [Ok]]",
+            "[[Dr], [Smith, went, home, the, end]]",
+        ],
+    )
+    .await;
+}
