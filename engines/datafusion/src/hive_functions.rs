@@ -27,6 +27,7 @@
 //! - `masking`: `mask`, `mask_first_n`, `mask_last_n`, `mask_show_first_n`,
 //!   `mask_show_last_n`, `mask_hash`.
 //! - `sentences`: `sentences`, Java's `BreakIterator` sentences and words.
+//! - `ngrams`: the aggregate `ngrams`, the most frequent n-grams of sentences.
 //! - `usage`: what `DESCRIBE FUNCTION` says of each.
 //!
 //! Plus Hive's names for DataFusion's functions ([`ALIASES`]).
@@ -62,6 +63,7 @@ pub mod datetime;
 pub mod encoding;
 pub mod masking;
 pub mod math;
+pub mod ngrams;
 pub mod printf;
 pub mod sentences;
 pub mod strings;
@@ -103,7 +105,10 @@ pub fn register(ctx: &SessionContext) {
     {
         ctx.register_udf(udf);
     }
-    for udaf in collections::aggregates() {
+    for udaf in collections::aggregates()
+        .into_iter()
+        .chain(ngrams::aggregates())
+    {
         ctx.register_udaf(udaf);
     }
     // One snapshot serves every alias: each names a function registered above or built in,

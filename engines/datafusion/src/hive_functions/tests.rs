@@ -1075,3 +1075,33 @@ async fn sentences_split_text_as_javas_break_iterator() {
     )
     .await;
 }
+
+#[tokio::test]
+async fn ngrams_counts_the_most_frequent_word_sequences() {
+    let engine = engine().await;
+    let s = open(&engine);
+    let (rows, _) = rows_with(
+        &engine,
+        &s,
+        "SELECT ngrams(sentences(lower(t)), 2, 3) FROM (VALUES ('The cat sat. The cat ran!'), \
+         ('the cat sat'), (NULL)) v(t)",
+        &BTreeMap::new(),
+    )
+    .await;
+    // Most frequent first, then in the order of the words.
+    assert_eq!(
+        rows,
+        [[
+            "[{ngram: [the, cat], estfrequency: 3.0}, {ngram: [cat, sat], estfrequency: 2.0}, \
+             {ngram: [cat, ran], estfrequency: 1.0}]"
+        ]]
+    );
+    // Of arrays of words, and NULL for a group without an n-gram.
+    check(
+        &engine,
+        &s,
+        "SELECT ngrams(array('a', 'b', 'a', 'b'), 1, 1), ngrams(array('a'), 2, 1)",
+        &["[{ngram: [a], estfrequency: 2.0}]", "NULL"],
+    )
+    .await;
+}

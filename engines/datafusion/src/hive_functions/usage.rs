@@ -75,6 +75,7 @@ const USAGE: &[(&str, &str, &str)] = &[
     ("encode", "encode(s, 'UTF-8'|'US-ASCII'|'ISO-8859-1'|'UTF-16'|'UTF-16BE'|'UTF-16LE'|'hex'|'base64')", "the bytes of s in the charset (or, for hex and base64, its bytes as that text)"),
     ("decode", "decode(binary, 'UTF-8'|'US-ASCII'|'ISO-8859-1'|'UTF-16'|'UTF-16BE'|'UTF-16LE'|'hex'|'base64')", "the text of the bytes in the charset (or the bytes of hex or base64 text)"),
     ("sentences", "sentences(text[, lang[, country]])", "the text's sentences, each an array of its words"),
+    ("ngrams", "ngrams(sentences, n, k[, pf])", "the group's k most frequent n-grams of words with their estimated frequencies"),
     ("e", "e()", "the base of natural logarithms"),
     ("negative", "negative(x)", "-x"),
     ("positive", "positive(x)", "x"),
