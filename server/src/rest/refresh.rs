@@ -236,6 +236,19 @@ mod tests {
         assert_eq!(Refresh::parse("everything"), None);
     }
 
+    /// `refresh/hadoop_conf` by an administrator who may read the parser's messages, or not.
+    async fn reread(
+        clusters: &Arc<ClusterRegistry>,
+        may_read: bool,
+    ) -> Result<Response<Full<Bytes>>, GatewayError> {
+        refresh(
+            Refresh::ClusterConfigs("hadoop conf"),
+            clusters.clone(),
+            move |_| may_read,
+        )
+        .await
+    }
+
     #[tokio::test]
     async fn a_file_broken_before_the_refresh_is_named_and_its_good_version_stays() {
         let dir = tempfile::tempdir().unwrap();
@@ -245,13 +258,7 @@ mod tests {
         std::fs::write(&file, "super-users: [ops\n").unwrap();
         // The watcher's reread finds it broken first; the refresh must still say so.
         assert_eq!(clusters.reload().unwrap().errors.len(), 1);
-        let refused = refresh(
-            Refresh::ClusterConfigs("hadoop conf"),
-            clusters.clone(),
-            |_| true,
-        )
-        .await
-        .unwrap_err();
+        let refused = reread(&clusters, true).await.unwrap_err();
         let message = refused.to_string();
         assert!(
             message.contains("prod.yaml is broken: ")
@@ -259,26 +266,14 @@ mod tests {
             "{message}"
         );
         assert!(clusters.get("prod").unwrap().config.is_super_user("ops"));
-        let hidden = refresh(
-            Refresh::ClusterConfigs("hadoop conf"),
-            clusters.clone(),
-            |_| false,
-        )
-        .await
-        .unwrap_err();
+        let hidden = reread(&clusters, false).await.unwrap_err();
         assert!(
             hidden.to_string().contains("the gateway's log says where"),
             "{hidden}"
         );
 
         std::fs::write(&file, "super-users: [ops, dev]\n").unwrap();
-        let answer = refresh(
-            Refresh::ClusterConfigs("hadoop conf"),
-            clusters.clone(),
-            |_| true,
-        )
-        .await
-        .unwrap();
+        let answer = reread(&clusters, true).await.unwrap();
         assert_eq!(answer.status(), StatusCode::OK);
         assert!(clusters.get("prod").unwrap().config.is_super_user("dev"));
     }
