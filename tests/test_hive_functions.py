@@ -81,6 +81,8 @@ SPARK_ANSWERS = [
     # Java's BreakIterator sentences and words.
     "SELECT sentences('Hello there! I am a UDF.') AS a, sentences('It costs $5.50, i.e. 3.5% of U.S.A.\\'s don\\'t-care budget. next one? Yes!!  Ok') AS b, sentences('Dr. Smith went home. the end', 'en', 'US') AS c, sentences('') AS d",
     "SELECT sentences('He said \"Hi.\" She left. (Really?) 1.5 apples. #1 and $2 or 50% off.Next.(Then) x') AS s",
+    # Up to b distinct values the histogram is exact, whatever Spark's partitions merged.
+    "SELECT histogram_numeric(CAST(x AS DOUBLE), 5) AS h FROM (VALUES (1), (2), (2), (3), (NULL)) t(x)",
     # Charsets: UTF-16 writes a byte-order mark and reads either.
     "SELECT hex(encode('abc', 'UTF-16')) AS a, hex(encode('abc', 'utf-16le')) AS b, hex(encode('abc', 'UTF-16BE')) AS c, decode(unhex('FEFF0061'), 'UTF-16') AS d, decode(unhex('FFFE6100'), 'UTF-16') AS e, decode(unhex('61'), 'ISO-8859-1') AS f, decode(encode('xyz', 'US-ASCII'), 'US-ASCII') AS g, decode(encode('xyz', 'UTF-8'), 'UTF-8') AS h",
 ]
@@ -102,6 +104,8 @@ HIVE_ONLY = {
     # Spark has no field and no mask_first_n and its kin.
     "SELECT field('b', 'a', 'b', 'b') AS f, field(NULL, 'a') AS g, field('z', 'a') AS h": ["2", "0", "0"],
     "SELECT mask_first_n('1234-5678') AS a, mask_last_n('1234-5678', 2) AS b, mask_show_first_n('1234-5678') AS c, mask_show_last_n('AbCd', 1) AS d, mask_hash('abc') AS h": ["nnnn-5678", "1234-56nn", "1234-nnnn", "XxXd", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"],
+    # Spark has no ngrams.
+    "SELECT ngrams(sentences(lower('The cat sat. The cat ran! the cat sat')), 2, 2) AS g": ['[{"ngram":["the","cat"],"estfrequency":3.0},{"ngram":["cat","sat"],"estfrequency":2.0}]'],
     # The session's user: beeline's here. (Spark's depends on how its engine runs.)
     "SELECT current_user() AS u": ["alice"],
 }

@@ -28,6 +28,7 @@
 //!   `mask_show_last_n`, `mask_hash`.
 //! - `sentences`: `sentences`, Java's `BreakIterator` sentences and words.
 //! - `ngrams`: the aggregate `ngrams`, the most frequent n-grams of sentences.
+//! - `histogram`: the aggregate `histogram_numeric`, Hive's streaming histogram.
 //! - `usage`: what `DESCRIBE FUNCTION` says of each.
 //!
 //! Plus Hive's names for DataFusion's functions ([`ALIASES`]).
@@ -61,6 +62,7 @@ pub mod collections;
 pub mod conditional;
 pub mod datetime;
 pub mod encoding;
+pub mod histogram;
 pub mod masking;
 pub mod math;
 pub mod ngrams;
@@ -108,6 +110,7 @@ pub fn register(ctx: &SessionContext) {
     for udaf in collections::aggregates()
         .into_iter()
         .chain(ngrams::aggregates())
+        .chain(histogram::aggregates())
     {
         ctx.register_udaf(udaf);
     }

@@ -1105,3 +1105,29 @@ async fn ngrams_counts_the_most_frequent_word_sequences() {
     )
     .await;
 }
+
+#[tokio::test]
+async fn histogram_numeric_merges_the_closest_bins() {
+    let engine = engine().await;
+    let s = open(&engine);
+    // Up to b distinct values: exact; NULLs skipped; NULL for a group without a value.
+    check(
+        &engine,
+        &s,
+        "SELECT histogram_numeric(x, 5), histogram_numeric(CASE WHEN x > 9 THEN x END, 3) \
+         FROM (VALUES (1), (2), (2), (3), (NULL)) t(x)",
+        &[
+            "[{x: 1.0, y: 1.0}, {x: 2.0, y: 2.0}, {x: 3.0, y: 1.0}]",
+            "NULL",
+        ],
+    )
+    .await;
+    // Beyond: the closest pair merged into its weighted mean (no ties here).
+    check(
+        &engine,
+        &s,
+        "SELECT histogram_numeric(x, 2) FROM (VALUES (1.0), (2.0), (2.5), (10.0)) t(x)",
+        &["[{x: 1.8333333333333333, y: 3.0}, {x: 10.0, y: 1.0}]"],
+    )
+    .await;
+}

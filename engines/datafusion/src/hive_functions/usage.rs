@@ -76,6 +76,7 @@ const USAGE: &[(&str, &str, &str)] = &[
     ("decode", "decode(binary, 'UTF-8'|'US-ASCII'|'ISO-8859-1'|'UTF-16'|'UTF-16BE'|'UTF-16LE'|'hex'|'base64')", "the text of the bytes in the charset (or the bytes of hex or base64 text)"),
     ("sentences", "sentences(text[, lang[, country]])", "the text's sentences, each an array of its words"),
     ("ngrams", "ngrams(sentences, n, k[, pf])", "the group's k most frequent n-grams of words with their estimated frequencies"),
+    ("histogram_numeric", "histogram_numeric(x, b)", "a histogram of the group's numbers in at most b bins, an array of (x, y): centre and height"),
     ("e", "e()", "the base of natural logarithms"),
     ("negative", "negative(x)", "-x"),
     ("positive", "positive(x)", "x"),
