@@ -998,6 +998,29 @@ impl BatchManager {
         Ok(found)
     }
 
+    /// `GET /admin/batch/count`: how many batches of the clusters `admin` is a super-user of,
+    /// every user's, pass `filter` (its page aside); refused to a caller who administers no
+    /// cluster.
+    pub fn count(&self, filter: &BatchFilter, admin: &str) -> Result<usize, GatewayError> {
+        let administers = |cluster: &str| {
+            self.clusters
+                .get(cluster)
+                .is_ok_and(|c| c.config.is_super_user(admin))
+        };
+        if !self.clusters.names().iter().any(|name| administers(name)) {
+            return Err(GatewayError::Refused(format!(
+                "user `{admin}` may not count every user's batches: the admin API is for the super-users of a \
+                 cluster (`super-users` in its file in {}); ask an operator",
+                self.clusters.dir().display()
+            )));
+        }
+        Ok(self
+            .all_records()
+            .iter()
+            .filter(|record| administers(&record.cluster) && filter.matches(record))
+            .count())
+    }
+
     /// Whether `login_user` may see `record`: it runs as them, they submitted it, or they are
     /// a super user of its cluster acting as its user.
     fn may_see(&self, record: &BatchRecord, login_user: &str, proxy_user: Option<&str>) -> bool {
@@ -1028,13 +1051,9 @@ impl BatchManager {
         })
     }
 
-    /// The batches `login_user` may see that pass `filter`.
-    pub fn list(
-        &self,
-        filter: &BatchFilter,
-        login_user: &str,
-        proxy_user: Option<&str>,
-    ) -> BatchList {
+    /// The records of every batch: those this gateway holds and those other gateways sharing
+    /// the work directory wrote.
+    fn all_records(&self) -> Vec<BatchRecord> {
         let mut records: Vec<BatchRecord> = self
             .lock()
             .values()
@@ -1047,6 +1066,17 @@ impl BatchManager {
             })
             .collect();
         records.extend(self.records_elsewhere());
+        records
+    }
+
+    /// The batches `login_user` may see that pass `filter`.
+    pub fn list(
+        &self,
+        filter: &BatchFilter,
+        login_user: &str,
+        proxy_user: Option<&str>,
+    ) -> BatchList {
+        let mut records = self.all_records();
         records.retain(|record| self.may_see(record, login_user, proxy_user));
         let batches: Vec<BatchView> = filter.page(records).iter().map(BatchView::from).collect();
         BatchList {

@@ -142,6 +142,7 @@ enum Route<'a> {
     AdminEngine,
     AdminServers,
     AdminRefresh(Refresh),
+    AdminBatchCount,
 }
 
 /// The route of `path`, or `None` (404).
@@ -175,6 +176,7 @@ fn route(path: &str) -> Option<Route<'_>> {
         ["admin", "engine"] => Some(Route::AdminEngine),
         ["admin", "server"] => Some(Route::AdminServers),
         ["admin", "refresh", what] => Refresh::parse(what).map(Route::AdminRefresh),
+        ["admin", "batch", "count"] => Some(Route::AdminBatchCount),
         _ => None,
     }
 }
@@ -219,7 +221,8 @@ impl RestApi {
             | Route::ExecPool
             | Route::AdminSessions
             | Route::AdminOperations
-            | Route::AdminServers => "GET",
+            | Route::AdminServers
+            | Route::AdminBatchCount => "GET",
             Route::AdminRefresh(_) => "POST",
             Route::AdminSession(_) | Route::AdminOperation(_) => "DELETE",
             Route::AdminEngine => "GET, DELETE",
@@ -253,7 +256,10 @@ impl RestApi {
         };
         let query = Query::parse(req.uri().query().unwrap_or(""));
         let proxy = query.proxy_user();
-        let batch_route = matches!(route, Route::Batches | Route::Batch(_) | Route::BatchLog(_));
+        let batch_route = matches!(
+            route,
+            Route::Batches | Route::Batch(_) | Route::BatchLog(_) | Route::AdminBatchCount
+        );
         if !batch_route {
             let Some(sessions) = sessions else {
                 return error_response(&GatewayError::NotFound(format!(
@@ -285,6 +291,12 @@ impl RestApi {
                 forward::cancel_batch(&self.batches, id, &user, proxy, &req).await
             }
             (Route::Batch(id), _) => self.batches.get(id, &user, proxy).map(|b| json(&b)),
+            (Route::AdminBatchCount, _) => query.filter().and_then(|mut filter| {
+                // Kyuubi's default: a count without batchType is of SPARK batches.
+                filter.batch_type.get_or_insert(BatchType::Spark);
+                let count = self.batches.count(&filter, &user)?;
+                Ok(json(&serde_json::json!({ "count": count })))
+            }),
             (Route::BatchLog(id), _) => query.log_page().and_then(|(from, size)| {
                 self.batches
                     .local_log(id, &user, proxy, from, size)

@@ -1142,6 +1142,10 @@ fn admin_and_exec_pool_paths_route() {
     assert_eq!(route("/api/v1/admin/engine"), Some(Route::AdminEngine));
     assert_eq!(route("/api/v1/admin/server"), Some(Route::AdminServers));
     assert_eq!(
+        route("/api/v1/admin/batch/count"),
+        Some(Route::AdminBatchCount)
+    );
+    assert_eq!(
         route("/api/v1/admin/refresh/deny_users"),
         Some(Route::AdminRefresh(Refresh::NoCounterpart(
             refresh::ConnectionList::DenyUsers
@@ -1388,4 +1392,57 @@ async fn without_ha_the_server_list_is_this_gateway_and_refreshes_are_for_admins
         .await;
     assert_eq!(status, StatusCode::NOT_IMPLEMENTED, "{body}");
     assert!(body.contains("allowed-users"), "{body}");
+}
+
+#[tokio::test]
+async fn an_admin_counts_every_users_batches_by_type_user_and_state() {
+    let f = fixture();
+    let api = &f.api;
+    let mut finished = Vec::new();
+    for user in ["alice", "alice", "bob"] {
+        let batch = post_batch(api, user, &submission("/jobs/ok.py")).await;
+        finished.push((batch["id"].as_str().unwrap().to_owned(), user));
+    }
+    let spark = r#"{"batchType":"SPARK","resource":"/jobs/etl.jar","className":"etl.Main","conf":{"spark.ui.enabled":"false"}}"#;
+    let jar = post_batch(api, "carol", spark).await;
+    finished.push((jar["id"].as_str().unwrap().to_owned(), "carol"));
+    for (id, user) in &finished {
+        wait_for_state(api, id, user, "FINISHED").await;
+    }
+    let running = post_batch(api, "bob", &submission("/jobs/sleep.py")).await;
+    let running_id = running["id"].as_str().unwrap().to_owned();
+    wait_for_state(api, &running_id, "bob", "RUNNING").await;
+    let count = |query: &'static str, user: &'static str| async move {
+        call(
+            api,
+            request(
+                "GET",
+                &format!("/api/v1/admin/batch/count{query}"),
+                Some(user),
+                "",
+            ),
+        )
+        .await
+    };
+    for (query, expected) in [
+        // Kyuubi's default type is SPARK.
+        ("", 1),
+        ("?batchType=PYSPARK", 4),
+        ("?batchType=PYSPARK&batchUser=alice", 2),
+        ("?batchType=PYSPARK&batchState=RUNNING", 1),
+        ("?batchType=PYSPARK&batchUser=bob&batchState=FINISHED", 1),
+        ("?batchType=SPARK&batchUser=alice", 0),
+    ] {
+        let (status, body) = count(query, "admin").await;
+        assert_eq!(status, StatusCode::OK, "{query}: {body}");
+        let body: serde_json::Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(body, serde_json::json!({ "count": expected }), "{query}");
+    }
+    // Users count nothing but get told why; a bad state is the caller's fault.
+    let (status, body) = count("?batchType=PYSPARK", "alice").await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
+    assert!(body.contains("super-users"), "{body}");
+    let (status, body) = count("?batchState=SLEEPY", "admin").await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    on_batch(api, "DELETE", &running_id, "bob").await;
 }
