@@ -41,8 +41,9 @@
 
 use std::sync::Arc;
 
-use datafusion::arrow::array::{ArrayRef, RecordBatchOptions};
-use datafusion::arrow::datatypes::{DataType, Field, Schema};
+use datafusion::arrow::array::{Array, ArrayRef, ListArray, RecordBatchOptions, StructArray};
+use datafusion::arrow::buffer::OffsetBuffer;
+use datafusion::arrow::datatypes::{DataType, Field, FieldRef, Fields, Schema};
 use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::common::{DFSchema, ScalarValue};
 use datafusion::error::{DataFusionError, Result};
@@ -287,6 +288,36 @@ fn columnar(result: ArrayRef, args: &[ColumnarValue]) -> Result<ColumnarValue> {
             ColumnarValue::Array(result)
         },
     )
+}
+
+/// A list of structs of `fields` with the given columns, as one scalar: the answer (and the
+/// partial state) of the aggregates `ngrams` and `histogram_numeric`.
+fn struct_list(fields: Fields, columns: Vec<ArrayRef>) -> Result<ScalarValue> {
+    let structs = StructArray::try_new(fields.clone(), columns, None)?;
+    let list = ListArray::try_new(
+        Arc::new(Field::new_list_field(DataType::Struct(fields), true)),
+        OffsetBuffer::from_lengths([structs.len()]),
+        Arc::new(structs),
+        None,
+    )?;
+    Ok(ScalarValue::List(Arc::new(list)))
+}
+
+/// The partial state of such an aggregate: its list (`list_type`) so far, then its integer
+/// parameters, named for the state's columns.
+fn list_and_parameters_state(
+    aggregate: &str,
+    list_type: DataType,
+    parameters: &[&str],
+) -> Vec<FieldRef> {
+    std::iter::once(Field::new(format!("{aggregate}[list]"), list_type, true))
+        .chain(
+            parameters
+                .iter()
+                .map(|p| Field::new(format!("{aggregate}[{p}]"), DataType::Int64, true)),
+        )
+        .map(Arc::new)
+        .collect()
 }
 
 /// The error for arguments a function does not take: the caller's mistake.

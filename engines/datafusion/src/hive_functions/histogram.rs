@@ -7,8 +7,7 @@
 
 use std::sync::Arc;
 
-use datafusion::arrow::array::{Array, ArrayRef, AsArray, Float64Array, ListArray, StructArray};
-use datafusion::arrow::buffer::OffsetBuffer;
+use datafusion::arrow::array::{Array, ArrayRef, AsArray, Float64Array};
 use datafusion::arrow::datatypes::{DataType, Field, FieldRef, Fields, Float64Type, Int64Type};
 use datafusion::common::{DataFusionError, Result, ScalarValue};
 use datafusion::logical_expr::function::{AccumulatorArgs, StateFieldsArgs};
@@ -75,18 +74,11 @@ impl AggregateUDFImpl for HistogramNumeric {
     }
 
     fn state_fields(&self, args: StateFieldsArgs) -> Result<Vec<FieldRef>> {
-        Ok(vec![
-            Arc::new(Field::new(
-                format!("{}[bins]", args.name),
-                result_type(),
-                true,
-            )),
-            Arc::new(Field::new(
-                format!("{}[b]", args.name),
-                DataType::Int64,
-                true,
-            )),
-        ])
+        Ok(super::list_and_parameters_state(
+            args.name,
+            result_type(),
+            &["b"],
+        ))
     }
 
     fn accumulator(&self, _: AccumulatorArgs) -> Result<Box<dyn Accumulator>> {
@@ -165,21 +157,7 @@ impl NumericHistogram {
     fn to_scalar(&self) -> Result<ScalarValue> {
         let xs = Float64Array::from_iter_values(self.bins.iter().map(|(x, _)| *x));
         let ys = Float64Array::from_iter_values(self.bins.iter().map(|(_, y)| *y));
-        let structs = StructArray::try_new(
-            bin_fields(),
-            vec![Arc::new(xs) as ArrayRef, Arc::new(ys)],
-            None,
-        )?;
-        let DataType::List(item) = result_type() else {
-            unreachable!("histogram_numeric gives a list");
-        };
-        let list = ListArray::try_new(
-            item,
-            OffsetBuffer::from_lengths([structs.len()]),
-            Arc::new(structs),
-            None,
-        )?;
-        Ok(ScalarValue::List(Arc::new(list)))
+        super::struct_list(bin_fields(), vec![Arc::new(xs), Arc::new(ys)])
     }
 }
 

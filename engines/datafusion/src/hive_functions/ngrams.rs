@@ -9,9 +9,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use datafusion::arrow::array::{
-    Array, ArrayRef, AsArray, Float64Array, ListArray, ListBuilder, StringBuilder, StructArray,
+    Array, ArrayRef, AsArray, Float64Array, ListBuilder, StringBuilder,
 };
-use datafusion::arrow::buffer::OffsetBuffer;
 use datafusion::arrow::datatypes::{DataType, Field, FieldRef, Fields, Float64Type, Int64Type};
 use datafusion::common::{DataFusionError, Result, ScalarValue};
 use datafusion::logical_expr::function::{AccumulatorArgs, StateFieldsArgs};
@@ -87,23 +86,11 @@ impl AggregateUDFImpl for NGrams {
     }
 
     fn state_fields(&self, args: StateFieldsArgs) -> Result<Vec<FieldRef>> {
-        Ok(vec![
-            Arc::new(Field::new(
-                format!("{}[ngrams]", args.name),
-                result_type(),
-                true,
-            )),
-            Arc::new(Field::new(
-                format!("{}[k]", args.name),
-                DataType::Int64,
-                true,
-            )),
-            Arc::new(Field::new(
-                format!("{}[pf]", args.name),
-                DataType::Int64,
-                true,
-            )),
-        ])
+        Ok(super::list_and_parameters_state(
+            args.name,
+            result_type(),
+            &["k", "pf"],
+        ))
     }
 
     fn accumulator(&self, _: AccumulatorArgs) -> Result<Box<dyn Accumulator>> {
@@ -191,21 +178,10 @@ impl NGramEstimator {
             ngrams.append(true);
         }
         let counts = Float64Array::from_iter_values(ranked.iter().map(|(_, c)| *c));
-        let structs = StructArray::try_new(
+        super::struct_list(
             ngram_fields(),
-            vec![Arc::new(ngrams.finish()) as ArrayRef, Arc::new(counts)],
-            None,
-        )?;
-        let DataType::List(item) = result_type() else {
-            unreachable!("ngrams gives a list");
-        };
-        let list = ListArray::try_new(
-            item,
-            OffsetBuffer::from_lengths([structs.len()]),
-            Arc::new(structs),
-            None,
-        )?;
-        Ok(ScalarValue::List(Arc::new(list)))
+            vec![Arc::new(ngrams.finish()), Arc::new(counts)],
+        )
     }
 }
 

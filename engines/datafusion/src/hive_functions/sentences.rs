@@ -234,13 +234,16 @@ fn ends_number(c: char) -> bool {
     )
 }
 
+/// A class of characters of Java's rules.
+type CharClass = fn(char) -> bool;
+
 /// The end of the run of words and numbers (`$word?($number$word)*($number$post_num?)?`)
 /// from `at`, where a letter or digit stands.
 fn word_end(chars: &[char], mut at: usize) -> usize {
     let class_at = |at: usize, class: fn(char) -> bool| chars.get(at).is_some_and(|&c| class(c));
     loop {
         let number = class_at(at, char::is_numeric);
-        let (run, joiner): (fn(char) -> bool, fn(char) -> bool) = if class_at(at, is_letter) {
+        let (run, joiner): (CharClass, CharClass) = if class_at(at, is_letter) {
             (is_letter, joins_letters)
         } else if number {
             (char::is_numeric, joins_digits)
