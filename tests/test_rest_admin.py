@@ -224,14 +224,14 @@ def test_an_admin_sees_each_operations_state_as_its_engine_reported_it(gateway):
     assert operations_by_id(admin, sessionHandle=session)[running]["state"] == "CANCELED"
     zoe.ok("DELETE", f"/sessions/{session}")
 
-    # A Thrift client's statements too, as its polls tell them.
+    # A Thrift client's statements too, as its polls tell them, with their SQL.
     connection, cursor = pyhive_session(gateway, "adm_zed")
     endless = connection.cursor()
     endless.execute(ENDLESS_QUERY, async_=True)
     wait_until(lambda: endless.poll().operationState == ttypes.TOperationState.RUNNING_STATE,
                "the endless query runs")
-    assert [o["state"] for o in admin.ok("GET", "/admin/operations", params={"users": "adm_zed"})] \
-        == ["FINISHED", "RUNNING"]
+    assert [(o["state"], o["statement"]) for o in admin.ok("GET", "/admin/operations", params={"users": "adm_zed"})] \
+        == [("FINISHED", "SELECT 1 AS one"), ("RUNNING", ENDLESS_QUERY)]
     endless.cancel()
     assert [o["state"] for o in admin.ok("GET", "/admin/operations", params={"users": "adm_zed"})] \
         == ["FINISHED", "CANCELED"]

@@ -185,23 +185,24 @@ impl Gateway {
     /// The phases in order; the engine's reply as bytes.
     async fn try_forward_bytes<R: Forwarded>(&self, req: R) -> Result<Bytes, GatewayError> {
         // An operation created by a synchronous call's reply has done its work.
-        self.try_forward_recorded(req, TOperationState::FINISHED_STATE)
+        self.try_forward_recorded(req, TOperationState::FINISHED_STATE, None)
             .await
             .map(|(bytes, _)| bytes)
     }
 
     /// The phases in order; the engine's reply as bytes, and the operation it created, in
-    /// `state` as far as the gateway knows.
+    /// `state` as far as the gateway knows, running `statement` (ExecuteStatement's).
     async fn try_forward_recorded<R: Forwarded>(
         &self,
         mut req: R,
         state: TOperationState,
+        statement: Option<Arc<str>>,
     ) -> Result<(Bytes, Option<Created>), GatewayError> {
         let session = self.resolve(req.target())?;
         self.wait_for_engine(&session).await?;
         let bytes = exchange(&session, &mut req).await?;
         let created = match R::CREATES_OPERATION {
-            true => self.record::<R>(&session, &bytes, state)?,
+            true => self.record::<R>(&session, &bytes, state, statement)?,
             false => None,
         };
         Ok((bytes, created))
@@ -230,6 +231,7 @@ impl Gateway {
         session: &Arc<GatewaySession>,
         bytes: &[u8],
         state: TOperationState,
+        statement: Option<Arc<str>>,
     ) -> Result<Option<Created>, GatewayError> {
         let resp: R::Resp = decode_result_body(bytes).map_err(|e| {
             GatewayError::EngineRefused(format!(
@@ -243,30 +245,27 @@ impl Gateway {
         let Some(handle) = HandleId::from_operation(operation) else {
             return Ok(None);
         };
-        let prefetched = self.record_engine_operation(
-            session,
-            handle,
-            R::METHOD == "ExecuteStatement",
-            Prefetched::default(),
-            state,
-        );
+        let prefetched =
+            self.record_engine_operation(session, handle, statement, Prefetched::default(), state);
         Ok(Some(Created {
             operation: operation.clone(),
             prefetched,
         }))
     }
 
-    /// Records an engine's operation as the session's, in `state`; a statement's log begins
-    /// with the launch log if it is the session's first.
+    /// Records an engine's operation as the session's, in `state`; a statement's (`statement`
+    /// is its SQL) log begins with the launch log if it is the session's first.
     fn record_engine_operation(
         &self,
         session: &Arc<GatewaySession>,
         handle: HandleId,
-        is_statement: bool,
+        statement: Option<Arc<str>>,
         prefetched: Prefetched,
         state: TOperationState,
     ) -> Arc<Prefetched> {
-        let launch_log_first = Arc::new(AtomicBool::new(is_statement && session.take_launch_log()));
+        let launch_log_first = Arc::new(AtomicBool::new(
+            statement.is_some() && session.take_launch_log(),
+        ));
         let prefetched = Arc::new(prefetched);
         self.sessions.record_operation(
             handle,
@@ -275,6 +274,7 @@ impl Gateway {
                 launch_log_first,
                 prefetched: prefetched.clone(),
                 state: Arc::new(ObservedState::new(state)),
+                statement,
             },
         );
         prefetched
@@ -441,10 +441,12 @@ impl CliService for Gateway {
             }
             Err(error) => self.reply_error::<TExecuteStatementReq>(error),
             Ok(()) => {
+                let statement: Arc<str> = req.statement.as_str().into();
                 // Answered ahead: the engine gets the statement after the client's reply.
                 let record = |handle, prefetched| {
                     let pending = TOperationState::PENDING_STATE;
-                    self.record_engine_operation(&session, handle, true, prefetched, pending);
+                    let statement = Some(statement.clone());
+                    self.record_engine_operation(&session, handle, statement, prefetched, pending);
                 };
                 let mut req = match execute_ahead::answer(&session, req, record).await {
                     Ok(answered) => return Reply::Typed(answered),
@@ -456,7 +458,7 @@ impl CliService for Gateway {
                     true => TOperationState::RUNNING_STATE,
                     false => TOperationState::FINISHED_STATE,
                 };
-                match self.try_forward_recorded(req, state).await {
+                match self.try_forward_recorded(req, state, Some(statement)).await {
                     Ok((bytes, created)) => {
                         if let Some(created) = created {
                             ctx.after_reply.push(async move {

@@ -180,10 +180,13 @@ pub enum OperationKind {
     /// log, served on the first log fetch (cleared then).
     /// `prefetched`: replies fetched from the engine before the client asks for them.
     /// `state`: its state as the replies forwarded so far tell it.
+    /// `statement`: the SQL of an ExecuteStatement, for the admin API's listing; `None` for
+    /// the metadata calls.
     Engine {
         launch_log_first: Arc<AtomicBool>,
         prefetched: Arc<Prefetched>,
         state: Arc<ObservedState>,
+        statement: Option<Arc<str>>,
     },
     /// The session's LaunchEngine operation.
     Launch,

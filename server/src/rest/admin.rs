@@ -156,7 +156,7 @@ impl Admin<'_> {
 
     /// `GET /admin/operations`: the open operations of the caller's clusters, oldest first,
     /// each in the state the engine's replies forwarded so far tell
-    /// ([`crate::operation::observed`]); the statement is known for those run over REST.
+    /// ([`crate::operation::observed`]), with the SQL of each statement.
     pub fn list_operations(&self, query: &Query) -> Result<Response<Full<Bytes>>, GatewayError> {
         let clusters = self.clusters("list all operations")?;
         let users = user_filter(query);
@@ -184,7 +184,13 @@ impl Admin<'_> {
                     && session_filter.is_none_or(|guid| session.id.guid == guid)
             })
             .map(|(id, entry)| {
-                let (statement, _) = self.api.statement_of(&id.guid).unwrap_or_default();
+                let statement = match &entry.kind {
+                    OperationKind::Engine {
+                        statement: Some(statement),
+                        ..
+                    } => statement.to_string(),
+                    _ => self.api.statement_of(&id.guid).unwrap_or_default().0,
+                };
                 let observed = observed_state(&entry);
                 OperationData {
                     identifier: id.guid.to_string(),
