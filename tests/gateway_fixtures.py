@@ -98,6 +98,14 @@ class Gateway:
         self.process.wait()
 
 
+def default_cluster_dir(root: Path) -> Path:
+    """`root/cluster-configs` holding the default cluster alone."""
+    directory = root / "cluster-configs"
+    directory.mkdir()
+    (directory / "default.yaml").write_text(DEFAULT_CLUSTER)
+    return directory
+
+
 def start_gateway(binary: Path, work_dir: Path, cluster_dir: Path, *flags: str, env: dict | None = None) -> Gateway:
     """Starts `kumiho` with `flags` on free ports; `env` (default: this process's) is its
     environment, RUST_LOG aside."""

@@ -16,7 +16,7 @@ import pytest
 import requests
 from pyhive import hive as pyhive
 
-from gateway_fixtures import DEFAULT_CLUSTER, discovery_url, ha_flags, kill_engines_on, start_gateway
+from gateway_fixtures import default_cluster_dir, discovery_url, ha_flags, kill_engines_on, start_gateway
 from gateway_fixtures import gateway_binary, zookeeper  # noqa: F401 (fixtures)
 from harness import hive
 from harness.beeline import run_beeline
@@ -72,17 +72,10 @@ def kerberos_flags(keytab) -> tuple[str, ...]:
 SPNEGO_FLAGS = ("--kerberos-spnego-principal", f"HTTP/_HOST@{REALM}")
 
 
-def cluster_dir(root):
-    directory = root / "cluster-configs"
-    directory.mkdir()
-    (directory / "default.yaml").write_text(DEFAULT_CLUSTER)
-    return directory
-
-
 @pytest.fixture(scope="module")
 def gateway(gateway_binary, kdc, tmp_path_factory):  # noqa: F811
     root = tmp_path_factory.mktemp("kerberos")
-    running = start_gateway(gateway_binary, root / "work", cluster_dir(root),
+    running = start_gateway(gateway_binary, root / "work", default_cluster_dir(root),
                             *kerberos_flags(kdc.directory / "kumiho.keytab"), *SPNEGO_FLAGS, env=kdc.env())
     yield running
     running.stop()
@@ -267,7 +260,7 @@ def test_a_gateway_whose_clock_is_off_says_so(gateway_binary, kdc, tickets, tmp_
     "Clock skew too great" with what to check."""
     [libfaketime] = glob.glob("/usr/lib/*/faketime/libfaketime.so.1")
     skewed = {**kdc.env(), "LD_PRELOAD": libfaketime, "FAKETIME": "+10m"}
-    running = start_gateway(gateway_binary, tmp_path / "work", cluster_dir(tmp_path),
+    running = start_gateway(gateway_binary, tmp_path / "work", default_cluster_dir(tmp_path),
                             *kerberos_flags(kdc.directory / "kumiho.keytab"), env=skewed)
     try:
         with pytest.raises(Exception, match="Clock skew too great.*its clock is within"):
@@ -279,20 +272,20 @@ def test_a_gateway_whose_clock_is_off_says_so(gateway_binary, kdc, tickets, tmp_
 def test_the_gateway_does_not_start_without_a_key_for_its_principal(gateway_binary, kdc, tmp_path):  # noqa: F811
     missing = tmp_path / "missing.keytab"
     with pytest.raises(RuntimeError, match=f"cannot read kerberos-keytab {missing}"):
-        start_gateway(gateway_binary, tmp_path / "work", cluster_dir(tmp_path), *kerberos_flags(missing),
+        start_gateway(gateway_binary, tmp_path / "work", default_cluster_dir(tmp_path), *kerberos_flags(missing),
                       env=kdc.env())
     # A keytab that holds another principal's key.
     other = kdc.directory / "other.keytab"
     second = tmp_path / "second"
     second.mkdir()
     with pytest.raises(RuntimeError, match=f"cannot accept Kerberos clients as {PRINCIPAL} with kerberos-keytab {other}"):
-        start_gateway(gateway_binary, second / "work", cluster_dir(second), *kerberos_flags(other), env=kdc.env())
+        start_gateway(gateway_binary, second / "work", default_cluster_dir(second), *kerberos_flags(other), env=kdc.env())
 
 
 def test_zookeeper_discovery_hands_clients_the_principal(gateway_binary, kdc, tickets, zookeeper, tmp_path):  # noqa: F811
     """The registration advertises KERBEROS and the principal; Hive JDBC takes the principal
     from it, so a discovery URL needs no `principal=`."""
-    running = start_gateway(gateway_binary, tmp_path / "work", cluster_dir(tmp_path),
+    running = start_gateway(gateway_binary, tmp_path / "work", default_cluster_dir(tmp_path),
                             *kerberos_flags(kdc.directory / "kumiho.keytab"), *ha_flags(zookeeper.address, "krb"),
                             env=kdc.env())
     try:
@@ -312,7 +305,7 @@ def test_zookeeper_discovery_hands_clients_the_principal(gateway_binary, kdc, ti
 def test_under_tls_sasl_gssapi_runs_inside_it(gateway_binary, kdc, tickets, tmp_path):  # noqa: F811
     """QOP auth protects only the login; TLS protects the rest, with GSSAPI inside it."""
     certificate = make_certificate(tmp_path / "tls", "kumiho")
-    running = start_gateway(gateway_binary, tmp_path / "work", cluster_dir(tmp_path),
+    running = start_gateway(gateway_binary, tmp_path / "work", default_cluster_dir(tmp_path),
                             *kerberos_flags(kdc.directory / "kumiho.keytab"),
                             "--ssl-cert-file", str(certificate.cert), "--ssl-key-file", str(certificate.key),
                             env=kdc.env())

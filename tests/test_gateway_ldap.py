@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from gateway_fixtures import DEFAULT_CLUSTER, kill_engines_on, start_gateway
+from gateway_fixtures import default_cluster_dir, kill_engines_on, start_gateway
 from gateway_fixtures import gateway_binary  # noqa: F401 (fixture)
 from harness import hive, passwords
 from harness.beeline import binary_url, run_beeline
@@ -38,13 +38,6 @@ TWIN_ELSEWHERE = [
 ]
 
 
-def cluster_dir(root):
-    directory = root / "cluster-configs"
-    directory.mkdir()
-    (directory / "default.yaml").write_text(DEFAULT_CLUSTER)
-    return directory
-
-
 @pytest.fixture(scope="module")
 def directory(tmp_path_factory):
     # alice and carol are analysts, bob is in no group.
@@ -61,7 +54,7 @@ def directory(tmp_path_factory):
 def gateway(gateway_binary, directory, tmp_path_factory):  # noqa: F811
     root = tmp_path_factory.mktemp("ldap")
     # Two patterns, tried in order: alice and bob are found by the second.
-    running = start_gateway(gateway_binary, root / "work", cluster_dir(root),
+    running = start_gateway(gateway_binary, root / "work", default_cluster_dir(root),
                             "--authentication", "LDAP", "--ldap-url", directory.url,
                             "--ldap-user-dn-pattern", f"cn=%s,ou=admins,dc=example,dc=com:uid=%s,{PEOPLE_DN}")
     yield running
@@ -102,7 +95,7 @@ def test_passwords_are_never_logged(gateway):
 def test_a_directory_that_does_not_answer_is_reported_as_the_operators_problem(gateway_binary,  # noqa: F811
                                                                                tmp_path):
     nothing_listens = free_port()
-    gateway = start_gateway(gateway_binary, tmp_path / "work", cluster_dir(tmp_path),
+    gateway = start_gateway(gateway_binary, tmp_path / "work", default_cluster_dir(tmp_path),
                             "--authentication", "LDAP", "--ldap-url", f"ldap://{HOST}:{nothing_listens}",
                             "--ldap-base-dn", PEOPLE_DN)
     try:
@@ -130,7 +123,7 @@ def searching_gateway(gateway_binary, directory, tmp_path_factory):  # noqa: F81
     root = tmp_path_factory.mktemp("ldap-search")
     os.environ["KUMIHO_LDAP_BIND_PASSWORD"] = SERVICE_PASSWORD
     try:
-        running = start_gateway(gateway_binary, root / "work", cluster_dir(root),
+        running = start_gateway(gateway_binary, root / "work", default_cluster_dir(root),
                                 "--authentication", "LDAP", "--ldap-url", directory.url,
                                 "--ldap-bind-dn", SERVICE_DN, "--ldap-base-dn", BASE_DN,
                                 "--ldap-user-filter", "alice,BOB", "--ldap-group-filter", "analysts",
@@ -202,7 +195,7 @@ def test_a_service_account_the_directory_refuses_is_reported_as_the_operators_pr
     """The bind password from the config file this time."""
     config = tmp_path / "kumiho.yaml"
     config.write_text(f"ldap-bind-dn: {SERVICE_DN}\nldap-bind-password: {WRONG}\n")
-    gateway = start_gateway(gateway_binary, tmp_path / "work", cluster_dir(tmp_path), "--config", str(config),
+    gateway = start_gateway(gateway_binary, tmp_path / "work", default_cluster_dir(tmp_path), "--config", str(config),
                             "--authentication", "LDAP", "--ldap-url", directory.url, "--ldap-base-dn", BASE_DN)
     try:
         refused = rest_login(gateway, "alice", ALICE_PASSWORD)
@@ -231,7 +224,7 @@ ADMITTING_ANALYSTS = {
 @pytest.fixture(scope="module", params=list(ADMITTING_ANALYSTS))
 def admitting_gateway(request, gateway_binary, directory, tmp_path_factory):  # noqa: F811
     root = tmp_path_factory.mktemp("ldap-admit")
-    running = start_gateway(gateway_binary, root / "work", cluster_dir(root),
+    running = start_gateway(gateway_binary, root / "work", default_cluster_dir(root),
                             "--authentication", "LDAP", "--ldap-url", directory.url,
                             "--ldap-user-dn-pattern", f"uid=%s,{PEOPLE_DN}", *ADMITTING_ANALYSTS[request.param])
     yield running
@@ -286,7 +279,7 @@ def tls_directory(tmp_path_factory):
 
 
 def tls_gateway(gateway_binary, root: Path, url: str, *tls_flags: str):  # noqa: F811
-    return start_gateway(gateway_binary, root / "work", cluster_dir(root), "--authentication", "LDAP",
+    return start_gateway(gateway_binary, root / "work", default_cluster_dir(root), "--authentication", "LDAP",
                          "--ldap-url", url, "--ldap-user-dn-pattern", f"uid=%s,{PEOPLE_DN}", *tls_flags)
 
 
