@@ -26,6 +26,8 @@
 //!   `'hex'` and `'base64'`.
 //! - `masking`: `mask`, `mask_first_n`, `mask_last_n`, `mask_show_first_n`,
 //!   `mask_show_last_n`, `mask_hash`.
+//! - `generators`: `explode`, `posexplode`, `stack`, `inline` as the registry lists them
+//!   (`hive_syntax` rewrites their calls).
 //! - `sentences`: `sentences`, Java's `BreakIterator` sentences and words.
 //! - `ngrams`: the aggregate `ngrams`, the most frequent n-grams of sentences.
 //! - `histogram`: the aggregate `histogram_numeric`, Hive's streaming histogram.
@@ -63,6 +65,7 @@ pub mod collections;
 pub mod conditional;
 pub mod datetime;
 pub mod encoding;
+pub mod generators;
 pub mod histogram;
 pub mod masking;
 pub mod math;
@@ -105,6 +108,7 @@ pub fn register(ctx: &SessionContext) {
         .chain(masking::functions())
         .chain(charsets::functions())
         .chain(sentences::functions())
+        .chain(generators::functions())
     {
         ctx.register_udf(udf);
     }

@@ -96,7 +96,7 @@ impl ScalarUDFImpl for InlineField {
     }
 
     fn documentation(&self) -> Option<&datafusion::logical_expr::Documentation> {
-        super::usage::documentation("inline")
+        super::usage::documentation("inline_field")
     }
 
     fn return_type(&self, _: &[DataType]) -> Result<DataType> {

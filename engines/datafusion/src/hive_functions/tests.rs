@@ -556,18 +556,28 @@ async fn describe_function_gives_the_hive_functions_usage() {
 
 #[test]
 fn every_hive_function_has_a_usage() {
-    use super::{collections, conditional, datetime, math, strings};
+    use super::{
+        charsets, collections, conditional, datetime, generators, masking, math, sentences, strings,
+    };
     let scalars = [
         conditional::functions(),
         datetime::functions(),
         strings::functions(),
         collections::functions(),
         math::functions(),
+        masking::functions(),
+        charsets::functions(),
+        sentences::functions(),
+        generators::functions(),
     ];
     for udf in scalars.iter().flatten() {
         assert!(udf.documentation().is_some(), "{} has no usage", udf.name());
     }
-    for udaf in collections::aggregates() {
+    for udaf in collections::aggregates()
+        .into_iter()
+        .chain(super::ngrams::aggregates())
+        .chain(super::histogram::aggregates())
+    {
         assert!(
             udaf.documentation().is_some(),
             "{} has no usage",

@@ -801,3 +801,25 @@ async fn stack_and_inline_give_rows_of_columns() {
     .to_string();
     assert!(message.contains("inline gives 2 columns"), "{message}");
 }
+
+#[tokio::test]
+async fn generators_are_listed_and_refused_inside_expressions() {
+    let engine = engine().await;
+    let session = open(&engine);
+    let listed = rows(&engine, &session, "SHOW FUNCTIONS LIKE '*e*'").await;
+    for generator in ["explode", "posexplode", "inline", "json_tuple"] {
+        assert!(
+            listed.iter().any(|f| f == generator),
+            "{generator}: {listed:?}"
+        );
+    }
+    let described = rows(&engine, &session, "DESCRIBE FUNCTION stack").await;
+    assert!(
+        described[0].starts_with("stack(n, v1, v2, ...)"),
+        "{described:?}"
+    );
+    let message = error(&engine, &session, "SELECT 1 + stack(1, 2)")
+        .await
+        .to_string();
+    assert!(message.contains("stack is a generator"), "{message}");
+}
