@@ -1,5 +1,9 @@
 //! Authentication KERBEROS: the gateway's service principal and keytab, and MIT krb5's
-//! GSS-API (through `libgssapi`) accepting clients' tickets for the frontends.
+//! GSS-API accepting clients' tickets for the frontends.
+//!
+//! The library (`libgssapi_krb5.so.2`, Debian's `libgssapi-krb5-2`) is loaded when the
+//! first acceptor opens ([`gssapi`]), so neither building nor running a gateway without
+//! KERBEROS needs it; without it, opening fails with what to install.
 //!
 //! The keytab reaches the library through `KRB5_KTNAME`, which it reads whenever it opens
 //! the default keytab. The environment may only be changed while the process has a single
@@ -12,10 +16,14 @@ use std::sync::Arc;
 
 use kumiho_thrift::auth::Authenticator;
 use kumiho_thrift::kerberos::{kerberos_required, AcceptContext, KerberosAcceptor, Step};
-use libgssapi::context::{SecurityContext, ServerCtx};
-use libgssapi::credential::{Cred, CredUsage};
-use libgssapi::name::Name;
-use libgssapi::oid::GSS_NT_KRB5_PRINCIPAL;
+
+use gssapi::{AcceptorContext, Credentials, Name};
+
+// The only unsafe code of the crate: MIT krb5's C functions, behind a safe layer.
+#[allow(unsafe_code)]
+mod gssapi;
+
+pub use gssapi::LIBRARY_VARIABLE;
 
 /// The environment variable MIT krb5 takes the default keytab's name from.
 pub const KEYTAB_VARIABLE: &str = "KRB5_KTNAME";
@@ -83,7 +91,7 @@ pub struct GssAcceptor {
     /// Every principal whose tickets are taken, when there are several; their credentials
     /// take any key in the keytab, so the ticket's principal is checked after acceptance.
     several: Option<Vec<String>>,
-    credentials: Cred,
+    credentials: Arc<Credentials>,
 }
 
 impl GssAcceptor {
@@ -110,18 +118,19 @@ impl GssAcceptor {
         for principal in others {
             Self::credentials_for(principal, keytab)?;
         }
-        acceptor.credentials = Cred::acquire(None, None, CredUsage::Accept, None).map_err(|e| {
+        let any_in_keytab = Credentials::accept(gssapi::library()?, None).map_err(|e| {
             format!(
                 "cannot accept Kerberos clients with kerberos-keytab {}: {e}",
                 keytab.display()
             )
         })?;
+        acceptor.credentials = Arc::new(any_in_keytab);
         acceptor.several = Some(principals.to_vec());
         Ok(acceptor)
     }
 
     /// Acceptor credentials for exactly `principal`, from `keytab`.
-    fn credentials_for(principal: &str, keytab: &Path) -> Result<Cred, String> {
+    fn credentials_for(principal: &str, keytab: &Path) -> Result<Arc<Credentials>, String> {
         check_principal_form("the Kerberos principal", principal)?;
         std::fs::File::open(keytab).map_err(|e| {
             format!(
@@ -140,16 +149,18 @@ impl GssAcceptor {
                 keytab.display()
             ));
         }
-        let name = Name::new(principal.as_bytes(), Some(GSS_NT_KRB5_PRINCIPAL))
+        let gss = gssapi::library()?;
+        let name = Name::krb5_principal(gss, principal)
             .map_err(|e| format!("kerberos-principal `{principal}` is not a principal: {e}"))?;
-        Cred::acquire(Some(&name), None, CredUsage::Accept, None).map_err(|e| {
+        let credentials = Credentials::accept(gss, Some(&name)).map_err(|e| {
             format!(
                 "cannot accept Kerberos clients as {principal} with kerberos-keytab {}: {e}; \
                  the keytab must hold a key for exactly this principal (klist -kt {})",
                 keytab.display(),
                 keytab.display()
             )
-        })
+        })?;
+        Ok(Arc::new(credentials))
     }
 }
 
@@ -160,7 +171,7 @@ impl KerberosAcceptor for GssAcceptor {
 
     fn start(&self) -> Box<dyn AcceptContext> {
         Box::new(GssContext {
-            context: ServerCtx::new(Some(self.credentials.clone())),
+            context: AcceptorContext::new(Arc::clone(&self.credentials)),
             allowed: self.several.clone(),
         })
     }
@@ -168,7 +179,7 @@ impl KerberosAcceptor for GssAcceptor {
 
 /// One client's context in MIT krb5.
 struct GssContext {
-    context: ServerCtx,
+    context: AcceptorContext,
     /// The principals a ticket may be for, when the credentials take any in the keytab.
     allowed: Option<Vec<String>>,
 }
@@ -179,11 +190,7 @@ impl GssContext {
         let Some(allowed) = &self.allowed else {
             return Ok(());
         };
-        let target = self
-            .context
-            .target_name()
-            .map_err(|e| e.to_string())?
-            .to_string();
+        let target = self.context.target_name()?.display()?;
         if allowed.contains(&target) {
             Ok(())
         } else {
@@ -198,35 +205,25 @@ impl GssContext {
 impl AcceptContext for GssContext {
     fn step(&mut self, token: &[u8]) -> Result<Step, String> {
         // Decrypting a ticket with a key from the keytab: local work, no round trip.
-        match self.context.step(token, None) {
-            Ok(reply) if self.context.is_complete() => {
-                self.check_target()?;
-                Ok(Step::Established(reply.map(|buf| buf.to_vec())))
-            }
-            Ok(reply) => Ok(Step::Continue(
-                reply.map(|buf| buf.to_vec()).unwrap_or_default(),
-            )),
-            Err(e) => Err(e.to_string()),
+        let reply = self.context.step(token)?;
+        if self.context.is_complete() {
+            self.check_target()?;
+            Ok(Step::Established(reply))
+        } else {
+            Ok(Step::Continue(reply.unwrap_or_default()))
         }
     }
 
     fn client_principal(&self) -> Result<String, String> {
-        let name = self.context.source_name().map_err(|e| e.to_string())?;
-        Ok(name.to_string())
+        self.context.source_name()?.display()
     }
 
     fn wrap(&mut self, message: &[u8]) -> Result<Vec<u8>, String> {
-        self.context
-            .wrap(false, message)
-            .map(|buf| buf.to_vec())
-            .map_err(|e| e.to_string())
+        self.context.wrap(message)
     }
 
     fn unwrap(&mut self, token: &[u8]) -> Result<Vec<u8>, String> {
-        self.context
-            .unwrap(token)
-            .map(|buf| buf.to_vec())
-            .map_err(|e| e.to_string())
+        self.context.unwrap(token)
     }
 }
 
@@ -330,6 +327,28 @@ mod tests {
             err.contains("cannot read kerberos-keytab /nonexistent/kumiho.keytab"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn without_the_gss_api_library_kerberos_does_not_start_and_says_what_to_install() {
+        let dir = tempfile::tempdir().unwrap();
+        let keytab = dir.path().join("kumiho.keytab");
+        std::fs::write(&keytab, b"").unwrap();
+        // The environment as `kumiho`'s main sets it before threads start; nextest runs each
+        // test in a process of its own, and no other test loads the library.
+        std::env::set_var(LIBRARY_VARIABLE, "/nonexistent/libgssapi_krb5.so.2");
+        use_keytab(&keytab);
+        let err = GssAcceptor::open("kumiho/gw@EXAMPLE.COM", &keytab)
+            .err()
+            .unwrap();
+        assert!(
+            err.starts_with(
+                "authentication KERBEROS needs MIT krb5's GSS-API library, and \
+                 /nonexistent/libgssapi_krb5.so.2 (from KUMIHO_GSSAPI_LIBRARY) cannot be loaded"
+            ),
+            "{err}"
+        );
+        assert!(err.contains("apt-get install libgssapi-krb5-2"), "{err}");
     }
 
     #[test]
