@@ -5,8 +5,9 @@
 #     apache2-utils (htpasswd: the password files of the authentication tests),
 #     slapd and ldap-utils (a real OpenLDAP server for authentication LDAP's tests: tests/harness/ldap.py),
 #     openssl (the TLS tests' certificates), a Java runtime (beeline, Spark Thrift Server; keytool),
-#     libkrb5-dev and libclang-dev (the build: the `libgssapi` crate binds MIT krb5's GSS-API with
-#     bindgen; PyPI's `kerberos` compiles against it too), krb5-kdc, krb5-admin-server (kadmin.local)
+#     libkrb5-dev (not for the gateway's build, which loads MIT krb5's GSS-API at run time, but
+#     for PyPI's `kerberos`, which has no wheel and compiles against its headers and krb5-config;
+#     it brings libgssapi-krb5-2, the library the gateway loads), krb5-kdc, krb5-admin-server (kadmin.local)
 #     and krb5-user (kinit) for authentication KERBEROS's tests (a real KDC: tests/harness/kerberos.py),
 #     curl (SPNEGO with --negotiate), faketime (a gateway whose clock is off, for Kerberos' clock skew)
 #   - Python (tests/requirements.txt): pyspark (beeline + Hive JDBC 2.3, spark-submit), PyHive
@@ -21,7 +22,7 @@ fail() { echo "setup: ERROR: $*" >&2; exit 1; }
 # --- Debian packages -------------------------------------------------------------------------
 # `dpkg-query` answers from the local database: no network, no apt-get update unless needed.
 apt_packages=(zookeeper thrift-compiler apache2-utils slapd ldap-utils openssl
-              libkrb5-dev libclang-dev krb5-kdc krb5-admin-server krb5-user curl faketime)
+              libkrb5-dev krb5-kdc krb5-admin-server krb5-user curl faketime)
 command -v java >/dev/null || apt_packages+=(default-jre-headless)
 missing=()
 for package in "${apt_packages[@]}"; do
