@@ -2,9 +2,9 @@
 //! server is given ([`KerberosAcceptor`]), one client's security context ([`AcceptContext`]),
 //! and the session user a client principal maps to ([`short_name`]).
 //!
-//! The library (MIT krb5 through `libgssapi`) lives in the gateway, which owns the keytab;
-//! this crate only drives contexts, so that it builds without a C toolchain and its
-//! negotiations can be tested with a stand-in context.
+//! The library (MIT krb5's GSS-API, loaded at run time) lives in the gateway, which owns the
+//! keytab; this crate only drives contexts, so that its negotiations can be tested with a
+//! stand-in context.
 
 /// Accepts Kerberos clients for one service principal (the gateway's, from its keytab).
 pub trait KerberosAcceptor: Send + Sync + 'static {
