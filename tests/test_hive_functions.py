@@ -75,6 +75,9 @@ SPARK_ANSWERS = [
     "SELECT inline(array(named_struct('a', 1, 'b', 'x'))) AS (p, q)",
     "SELECT t.id, i.a, i.b FROM (VALUES (1), (2)) t(id) LATERAL VIEW OUTER inline(if(t.id = 1, array(named_struct('a', 1, 'b', 'x'), named_struct('a', 2, 'b', 'y')), NULL)) i AS a, b ORDER BY t.id, i.a",
     "SELECT count(*) AS n FROM (VALUES (1), (2)) t(id) LATERAL VIEW inline(if(t.id = 1, array(named_struct('a', 1)), NULL)) i AS a",
+    # explode and posexplode with Hive's alias list.
+    "SELECT explode(map('a', 1, 'b', 2)) AS (k, v)",
+    "SELECT posexplode(array('x', 'y')) AS (p, e)",
     # Hive 2.x's mask: X, x, n, others kept; or the replacements given.
     "SELECT mask('AbC-d12 x') AS a, mask('AbC-d12', 'U', 'l', '#') AS b, mask('Ab1-', 'Q', 'q', 'D', '*') AS c, mask(NULL) AS d",
     "SELECT width_bucket(5.3, 0.2, 10.6, 5) AS a, width_bucket(-1, 0, 10, 5) AS b, width_bucket(10, 0, 10, 5) AS c, width_bucket(8, 10, 0, 5) AS d, width_bucket(1, 0, 10, 0) AS e, width_bucket(NULL, 0, 1, 2) AS f",

@@ -458,7 +458,9 @@ impl VisitorMut for LateralViews {
         if let Err(error) = group_by_modifiers(select) {
             return ControlFlow::Break(error);
         }
-        if let Err(error) = generators::spread_in_select(select, &mut self.inlines) {
+        if let Err(error) = generators::spread_in_select(select, &mut self.inlines)
+            .and_then(|()| aliased_explodes(select))
+        {
             return ControlFlow::Break(error);
         }
         posexplode_columns(select);
@@ -522,7 +524,8 @@ impl LateralViews {
             ) {
                 Some(generated) => {
                     let generated = generated?;
-                    let items = generated.columns.iter().map(|c| c.to_string()).collect();
+                    let items: Vec<String> =
+                        generated.columns.iter().map(|c| c.to_string()).collect();
                     (items, generated.rows_from, generated.outer)
                 }
                 None => {
@@ -532,8 +535,20 @@ impl LateralViews {
                             view.lateral_view
                         )));
                     };
-                    let items = exploded_columns(&function, &argument, &view)
-                        .map_err(|what| unsupported(&what))?;
+                    let aliases = &view.lateral_col_alias;
+                    let Some(items) = exploded_columns(&function, &argument, aliases, view.outer)
+                    else {
+                        return Err(unsupported(&format!(
+                            "LATERAL VIEW {} AS {} is not supported",
+                            view.lateral_view,
+                            aliases
+                                .iter()
+                                .map(|c| c.to_string())
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        )));
+                    };
+                    let items = items?.iter().map(|c| c.to_string()).collect();
                     (items, argument, view.outer)
                 }
             };
@@ -579,14 +594,17 @@ impl LateralViews {
     }
 }
 
-/// The select-list items of `LATERAL VIEW [OUTER] explode(argument)` or `posexplode`: what
-/// each column unnests (unnests in one select list advance together), as SQL.
+/// The select-list items of `explode(argument)` or `posexplode(argument)` with the columns
+/// `aliases`, in a select list (`AS (k, v)`) or a `LATERAL VIEW [OUTER]`: what each column
+/// unnests (unnests in one select list advance together). `None` for aliases that do not
+/// fit: `explode` gives one column (two of a map's keys and values), `posexplode` two.
 fn exploded_columns(
     function: &str,
     argument: &Expr,
-    view: &datafusion::sql::sqlparser::ast::LateralView,
-) -> std::result::Result<Vec<String>, String> {
-    let columns: Vec<(String, &Ident)> = match (function, view.lateral_col_alias.as_slice()) {
+    aliases: &[Ident],
+    outer: bool,
+) -> Option<Result<Vec<SelectItem>>> {
+    let columns: Vec<(String, &Ident)> = match (function, aliases) {
         ("explode", [column]) => vec![(argument.to_string(), column)],
         ("explode", [key, value]) => vec![
             (format!("map_keys({argument})"), key),
@@ -596,29 +614,57 @@ fn exploded_columns(
             (format!("range(array_length({argument}))"), pos),
             (argument.to_string(), column),
         ],
-        _ => {
-            return Err(format!(
-                "LATERAL VIEW {} AS {} is not supported",
-                view.lateral_view,
-                view.lateral_col_alias
-                    .iter()
-                    .map(|c| c.to_string())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ))
-        }
+        _ => return None,
     };
-    Ok(columns
-        .iter()
-        .map(|(list, column)| {
-            let list = if view.outer {
-                outer_list(list)
-            } else {
-                list.clone()
-            };
-            format!("unnest({list}) AS {column}")
-        })
-        .collect())
+    Some(
+        columns
+            .into_iter()
+            .map(|(list, column)| {
+                let list = if outer { outer_list(&list) } else { list };
+                Ok(SelectItem::ExprWithAlias {
+                    expr: parse_expr(&format!("unnest({list})"))?,
+                    alias: column.clone(),
+                })
+            })
+            .collect(),
+    )
+}
+
+/// `explode(x) AS (k, v)` and `posexplode(x) AS (pos, v)` in a select list: Hive's alias
+/// list names the columns ([`exploded_columns`]).
+fn aliased_explodes(select: &mut Select) -> Result<()> {
+    let aliased = |item: &SelectItem| matches!(item, SelectItem::ExprWithAliases { expr, .. } if generator_argument(expr).is_some());
+    if !select.projection.iter().any(aliased) {
+        return Ok(());
+    }
+    let mut projection = Vec::with_capacity(select.projection.len() + 1);
+    for item in std::mem::take(&mut select.projection) {
+        let SelectItem::ExprWithAliases { expr, aliases } = &item else {
+            projection.push(item);
+            continue;
+        };
+        let (Some(function), Some(argument)) = (function_name(expr), generator_argument(expr))
+        else {
+            projection.push(item);
+            continue;
+        };
+        match exploded_columns(&function, &argument, aliases, false) {
+            Some(columns) => projection.extend(columns?),
+            None => {
+                return Err(DataFusionError::Plan(format!(
+                    "{function} gives {}, and the AS clause names {}",
+                    if function == "explode" {
+                        "one column (two of a map)"
+                    } else {
+                        "two columns"
+                    },
+                    aliases.len()
+                )))
+            }
+        }
+    }
+    select.projection = projection;
+    Ok(())
 }
 
 /// `LATERAL VIEW OUTER`'s list: a NULL or empty one still gives one row, of NULLs.

@@ -823,3 +823,28 @@ async fn generators_are_listed_and_refused_inside_expressions() {
         .to_string();
     assert!(message.contains("stack is a generator"), "{message}");
 }
+
+#[tokio::test]
+async fn explode_and_posexplode_take_hives_alias_list() {
+    let engine = engine().await;
+    let session = open(&engine);
+    let sql = "SELECT explode(map('a', 1, 'b', 2)) AS (k, v) ORDER BY k";
+    assert_eq!(header(&engine, &session, sql).await, "|k|v|");
+    assert_eq!(rows(&engine, &session, sql).await, ["a,1", "b,2"]);
+    let sql = "SELECT posexplode(array('x', 'y')) AS (p, e)";
+    assert_eq!(header(&engine, &session, sql).await, "|p|e|");
+    assert_eq!(rows(&engine, &session, sql).await, ["0,x", "1,y"]);
+    let sql = "SELECT explode(array(1, 2)) AS (n)";
+    assert_eq!(header(&engine, &session, sql).await, "|n|");
+    let message = error(
+        &engine,
+        &session,
+        "SELECT posexplode(array(1)) AS (a, b, c)",
+    )
+    .await
+    .to_string();
+    assert!(
+        message.contains("posexplode gives two columns"),
+        "{message}"
+    );
+}
