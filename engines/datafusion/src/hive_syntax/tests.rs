@@ -755,6 +755,23 @@ async fn json_tuple_gives_the_keys_values_as_columns() {
     .await
     .to_string();
     assert!(message.contains("json_tuple gives 2 columns"), "{message}");
+    // Over a join: a row for every joined row, NULLs where the outer join found none.
+    let sql = "SELECT p.n, v.a FROM (VALUES (1), (9)) p(n) LEFT JOIN docs d ON p.n = d.id \
+               LATERAL VIEW json_tuple(d.js, 'a') v AS a ORDER BY p.n";
+    assert_eq!(rows(&engine, &session, sql).await, ["1,1", "9,"]);
+    // stack's rows do not come from its table: not over the side an outer join fills.
+    let message = error(
+        &engine,
+        &session,
+        "SELECT p.n FROM (VALUES (1)) p(n) LEFT JOIN docs d ON p.n = d.id \
+         LATERAL VIEW stack(2, d.id, d.id) s AS x",
+    )
+    .await
+    .to_string();
+    assert!(
+        message.contains("LATERAL VIEW over a join of stack"),
+        "{message}"
+    );
 }
 
 #[tokio::test]
