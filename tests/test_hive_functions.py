@@ -63,6 +63,8 @@ SPARK_ANSWERS = [
     # json_tuple in LATERAL VIEW, the everyday form: strings, nested values as JSON text,
     # NULL for a missing key, a JSON null, a text that is not JSON, a NULL text.
     "SELECT t.id, v.a, v.b, v.c FROM (VALUES (1, '{\"a\": 1, \"b\": \"x\", \"c\": {\"d\": [1, 2]}}'), (2, '{\"b\": null}'), (3, 'not json'), (4, NULL)) t(id, js) LATERAL VIEW json_tuple(t.js, 'a', 'b', 'c') v AS a, b, c ORDER BY t.id",
+    # Nested values as Jackson writes them: keys in the text's order, Java's numbers.
+    "SELECT get_json_object('{\"o\": {\"z\": 1, \"a\": [1.5, 12345678.9, 1e-4, true, null]}}', '$.o') AS g, json_tuple('{\"o\": {\"z\": 1, \"a\": [2.5e10]}}', 'o') AS j",
     # In a select list: named c0, c1, ... or by an alias list.
     "SELECT json_tuple('{\"a\": 1.5, \"b\": [true, null]}', 'a', 'b', 'zz')",
     "SELECT json_tuple('{\"a\": 1, \"b\": \"y\"}', 'b', 'a') AS (x, y)",

@@ -14,8 +14,9 @@
 //!   `from_unixtime`, `unix_timestamp`, with Java date patterns
 //!   ([`datetime::java_pattern`]).
 //! - `strings`: `concat`, `substr`, `split`, `regexp_extract`, `regexp_replace`, `locate`,
-//!   `get_json_object`, `json_tuple` (a struct per row; `hive_syntax` makes it a generator),
 //!   `sha2`, `space`.
+//! - `json`: `get_json_object`, `json_tuple` (a struct per row; `hive_syntax` makes it a
+//!   generator), with JSON text written as Hive's Jackson writes it.
 //! - `collections`: `size`, `sort_array`, `collect_list`, `collect_set`, `inline_field`.
 //! - `math`: `pmod`, `rand(seed)` (Hive's `java.util.Random` numbers), `bround`,
 //!   `format_number`, `width_bucket`.
@@ -67,6 +68,7 @@ pub mod datetime;
 pub mod encoding;
 pub mod generators;
 pub mod histogram;
+pub mod json;
 pub mod masking;
 pub mod math;
 pub mod ngrams;
@@ -101,6 +103,7 @@ pub fn register(ctx: &SessionContext) {
         .into_iter()
         .chain(datetime::functions())
         .chain(strings::functions())
+        .chain(json::functions())
         .chain(collections::functions())
         .chain(math::functions())
         .chain(encoding::functions())

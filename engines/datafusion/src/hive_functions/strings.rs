@@ -1,14 +1,11 @@
 //! Hive's string functions: `concat`, `substr`, `split`, `regexp_extract`, `regexp_replace`,
-//! `locate`, `get_json_object`, `json_tuple`, `sha2`, `space`, `hex`, `base64`, `elt`,
-//! `parse_url`.
+//! `locate`, `sha2`, `space`, `hex`, `base64`, `elt`, `parse_url`.
 //!
 //! Hive's patterns are Java regular expressions; the engine's are Rust's `regex`, which has
 //! the same classes, groups and flags (`(?i)`) but no look-around and no back-references.
 
-use std::sync::Arc;
-
-use datafusion::arrow::array::{Array, ArrayRef, AsArray, StringBuilder, StructArray};
-use datafusion::arrow::datatypes::{DataType, Field};
+use datafusion::arrow::array::{Array, AsArray, StringBuilder};
+use datafusion::arrow::datatypes::DataType;
 use datafusion::common::{Result, ScalarValue};
 use datafusion::functions::expr_fn::{concat, regexp_match, regexp_replace, strpos, substr};
 use datafusion::functions_nested::expr_fn::{array_element, make_array, string_to_array};
@@ -16,9 +13,7 @@ use datafusion::logical_expr::{
     cast, lit, when, ColumnarValue, Expr, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature,
     Volatility,
 };
-use serde_json::Value;
 
-use super::encoding::{strings_of, Computed};
 use super::{bad_arguments, is_integer, is_string, Rewrite};
 
 /// Stands for each match of `split`'s pattern before the string is cut at it: a control
@@ -36,8 +31,6 @@ pub fn functions() -> Vec<ScalarUDF> {
         )
         .udf(),
         Rewrite::new("locate", locate_types, |_| Ok(DataType::Int32), locate).udf(),
-        ScalarUDF::new_from_impl(GetJsonObject::new()),
-        Computed::new("json_tuple", json_tuple_types, json_tuple_type, json_tuple).udf(),
         Rewrite::new("concat", concat_types, concat_returns, hive_concat).udf(),
         substr_udf(),
         Rewrite::new("sha2", sha2_types, |_| Ok(DataType::Utf8), sha2).udf(),
@@ -382,209 +375,6 @@ fn locate_types(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
             "(substring, text[, start position])",
             types,
         )),
-    }
-}
-
-/// `get_json_object(json, path)`: the value at a JSONPath (`$`, `.name`, `['name']`,
-/// `[n]`, `[*]`) in a JSON text, as Hive returns it: a string without its quotes, any other
-/// value as JSON text; NULL when the text is not JSON, the path is malformed or leads
-/// nowhere, or the value is JSON null.
-#[derive(Debug, PartialEq, Eq, Hash)]
-struct GetJsonObject {
-    signature: Signature,
-}
-
-impl GetJsonObject {
-    fn new() -> Self {
-        Self {
-            signature: Signature::user_defined(Volatility::Immutable),
-        }
-    }
-}
-
-impl ScalarUDFImpl for GetJsonObject {
-    fn name(&self) -> &str {
-        "get_json_object"
-    }
-
-    fn signature(&self) -> &Signature {
-        &self.signature
-    }
-
-    fn coerce_types(&self, types: &[DataType]) -> Result<Vec<DataType>> {
-        match types {
-            [a, b] if string_like(a) && string_like(b) => Ok(vec![DataType::Utf8; 2]),
-            _ => Err(bad_arguments(
-                self.name(),
-                "(JSON text, JSONPath such as '$.a.b[0]')",
-                types,
-            )),
-        }
-    }
-
-    fn return_type(&self, _: &[DataType]) -> Result<DataType> {
-        Ok(DataType::Utf8)
-    }
-
-    fn documentation(&self) -> Option<&datafusion::logical_expr::Documentation> {
-        super::usage::documentation("get_json_object")
-    }
-
-    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
-        let rows = args.number_rows;
-        let arrays = ColumnarValue::values_to_arrays(&args.args)?;
-        let (json, path) = (arrays[0].as_string::<i32>(), arrays[1].as_string::<i32>());
-        // A constant path (the usual case) is parsed once.
-        let constant = match &args.args[1] {
-            ColumnarValue::Scalar(ScalarValue::Utf8(Some(p))) => Some(parse_path(p)),
-            _ => None,
-        };
-        let mut out = StringBuilder::with_capacity(rows, rows * 8);
-        for i in 0..rows {
-            if json.is_null(i) || path.is_null(i) {
-                out.append_null();
-                continue;
-            }
-            let parsed;
-            let steps = match &constant {
-                Some(steps) => steps.as_deref(),
-                None => {
-                    parsed = parse_path(path.value(i));
-                    parsed.as_deref()
-                }
-            };
-            let value = steps.and_then(|steps| {
-                let document: Value = serde_json::from_str(json.value(i)).ok()?;
-                select(&document, steps)
-            });
-            out.append_option(value.as_ref().and_then(json_text));
-        }
-        super::columnar(std::sync::Arc::new(out.finish()), &args.args)
-    }
-}
-
-/// A JSON value as Hive's JSON functions return it: a string without its quotes, any other
-/// value as JSON text (an object or array compact), NULL for JSON null.
-fn json_text(value: &Value) -> Option<String> {
-    match value {
-        Value::Null => None,
-        Value::String(s) => Some(s.clone()),
-        other => Some(other.to_string()),
-    }
-}
-
-fn json_tuple_types(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
-    if types.len() >= 2 && types.iter().all(string_like) {
-        Ok(vec![DataType::Utf8; types.len()])
-    } else {
-        Err(bad_arguments(name, "(JSON text, key, ...)", types))
-    }
-}
-
-/// `json_tuple`'s value per row: a struct of strings `c0`, `c1`, ..., one per key, which
-/// [`crate::hive_syntax`] spreads into the generator's columns.
-pub fn json_tuple_type(types: &[DataType]) -> Result<DataType> {
-    let fields: Vec<Field> = (0..types.len().saturating_sub(1))
-        .map(|i| Field::new(format!("c{i}"), DataType::Utf8, true))
-        .collect();
-    Ok(DataType::Struct(fields.into()))
-}
-
-/// `json_tuple(json, k1, k2, ...)`: the values of the keys of a JSON object, as Hive's
-/// `GenericUDTFJSONTuple` gives them ([`json_text`]); every value NULL when the text is
-/// NULL, not JSON or not an object, a value NULL for a missing or NULL key. The text is
-/// parsed once for all the keys.
-fn json_tuple(args: &[ArrayRef]) -> Result<ArrayRef> {
-    let json = strings_of(&args[0]);
-    let keys: Vec<Vec<Option<&str>>> = args[1..].iter().map(strings_of).collect();
-    let mut columns: Vec<StringBuilder> = keys.iter().map(|_| StringBuilder::new()).collect();
-    for (row, text) in json.into_iter().enumerate() {
-        let object = text
-            .and_then(|text| serde_json::from_str::<Value>(text).ok())
-            .and_then(|document| match document {
-                Value::Object(object) => Some(object),
-                _ => None,
-            });
-        for (column, keys) in columns.iter_mut().zip(&keys) {
-            let value = keys[row]
-                .zip(object.as_ref())
-                .and_then(|(key, object)| object.get(key));
-            column.append_option(value.and_then(json_text));
-        }
-    }
-    let DataType::Struct(fields) = json_tuple_type(&vec![DataType::Utf8; args.len()])? else {
-        unreachable!("json_tuple's type is a struct");
-    };
-    let columns: Vec<ArrayRef> = columns
-        .iter_mut()
-        .map(|column| Arc::new(column.finish()) as ArrayRef)
-        .collect();
-    Ok(Arc::new(StructArray::try_new(fields, columns, None)?))
-}
-
-/// One step of a JSONPath.
-#[derive(Clone, Debug, PartialEq)]
-enum Step {
-    Key(String),
-    Index(usize),
-    /// `[*]`: every element, the results gathered in an array.
-    All,
-}
-
-/// A JSONPath as steps; `None` when it is malformed (Hive then answers NULL).
-fn parse_path(path: &str) -> Option<Vec<Step>> {
-    let mut rest = path.trim().strip_prefix('$')?;
-    let mut steps = Vec::new();
-    while !rest.is_empty() {
-        if let Some(after) = rest.strip_prefix('.') {
-            let end = after.find(['.', '[']).unwrap_or(after.len());
-            if end == 0 {
-                return None;
-            }
-            let key = &after[..end];
-            steps.push(if key == "*" {
-                Step::All
-            } else {
-                Step::Key(key.to_owned())
-            });
-            rest = &after[end..];
-        } else if let Some(after) = rest.strip_prefix('[') {
-            let end = after.find(']')?;
-            let inside = after[..end].trim();
-            steps.push(if inside == "*" {
-                Step::All
-            } else if let Some(key) = inside
-                .strip_prefix('\'')
-                .and_then(|k| k.strip_suffix('\''))
-                .or_else(|| inside.strip_prefix('"').and_then(|k| k.strip_suffix('"')))
-            {
-                Step::Key(key.to_owned())
-            } else {
-                Step::Index(inside.parse().ok()?)
-            });
-            rest = &after[end + 1..];
-        } else {
-            return None;
-        }
-    }
-    Some(steps)
-}
-
-fn select(value: &Value, steps: &[Step]) -> Option<Value> {
-    let Some((step, rest)) = steps.split_first() else {
-        return Some(value.clone());
-    };
-    match step {
-        Step::Key(key) => select(value.as_object()?.get(key)?, rest),
-        Step::Index(i) => select(value.as_array()?.get(*i)?, rest),
-        Step::All => {
-            let items: Vec<Value> = match value {
-                Value::Array(items) => items.iter().filter_map(|v| select(v, rest)).collect(),
-                Value::Object(map) => map.values().filter_map(|v| select(v, rest)).collect(),
-                _ => return None,
-            };
-            (!items.is_empty()).then_some(Value::Array(items))
-        }
     }
 }
 

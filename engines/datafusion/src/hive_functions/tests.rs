@@ -557,7 +557,8 @@ async fn describe_function_gives_the_hive_functions_usage() {
 #[test]
 fn every_hive_function_has_a_usage() {
     use super::{
-        charsets, collections, conditional, datetime, generators, masking, math, sentences, strings,
+        charsets, collections, conditional, datetime, generators, json, masking, math, sentences,
+        strings,
     };
     let scalars = [
         conditional::functions(),
@@ -569,6 +570,7 @@ fn every_hive_function_has_a_usage() {
         charsets::functions(),
         sentences::functions(),
         generators::functions(),
+        json::functions(),
     ];
     for udf in scalars.iter().flatten() {
         assert!(udf.documentation().is_some(), "{} has no usage", udf.name());
@@ -1138,6 +1140,24 @@ async fn histogram_numeric_merges_the_closest_bins() {
         &s,
         "SELECT histogram_numeric(x, 2) FROM (VALUES (1.0), (2.0), (2.5), (10.0)) t(x)",
         &["[{x: 1.8333333333333333, y: 3.0}, {x: 10.0, y: 1.0}]"],
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn json_values_are_written_as_hives_jackson_writes_them() {
+    let engine = engine().await;
+    let s = open(&engine);
+    // Keys in the text's order, numbers as Java writes them, the last of a repeated key.
+    check(
+        &engine,
+        &s,
+        r#"SELECT get_json_object('{"o": {"z": 1, "a": [1.5, 12345678.9, 1e-4, true, null]}}', '$.o'), get_json_object('{"k": 1, "k": "two"}', '$.k'), get_json_object('{"a": [{"b": 1}, {"b": 2}]}', '$.a[*].b')"#,
+        &[
+            r#"{"z":1,"a":[1.5,1.23456789E7,1.0E-4,true,null]}"#,
+            "two",
+            "[1,2]",
+        ],
     )
     .await;
 }
