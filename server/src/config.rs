@@ -42,8 +42,10 @@ pub struct ServerConfig {
     /// How clients prove who they are (Kyuubi's `kyuubi.authentication`): `NONE` takes any
     /// password (and NOSASL connections), `FILE` checks it against `password-file`, `LDAP`
     /// by binding to `ldap-url` as the user, `KERBEROS` takes Kerberos tickets for
-    /// `kerberos-principal` (SASL GSSAPI, HTTP SPNEGO) and no passwords.
-    #[serde(deserialize_with = "crate::cluster::by_name")]
+    /// `kerberos-principal` (SASL GSSAPI, HTTP SPNEGO) and no passwords; `KERBEROS,FILE`
+    /// and `KERBEROS,LDAP` (in any order, or a YAML list) take tickets and checked
+    /// passwords both, each client choosing.
+    #[serde(deserialize_with = "authentication_names")]
     pub authentication: Authentication,
     /// Users and bcrypt hashes, one `user:hash` per line as `htpasswd -B` writes them; read
     /// again when it changes. Required by `authentication: FILE`.
@@ -184,59 +186,165 @@ pub struct ServerConfig {
     pub ssl_key_file: Option<PathBuf>,
 }
 
-/// How clients prove who they are.
+/// How clients prove who they are: Kerberos tickets, passwords checked one way, or both
+/// (Kyuubi's list `kyuubi.authentication=KERBEROS,LDAP`), each client choosing (SASL GSSAPI
+/// or PLAIN; HTTP `Negotiate` or `Basic`). Every value is a working setting: without
+/// Kerberos and without a password check it is NONE.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Authentication {
-    /// Any user with any password, and NOSASL connections (HiveServer2's NONE).
-    #[default]
-    None,
-    /// Users and passwords from `password-file` ([`crate::password_file`]); NOSASL
-    /// connections, which carry no password, are refused.
-    File,
-    /// A bind to the `ldap-url` directory as the user ([`crate::ldap`]); NOSASL connections
-    /// are refused.
-    Ldap,
+pub struct Authentication {
     /// Kerberos tickets for `kerberos-principal` ([`crate::kerberos`]): SASL GSSAPI on the
-    /// binary port, SPNEGO on HTTP; PLAIN, Basic and NOSASL connections are refused.
-    Kerberos,
+    /// binary port, SPNEGO on HTTP; NOSASL connections are refused.
+    pub kerberos: bool,
+    /// How passwords (SASL PLAIN, HTTP Basic) are checked; none: with Kerberos no password
+    /// is taken (KERBEROS), without it any password is (NONE, with NOSASL connections).
+    pub passwords: Option<PasswordCheck>,
+}
+
+/// How a password is checked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PasswordCheck {
+    /// Users and passwords from `password-file` ([`crate::password_file`]).
+    File,
+    /// A bind to the `ldap-url` directory as the user ([`crate::ldap`]).
+    Ldap,
+}
+
+impl PasswordCheck {
+    /// The name in settings.
+    pub fn name(self) -> &'static str {
+        match self {
+            PasswordCheck::File => "FILE",
+            PasswordCheck::Ldap => "LDAP",
+        }
+    }
 }
 
 impl Authentication {
-    /// Whether clients' passwords are checked (FILE, LDAP).
+    /// Any user with any password, and NOSASL connections (HiveServer2's NONE).
+    pub const NONE: Self = Self::checked(None);
+    /// Passwords checked against `password-file`.
+    pub const FILE: Self = Self::checked(Some(PasswordCheck::File));
+    /// Passwords checked by binding to `ldap-url` as the user.
+    pub const LDAP: Self = Self::checked(Some(PasswordCheck::Ldap));
+    /// Kerberos tickets only: PLAIN, Basic and NOSASL connections are refused.
+    pub const KERBEROS: Self = Self {
+        kerberos: true,
+        passwords: None,
+    };
+
+    const fn checked(passwords: Option<PasswordCheck>) -> Self {
+        Self {
+            kerberos: false,
+            passwords,
+        }
+    }
+
+    /// Whether clients' passwords are checked (FILE, LDAP, alone or with KERBEROS).
     pub fn checks_passwords(self) -> bool {
-        matches!(self, Authentication::File | Authentication::Ldap)
+        self.passwords.is_some()
+    }
+
+    /// Whether password clients (SASL PLAIN, HTTP Basic) are taken besides Kerberos ones
+    /// (KERBEROS,FILE; KERBEROS,LDAP).
+    pub fn passwords_with_kerberos(self) -> bool {
+        self.kerberos && self.checks_passwords()
     }
 
     /// Whether NOSASL connections, which carry no credentials, are served (NONE only).
     pub fn accepts_nosasl(self) -> bool {
-        self == Authentication::None
+        self == Self::NONE
     }
+}
 
-    /// The name in settings (and Hive's `hive.server2.authentication`, but for FILE and LDAP).
-    pub fn name(self) -> &'static str {
-        match self {
-            Authentication::None => "NONE",
-            Authentication::File => "FILE",
-            Authentication::Ldap => "LDAP",
-            Authentication::Kerberos => "KERBEROS",
+/// The name in settings: `NONE`, `FILE`, `LDAP`, `KERBEROS`, or `KERBEROS,FILE` and
+/// `KERBEROS,LDAP`.
+impl std::fmt::Display for Authentication {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (self.kerberos, self.passwords) {
+            (false, None) => f.write_str("NONE"),
+            (false, Some(check)) => f.write_str(check.name()),
+            (true, None) => f.write_str("KERBEROS"),
+            (true, Some(check)) => write!(f, "KERBEROS,{}", check.name()),
         }
     }
 }
 
+/// One name, or a comma-separated list in any order (`KERBEROS,LDAP`, `LDAP,KERBEROS`):
+/// KERBEROS with at most one password check. A list that cannot mean what it says is
+/// refused with why, where Kyuubi would quietly use its first password method.
 impl std::str::FromStr for Authentication {
     type Err = String;
 
     fn from_str(text: &str) -> Result<Self, String> {
-        match text.to_ascii_uppercase().as_str() {
-            "NONE" => Ok(Authentication::None),
-            "FILE" => Ok(Authentication::File),
-            "LDAP" => Ok(Authentication::Ldap),
-            "KERBEROS" => Ok(Authentication::Kerberos),
-            _ => Err(format!(
-                "authentication `{text}` is not supported; use NONE, FILE (with password-file), LDAP (with ldap-url) or KERBEROS (with kerberos-principal and kerberos-keytab)"
-            )),
+        let mut authentication = Self::NONE;
+        let mut none = false;
+        for name in text.split(',').map(str::trim) {
+            let check = match name.to_ascii_uppercase().as_str() {
+                "NONE" if none => {
+                    return Err(format!("authentication `{text}` names NONE twice; name it once"))
+                }
+                "NONE" => {
+                    none = true;
+                    None
+                }
+                "FILE" => Some(PasswordCheck::File),
+                "LDAP" => Some(PasswordCheck::Ldap),
+                "KERBEROS" if authentication.kerberos => {
+                    return Err(format!("authentication `{text}` names KERBEROS twice; name it once"))
+                }
+                "KERBEROS" => {
+                    authentication.kerberos = true;
+                    None
+                }
+                "NOSASL" => return Err(format!(
+                    "authentication `{text}`: NOSASL is not an authentication here; NONE serves NOSASL clients (and any password), and KERBEROS, FILE and LDAP refuse them, as they carry no credentials"
+                )),
+                _ => return Err(format!(
+                    "authentication `{text}` is not supported; use NONE, FILE (with password-file), LDAP (with ldap-url) or KERBEROS (with kerberos-principal and kerberos-keytab), or KERBEROS with FILE or LDAP, e.g. KERBEROS,LDAP, for tickets and passwords both"
+                )),
+            };
+            if let Some(check) = check {
+                if let Some(first) = authentication.passwords {
+                    return Err(format!(
+                        "authentication `{text}` names two password checks, {} and {}; a password is checked one way: keep one (Kyuubi would use the first and ignore the other)",
+                        first.name(),
+                        check.name()
+                    ));
+                }
+                authentication.passwords = Some(check);
+            }
         }
+        if none && authentication != Self::NONE {
+            return Err(if authentication.kerberos {
+                format!(
+                    "authentication `{text}` pairs NONE, which takes any user with any password, with KERBEROS: anyone could connect as anyone without a ticket, which makes KERBEROS pointless; use KERBEROS alone, or KERBEROS,FILE or KERBEROS,LDAP to take checked passwords besides tickets"
+                )
+            } else {
+                format!(
+                    "authentication `{text}` pairs NONE, which takes any password, with a password check; use {} alone",
+                    authentication
+                )
+            });
+        }
+        Ok(authentication)
     }
+}
+
+/// `authentication` in YAML: a name, a comma-separated list, or a YAML list of names.
+fn authentication_names<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Authentication, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Names {
+        One(String),
+        List(Vec<String>),
+    }
+    let text = match Names::deserialize(deserializer)? {
+        Names::One(text) => text,
+        Names::List(names) => names.join(","),
+    };
+    text.parse().map_err(serde::de::Error::custom)
 }
 
 /// The frontend a ZooKeeper registration points clients at.
@@ -282,7 +390,7 @@ impl Default for ServerConfig {
             rest_enabled: true,
             rest_port: 10099,
             batch_max_age: Duration::from_secs(72 * 3600),
-            authentication: Authentication::None,
+            authentication: Authentication::NONE,
             password_file: None,
             ldap_url: None,
             ldap_base_dn: None,
@@ -362,8 +470,8 @@ pub struct Cli {
     #[arg(long)]
     pub rest_port: Option<u16>,
     /// `NONE` (any password), `FILE` (checked against `--password-file`), `LDAP` (a bind
-    /// to `--ldap-url` as the user) or `KERBEROS` (tickets for `--kerberos-principal`)
-    /// [default: NONE].
+    /// to `--ldap-url` as the user) or `KERBEROS` (tickets for `--kerberos-principal`);
+    /// `KERBEROS,FILE` or `KERBEROS,LDAP` take tickets and passwords both [default: NONE].
     #[arg(long)]
     pub authentication: Option<Authentication>,
     /// Users and bcrypt hashes as `htpasswd -B` writes them (authentication FILE).
@@ -655,52 +763,58 @@ impl ServerConfig {
         ]
         .into_iter()
         .find_map(|(key, set)| set.then_some(key));
-        if self.authentication == Authentication::Kerberos {
-            return self.validate_kerberos(ldap_key);
-        }
-        if let Some(key) = kerberos_key {
+        let authentication = self.authentication;
+        if authentication.kerberos {
+            self.validate_kerberos()?;
+        } else if let Some(key) = kerberos_key {
+            let with_passwords = match authentication.passwords {
+                Some(check) => format!(" (KERBEROS,{} to take passwords too)", check.name()),
+                None => String::new(),
+            };
             return Err(format!(
-                "{key} is set but authentication is {}; set authentication to KERBEROS, or remove the kerberos-* settings",
-                self.authentication.name()
+                "{key} is set but authentication is {authentication}; set authentication to KERBEROS{with_passwords}, or remove the kerberos-* settings"
             ));
         }
-        match self.authentication {
-            Authentication::File if self.password_file.is_none() => Err(
-                "authentication FILE needs password-file: a file of `user:bcrypt-hash` lines (htpasswd -B)"
-                    .to_owned(),
-            ),
-            Authentication::Ldap if self.password_file.is_some() => Err(
-                "password-file is set but authentication is LDAP, where the directory checks passwords; remove password-file, or set authentication to FILE"
-                    .to_owned(),
-            ),
-            Authentication::Ldap => crate::ldap::LdapSettings::from_config(self).map(drop),
-            Authentication::None if self.password_file.is_some() => Err(
+        match authentication.passwords {
+            Some(PasswordCheck::File) if self.password_file.is_none() => Err(format!(
+                "authentication {authentication} needs password-file: a file of `user:bcrypt-hash` lines (htpasswd -B)"
+            )),
+            Some(PasswordCheck::Ldap) if self.password_file.is_some() => Err(format!(
+                "password-file is set but authentication is {authentication}, where the directory checks passwords; remove password-file, or use FILE in place of LDAP"
+            )),
+            Some(PasswordCheck::Ldap) => crate::ldap::LdapSettings::from_config(self).map(drop),
+            None if authentication.kerberos => {
+                match ldap_key.or(self.password_file.as_ref().map(|_| "password-file")) {
+                    Some(key) => Err(format!(
+                        "{key} is set but authentication is KERBEROS, which takes no passwords; remove it, or set authentication to KERBEROS,FILE or KERBEROS,LDAP to take passwords besides tickets"
+                    )),
+                    None => Ok(()),
+                }
+            }
+            None if self.password_file.is_some() => Err(
                 "password-file is set but authentication is NONE, which takes any password; set authentication to FILE"
                     .to_owned(),
             ),
-            other => match ldap_key {
+            _ => match ldap_key {
                 Some(key) => Err(format!(
-                    "{key} is set but authentication is {}; set authentication to LDAP, or remove the ldap-* settings",
-                    other.name()
+                    "{key} is set but authentication is {authentication}; set authentication to {}, or remove the ldap-* settings",
+                    Authentication {
+                        passwords: Some(PasswordCheck::Ldap),
+                        ..authentication
+                    }
                 )),
                 None => Ok(()),
             },
         }
     }
 
-    /// KERBEROS needs a principal of the form clients take and a keytab (read at start), and
-    /// takes no password settings.
-    fn validate_kerberos(&self, ldap_key: Option<&str>) -> Result<(), String> {
-        if let Some(key) = ldap_key.or(self.password_file.as_ref().map(|_| "password-file")) {
-            return Err(format!(
-                "{key} is set but authentication is KERBEROS, which takes no passwords; remove it, or set authentication to FILE or LDAP"
-            ));
-        }
+    /// KERBEROS needs a principal of the form clients take and a keytab (read at start).
+    fn validate_kerberos(&self) -> Result<(), String> {
         let Some(principal) = &self.kerberos_principal else {
-            return Err(
-                "authentication KERBEROS needs kerberos-principal, the gateway's service principal, e.g. kumiho/_HOST@EXAMPLE.COM"
-                    .to_owned(),
-            );
+            return Err(format!(
+                "authentication {} needs kerberos-principal, the gateway's service principal, e.g. kumiho/_HOST@EXAMPLE.COM",
+                self.authentication
+            ));
         };
         crate::kerberos::check_principal_form("kerberos-principal", principal)?;
         if let Some(spnego) = &self.kerberos_spnego_principal {
@@ -708,7 +822,8 @@ impl ServerConfig {
         }
         if self.kerberos_keytab.is_none() {
             return Err(format!(
-                "authentication KERBEROS needs kerberos-keytab, a keytab holding the key of {principal}"
+                "authentication {} needs kerberos-keytab, a keytab holding the key of {principal}",
+                self.authentication
             ));
         }
         Ok(())
@@ -716,7 +831,7 @@ impl ServerConfig {
 
     /// The service principal with `_HOST` replaced, and the keytab, under KERBEROS.
     pub fn kerberos(&self) -> Option<crate::kerberos::KerberosSettings> {
-        if self.authentication != Authentication::Kerberos {
+        if !self.authentication.kerberos {
             return None;
         }
         let host =
@@ -1068,7 +1183,7 @@ mod tests {
 
     #[test]
     fn authentication_file_needs_a_password_file_and_a_password_file_needs_it() {
-        assert_eq!(ServerConfig::default().authentication, Authentication::None);
+        assert_eq!(ServerConfig::default().authentication, Authentication::NONE);
         let cli = Cli::try_parse_from([
             "kumiho",
             "--authentication",
@@ -1078,7 +1193,7 @@ mod tests {
         ])
         .unwrap();
         let config = cli.into_config().unwrap();
-        assert_eq!(config.authentication, Authentication::File);
+        assert_eq!(config.authentication, Authentication::FILE);
         let alone = ServerConfig::from_yaml("authentication: FILE\n").unwrap();
         assert!(alone
             .validate()
@@ -1091,6 +1206,8 @@ mod tests {
             .contains("set authentication to FILE"));
         let unknown = ServerConfig::from_yaml("authentication: CUSTOM\n").unwrap_err();
         assert!(unknown.contains("use NONE, FILE"), "{unknown}");
+        assert_eq!(Authentication::FILE.to_string(), "FILE");
+        assert_eq!(Authentication::NONE.to_string(), "NONE");
     }
 
     #[test]
@@ -1109,7 +1226,7 @@ mod tests {
         .unwrap()
         .into_config()
         .unwrap();
-        assert_eq!(config.authentication, Authentication::Kerberos);
+        assert_eq!(config.authentication, Authentication::KERBEROS);
         let settings = config.kerberos().unwrap();
         assert_eq!(settings.principal, "kumiho/gw1.example.com@EXAMPLE.COM");
         assert_eq!(settings.keytab, PathBuf::from("/etc/kumiho/kumiho.keytab"));
@@ -1183,6 +1300,124 @@ mod tests {
     }
 
     #[test]
+    fn authentication_lists_take_kerberos_with_one_password_check_in_any_order() {
+        let kerberos_ldap = Authentication {
+            kerberos: true,
+            passwords: Some(PasswordCheck::Ldap),
+        };
+        for text in ["KERBEROS,LDAP", "ldap, kerberos", " LDAP,KERBEROS "] {
+            assert_eq!(text.parse(), Ok(kerberos_ldap), "{text}");
+        }
+        assert_eq!(kerberos_ldap.to_string(), "KERBEROS,LDAP");
+        assert!(kerberos_ldap.passwords_with_kerberos() && !kerberos_ldap.accepts_nosasl());
+        let kerberos_file: Authentication = "FILE,KERBEROS".parse().unwrap();
+        assert_eq!(kerberos_file.to_string(), "KERBEROS,FILE");
+        assert!(kerberos_file.checks_passwords());
+        assert!(!Authentication::KERBEROS.passwords_with_kerberos());
+        assert!(!Authentication::FILE.passwords_with_kerberos());
+
+        let principal = "kerberos-principal: kumiho/h@R\nkerberos-keytab: /k\n";
+        let yaml = |authentication: &str| {
+            ServerConfig::from_yaml(&format!(
+                "authentication: {authentication}\n{principal}password-file: /p\n"
+            ))
+        };
+        for authentication in [
+            "KERBEROS,FILE",
+            "[FILE, KERBEROS]",
+            "\n  - KERBEROS\n  - FILE",
+        ] {
+            let config = yaml(authentication).unwrap();
+            assert_eq!(config.authentication, kerberos_file, "{authentication}");
+            assert_eq!(config.validate(), Ok(()), "{authentication}");
+            assert_eq!(
+                config.kerberos().unwrap().principal,
+                "kumiho/h@R",
+                "{authentication}"
+            );
+        }
+        let config = Cli::try_parse_from([
+            "kumiho",
+            "--authentication",
+            "KERBEROS,FILE",
+            "--password-file",
+            "/p",
+            "--kerberos-principal",
+            "kumiho/_HOST@EXAMPLE.COM",
+            "--kerberos-keytab",
+            "/k",
+        ])
+        .unwrap()
+        .into_config()
+        .unwrap();
+        assert_eq!(config.authentication, kerberos_file);
+
+        // Each half still needs its settings.
+        let error = |yaml: &str| {
+            ServerConfig::from_yaml(yaml)
+                .unwrap()
+                .validate()
+                .unwrap_err()
+        };
+        let no_file = error(&format!("authentication: KERBEROS,FILE\n{principal}"));
+        assert!(
+            no_file.contains("authentication KERBEROS,FILE needs password-file"),
+            "{no_file}"
+        );
+        let no_principal =
+            error("authentication: LDAP,KERBEROS\nldap-url: ldap://l\nldap-domain: d\n");
+        assert!(
+            no_principal.contains("authentication KERBEROS,LDAP needs kerberos-principal"),
+            "{no_principal}"
+        );
+        let no_url = error(&format!("authentication: KERBEROS,LDAP\n{principal}"));
+        assert!(no_url.contains("needs ldap-url"), "{no_url}");
+        let ldap_on_file = error(&format!(
+            "authentication: KERBEROS,FILE\n{principal}password-file: /p\nldap-domain: d\n"
+        ));
+        assert!(
+            ldap_on_file.contains("set authentication to KERBEROS,LDAP"),
+            "{ldap_on_file}"
+        );
+        let stray = error("authentication: FILE\npassword-file: /p\nkerberos-keytab: /k\n");
+        assert!(
+            stray.contains("set authentication to KERBEROS (KERBEROS,FILE to take passwords too)"),
+            "{stray}"
+        );
+    }
+
+    #[test]
+    fn authentication_lists_that_cannot_mean_what_they_say_are_refused_with_why() {
+        let refused = |text: &str| text.parse::<Authentication>().unwrap_err();
+        for list in ["KERBEROS,NONE", "none,kerberos", "KERBEROS,NONE,LDAP"] {
+            let message = refused(list);
+            assert!(
+                message.contains("makes KERBEROS pointless") && message.contains("KERBEROS,LDAP"),
+                "{list}: {message}"
+            );
+        }
+        let message = refused("NONE,FILE");
+        assert!(message.contains("use FILE alone"), "{message}");
+        for list in ["FILE,LDAP", "KERBEROS,LDAP,FILE"] {
+            let message = refused(list);
+            assert!(message.contains("two password checks"), "{list}: {message}");
+        }
+        assert!(refused("KERBEROS,KERBEROS").contains("KERBEROS twice"));
+        assert!(refused("NONE,NONE").contains("NONE twice"));
+        let nosasl = refused("KERBEROS,NOSASL");
+        assert!(
+            nosasl.contains("KERBEROS, FILE and LDAP refuse them"),
+            "{nosasl}"
+        );
+        assert!(refused("KERBEROS,").contains("is not supported"));
+        // The same messages from YAML (a list too) and from the flag.
+        let yaml = ServerConfig::from_yaml("authentication: [KERBEROS, NONE]\n").unwrap_err();
+        assert!(yaml.contains("makes KERBEROS pointless"), "{yaml}");
+        let flag = Cli::try_parse_from(["kumiho", "--authentication", "LDAP,FILE"]).unwrap_err();
+        assert!(flag.to_string().contains("two password checks"), "{flag}");
+    }
+
+    #[test]
     fn authentication_ldap_needs_a_url_and_a_way_to_name_users_and_no_other_modes_settings() {
         let cli = Cli::try_parse_from([
             "kumiho",
@@ -1195,7 +1430,7 @@ mod tests {
         ])
         .unwrap();
         let config = cli.into_config().unwrap();
-        assert_eq!(config.authentication, Authentication::Ldap);
+        assert_eq!(config.authentication, Authentication::LDAP);
         assert!(config.authentication.checks_passwords());
         let settings = crate::ldap::LdapSettings::from_config(&config).unwrap();
         assert_eq!(settings.urls, ["ldap://a:389", "ldaps://b"]);

@@ -6,7 +6,8 @@
 //! transport mode, the HTTP path and port, and NOSASL among the authentication values; we
 //! write NONE, CUSTOM when passwords are checked, or KERBEROS with
 //! `hive.server2.authentication.kerberos.principal`, which it copies to the URL's
-//! `principal` unless the URL sets it; and `hive.server2.use.SSL`, which it
+//! `principal` unless the URL sets it (and then uses Kerberos), or for tickets and passwords
+//! both `KERBEROS,CUSTOM` without the principal, as Kyuubi writes its list; and `hive.server2.use.SSL`, which it
 //! copies to the URL's `ssl` unless the URL sets it: we write `true` when the frontends
 //! serve TLS, so that a client finding the gateway this way connects with TLS). The
 //! node is `/NS/serverUri=host:port;version=V;sequence=NNNNNNNNNN`, Kyuubi's and HiveServer2's
@@ -69,10 +70,11 @@ pub struct Advertised {
     pub transport: HaTransportMode,
     /// The gateway's version.
     pub version: String,
-    /// Whether clients must send a password the gateway checks (authentication FILE, LDAP).
+    /// Whether clients may send a password the gateway checks (authentication FILE, LDAP,
+    /// alone or with KERBEROS).
     pub checks_passwords: bool,
-    /// The service principal clients ask tickets for (authentication KERBEROS), `_HOST`
-    /// already replaced.
+    /// The service principal clients ask tickets for (authentication KERBEROS, alone or
+    /// with a password check), `_HOST` already replaced.
     pub kerberos_principal: Option<String>,
     /// Whether the frontends serve TLS (`ssl-cert-file`).
     pub use_ssl: bool,
@@ -114,14 +116,20 @@ impl Advertised {
             }
         }
         // Hive's names: NONE takes any password (and NOSASL on the binary port); CUSTOM, a
-        // checked password. Hive JDBC connects with SASL PLAIN either way.
+        // checked password. Hive JDBC connects with SASL PLAIN either way. Tickets and
+        // passwords both: the list, as Kyuubi writes its `kyuubi.authentication`, and no
+        // principal, as Kyuubi writes it only for KERBEROS alone: Hive JDBC takes an
+        // advertised principal as an order to use Kerberos, which would leave password
+        // clients no way to connect through discovery; a Kerberos client sets `principal=`
+        // in its URL instead.
         let authentication = match (&self.kerberos_principal, self.checks_passwords) {
-            (Some(_), _) => "KERBEROS",
+            (Some(_), true) => "KERBEROS,CUSTOM",
+            (Some(_), false) => "KERBEROS",
             (None, true) => "CUSTOM",
             (None, false) => "NONE",
         };
         pairs.push(("hive.server2.authentication", authentication.to_owned()));
-        if let Some(principal) = &self.kerberos_principal {
+        if let (Some(principal), false) = (&self.kerberos_principal, self.checks_passwords) {
             pairs.push((
                 "hive.server2.authentication.kerberos.principal",
                 principal.clone(),
@@ -441,6 +449,21 @@ mod tests {
             "{}",
             kerberos.node_data()
         );
+    }
+
+    #[test]
+    fn kerberos_with_passwords_is_advertised_as_kyuubi_does_without_the_principal() {
+        let both = Advertised {
+            kerberos_principal: Some("kumiho/gw1.example.com@EXAMPLE.COM".to_owned()),
+            checks_passwords: true,
+            ..advertised(HaTransportMode::Binary)
+        };
+        let data = both.node_data();
+        assert!(
+            data.ends_with(";hive.server2.authentication=KERBEROS,CUSTOM"),
+            "{data}"
+        );
+        assert!(!data.contains("principal"), "{data}");
     }
 
     #[test]

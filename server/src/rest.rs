@@ -33,7 +33,8 @@
 //! | `POST /api/v1/admin/refresh/{hadoop_conf,user_defaults_conf,kubernetes_conf}` | the cluster configs reread ([`refresh`]); `unlimited_users`, `deny_users`, `deny_ips`: 501 |
 //!
 //! Every other call needs HTTP Basic credentials, checked by the gateway's authenticator (the
-//! one the Thrift HTTP frontend uses); `proxyUser` (or `hive.server2.proxy.user`) in the query
+//! one the Thrift HTTP frontend uses), or under KERBEROS a SPNEGO token (either, the client
+//! choosing, under KERBEROS,FILE and KERBEROS,LDAP); `proxyUser` (or `hive.server2.proxy.user`) in the query
 //! acts as another user under the cluster's super-user rules. Errors are plain text saying
 //! what to fix, with the status saying whose fault: 400 bad input, 401 credentials, 403 not
 //! yours, 404 unknown, 405 method, 413 a body over [`MAX_BODY`] (refused from its
@@ -53,10 +54,9 @@ use hyper::header::{self, HeaderValue};
 use hyper::{Method, Request, Response, StatusCode};
 use kumiho_engine_launcher::batch::BatchType;
 use kumiho_thrift::auth::Authenticator;
-use kumiho_thrift::kerberos::{accept_in_one_step, short_name, KerberosAcceptor};
+use kumiho_thrift::kerberos::KerberosAcceptor;
 use kumiho_thrift::server::{
-    basic_credentials, method_not_allowed, negotiate_token, serve_http1_tls, text_response,
-    ServerTls,
+    method_not_allowed, serve_http1_tls, text_response, HttpCredentials, ServerTls,
 };
 use serde::Serialize;
 use tokio::net::TcpListener;
@@ -94,6 +94,8 @@ pub struct RestApi {
     pub authenticator: Arc<dyn Authenticator>,
     /// Authentication KERBEROS: SPNEGO (`Authorization: Negotiate`) instead of Basic.
     pub kerberos: Option<Arc<dyn KerberosAcceptor>>,
+    /// With `kerberos`, Basic too (KERBEROS,FILE; KERBEROS,LDAP), each client choosing.
+    pub passwords_with_kerberos: bool,
 }
 
 /// Serves the API on `listener` until `shutdown`; sessions and operations when `sessions`
@@ -238,21 +240,10 @@ impl RestApi {
         if route == Route::Ping {
             return text_response(StatusCode::OK, "pong".to_owned());
         }
-        let user = match self.authenticate(&req) {
-            Ok(user) => user,
-            Err(message) => {
-                let mut response = text_response(StatusCode::UNAUTHORIZED, format!("{message}\n"));
-                let challenge = if self.kerberos.is_some() {
-                    "Negotiate"
-                } else {
-                    "Basic realm=\"kumiho\""
-                };
-                response.headers_mut().insert(
-                    header::WWW_AUTHENTICATE,
-                    HeaderValue::from_static(challenge),
-                );
-                return response;
-            }
+        let credentials = self.credentials();
+        let user = match credentials.authenticate(req.headers().get(header::AUTHORIZATION)) {
+            Ok(authenticated) => authenticated.user,
+            Err(message) => return credentials.refuse(format!("{message}\n")),
         };
         let query = Query::parse(req.uri().query().unwrap_or(""));
         let proxy = query.proxy_user();
@@ -440,29 +431,15 @@ impl RestApi {
             .map(|batch| json(&batch)))
     }
 
-    /// The user of Basic credentials, checked by the authenticator; under KERBEROS, the short
-    /// name of the principal whose SPNEGO token is accepted (one token per request: the API
-    /// sets no cookie).
-    fn authenticate<B>(&self, req: &Request<B>) -> Result<String, String> {
-        if let Some(kerberos) = &self.kerberos {
-            let authorization = req.headers().get(header::AUTHORIZATION).ok_or_else(|| {
-                format!(
-                    "authentication required: send a Kerberos ticket for {} with SPNEGO \
-                     (curl --negotiate -u : --service-name {})",
-                    kerberos.principal(),
-                    short_name(kerberos.principal())
-                )
-            })?;
-            let token = negotiate_token(authorization)?;
-            let (principal, _) = accept_in_one_step(kerberos.as_ref(), &token)?;
-            return Ok(short_name(&principal).to_owned());
-        }
-        let authorization = req.headers().get(header::AUTHORIZATION).ok_or(
-            "authentication required: send HTTP Basic credentials (curl -u user:password)",
-        )?;
-        let (user, password) = basic_credentials(authorization)?;
-        self.authenticator.authenticate(&user, &password)?;
-        Ok(user)
+    /// What the API takes: Basic credentials checked by the authenticator, or under KERBEROS
+    /// a SPNEGO token (the user its principal's short name; one token per request: the API
+    /// sets no cookie), or both.
+    fn credentials(&self) -> HttpCredentials<'_> {
+        HttpCredentials::new(
+            self.kerberos.as_deref(),
+            self.passwords_with_kerberos,
+            self.authenticator.as_ref(),
+        )
     }
 }
 

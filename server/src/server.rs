@@ -27,7 +27,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::batch::BatchManager;
 use crate::cluster::{watcher, ClusterRegistry};
-use crate::config::{Authentication, ServerConfig};
+use crate::config::{PasswordCheck, ServerConfig};
 use crate::discovery::{advertised_host, Advertised, Ensemble, GatewayRegistration};
 use crate::kerberos::{GssAcceptor, KerberosOnly};
 use crate::ldap::{LdapAuthenticator, LdapSettings};
@@ -102,22 +102,22 @@ pub async fn start(mut config: ServerConfig) -> Result<RunningGateway, String> {
         None => (None, None),
     };
     // One authenticator for every frontend: Thrift (SASL PLAIN, HTTP Basic) and REST; under
-    // KERBEROS one that refuses every password, should a password reach it.
-    let authenticator: Arc<dyn Authenticator> = match (config.authentication, &config.password_file)
-    {
-        (Authentication::File, Some(path)) => Arc::new(PasswordFile::open(path)?),
-        (Authentication::Ldap, _) => {
+    // KERBEROS alone one that refuses every password, should a password reach it.
+    let authenticator: Arc<dyn Authenticator> = match (config.authentication.passwords, &kerberos) {
+        (Some(PasswordCheck::File), _) => match &config.password_file {
+            Some(path) => Arc::new(PasswordFile::open(path)?),
+            None => return Err("authentication FILE needs password-file".into()),
+        },
+        (Some(PasswordCheck::Ldap), _) => {
             Arc::new(LdapAuthenticator::new(LdapSettings::from_config(&config)?))
         }
-        (Authentication::Kerberos, _) => match &kerberos {
-            Some(acceptor) => Arc::new(KerberosOnly::new(acceptor)),
-            None => {
-                return Err(
-                    "authentication KERBEROS needs kerberos-principal and kerberos-keytab".into(),
-                )
-            }
-        },
-        _ => Arc::new(AnyPassword),
+        (None, Some(acceptor)) => Arc::new(KerberosOnly::new(acceptor)),
+        (None, None) if config.authentication.kerberos => {
+            return Err(
+                "authentication KERBEROS needs kerberos-principal and kerberos-keytab".into(),
+            )
+        }
+        (None, None) => Arc::new(AnyPassword),
     };
     // TLS for the binary, HTTP and REST frontends: a bad certificate or key stops the start.
     let tls = match (&config.ssl_cert_file, &config.ssl_key_file) {
@@ -218,6 +218,7 @@ pub async fn start(mut config: ServerConfig) -> Result<RunningGateway, String> {
             .clone()
             .map(|acceptor| acceptor as Arc<dyn KerberosAcceptor>),
         http_kerberos: http_kerberos.map(|acceptor| acceptor as Arc<dyn KerberosAcceptor>),
+        passwords_with_kerberos: config.authentication.passwords_with_kerberos(),
         allow_sasl: true,
         // NOSASL carries no credentials.
         allow_nosasl: config.authentication.accepts_nosasl(),
@@ -263,6 +264,7 @@ pub async fn start(mut config: ServerConfig) -> Result<RunningGateway, String> {
                 .http_kerberos
                 .clone()
                 .or_else(|| options.kerberos.clone()),
+            passwords_with_kerberos: options.passwords_with_kerberos,
         });
         // REST sessions are calls on the same service the Thrift frontends serve.
         let directory = GatewayDirectory {

@@ -101,6 +101,19 @@ pub fn kerberos_required(principal: &str) -> String {
     )
 }
 
+/// What a NOSASL client is told by a server taking Kerberos tickets and passwords both
+/// (KERBEROS,FILE; KERBEROS,LDAP).
+pub fn kerberos_or_password_required(principal: &str) -> String {
+    format!(
+        "this server authenticates with a Kerberos ticket or a user and password, never \
+         without SASL: get a ticket (kinit) and connect with SASL GSSAPI for the service \
+         principal {principal} (JDBC: ;principal={principal}; PyHive: auth='KERBEROS', \
+         kerberos_service_name='{}'), or connect with a user and password (SASL PLAIN; JDBC: \
+         drop ;auth=noSasl; PyHive: auth='LDAP')",
+        short_name(principal)
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -13,6 +13,7 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use crate::auth::Authenticator;
 use crate::connection::{Connection, Framing};
 use crate::error::WireError;
+use crate::kerberos::{kerberos_required, KerberosAcceptor};
 
 mod gssapi;
 
@@ -126,16 +127,79 @@ pub async fn accept_plain<S: AsyncRead + AsyncWrite + Unpin>(
     conn: &mut Connection<S>,
     authenticator: &dyn Authenticator,
 ) -> Result<String, WireError> {
-    let result = negotiate(conn, authenticator).await;
+    accept(conn, None, Some(authenticator))
+        .await
+        .map(Identity::into_name)
+}
+
+/// Who a SASL negotiation authenticated, by the mechanism the client chose.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Identity {
+    /// GSSAPI: the client's Kerberos principal, e.g. `alice@EXAMPLE.COM`.
+    Principal(String),
+    /// PLAIN: the user whose password was accepted.
+    User(String),
+}
+
+impl Identity {
+    /// The principal or the user, as authenticated.
+    pub fn into_name(self) -> String {
+        match self {
+            Identity::Principal(name) | Identity::User(name) => name,
+        }
+    }
+}
+
+/// Server side: reads the client's START and negotiates the mechanism it chose among those
+/// offered, GSSAPI with `kerberos` and PLAIN with `passwords` (Kyuubi's
+/// `kyuubi.authentication=KERBEROS,LDAP` offers both); answers COMPLETE, or BAD or ERROR
+/// with the reason, a client choosing a mechanism not offered being told which are.
+pub async fn accept<S: AsyncRead + AsyncWrite + Unpin>(
+    conn: &mut Connection<S>,
+    kerberos: Option<&dyn KerberosAcceptor>,
+    passwords: Option<&dyn Authenticator>,
+) -> Result<Identity, WireError> {
+    let result = match read_start(conn).await {
+        Ok(mechanism) => match (mechanism.as_slice(), kerberos, passwords) {
+            (m, Some(acceptor), _) if m == GSSAPI.as_bytes() => gssapi::negotiate(conn, acceptor)
+                .await
+                .map(Identity::Principal),
+            (m, _, Some(authenticator)) if m == PLAIN.as_bytes() => {
+                negotiate(conn, authenticator).await.map(Identity::User)
+            }
+            (m, Some(acceptor), None) if m == PLAIN.as_bytes() => {
+                Err(Refusal::Bad(kerberos_required(acceptor.principal())))
+            }
+            (other, _, _) => Err(Refusal::Bad(unsupported_mechanism(
+                other,
+                kerberos.is_some(),
+                passwords.is_some(),
+            ))),
+        },
+        Err(refusal) => Err(refusal),
+    };
     finish(conn, result).await
+}
+
+/// What a client choosing a mechanism the server does not offer is told.
+fn unsupported_mechanism(mechanism: &[u8], kerberos: bool, passwords: bool) -> String {
+    let offered = match (kerberos, passwords) {
+        (true, true) => "GSSAPI (a Kerberos ticket) and PLAIN (a user and password)",
+        (true, false) => "GSSAPI (Kerberos) only",
+        _ => "PLAIN only (its authentication is not KERBEROS): connect with a user and password",
+    };
+    format!(
+        "unsupported SASL mechanism '{}': this server offers {offered}",
+        String::from_utf8_lossy(mechanism)
+    )
 }
 
 /// Ends a server-side negotiation: COMPLETE and data frames from now on, or BAD or ERROR
 /// with the reason (nothing when the connection itself failed).
-async fn finish<S: AsyncRead + AsyncWrite + Unpin>(
+async fn finish<S: AsyncRead + AsyncWrite + Unpin, T>(
     conn: &mut Connection<S>,
-    result: Result<String, Refusal>,
-) -> Result<String, WireError> {
+    result: Result<T, Refusal>,
+) -> Result<T, WireError> {
     match &result {
         Ok(_) => conn.write_raw(&encode_frame(status::COMPLETE, &[])).await?,
         Err(Refusal::Bad(message)) => {
@@ -149,9 +213,9 @@ async fn finish<S: AsyncRead + AsyncWrite + Unpin>(
         Err(Refusal::Wire(_)) => {}
     }
     match result {
-        Ok(user) => {
+        Ok(identity) => {
             conn.set_framing(Framing::SaslFrames);
-            Ok(user)
+            Ok(identity)
         }
         Err(Refusal::Bad(message) | Refusal::Error(message)) => Err(WireError::Sasl(message)),
         Err(Refusal::Wire(e)) => Err(e),
@@ -184,18 +248,11 @@ async fn read_start<S: AsyncRead + AsyncWrite + Unpin>(
     Ok(mechanism)
 }
 
+/// PLAIN after the client's START: its response, checked by `authenticator`.
 async fn negotiate<S: AsyncRead + AsyncWrite + Unpin>(
     conn: &mut Connection<S>,
     authenticator: &dyn Authenticator,
 ) -> Result<String, Refusal> {
-    let mechanism = read_start(conn).await?;
-    if mechanism != PLAIN.as_bytes() {
-        return Err(Refusal::Bad(format!(
-            "unsupported SASL mechanism '{}': this server offers PLAIN only (its \
-             authentication is not KERBEROS): connect with a user and password",
-            String::from_utf8_lossy(&mechanism)
-        )));
-    }
     let (status, response) = read_frame(conn)
         .await
         .map_err(Refusal::Wire)?

@@ -1,5 +1,6 @@
 //! Serving [`CliService`] to clients: the binary port (SASL PLAIN and NOSASL on one port, or
-//! SASL GSSAPI alone with Kerberos) and the HTTP port (Basic, or SPNEGO with Kerberos), with the options they share, each in plaintext or under TLS
+//! SASL GSSAPI with Kerberos, PLAIN too if asked) and the HTTP port (Basic, or SPNEGO with
+//! Kerberos, Basic too if asked), with the options they share, each in plaintext or under TLS
 //! ([`ServerTls`]: TLS first, then SASL or NOSASL inside on the binary port; HTTPS on the HTTP
 //! port).
 //!
@@ -29,7 +30,7 @@ mod tls;
 pub use binary::{serve_binary, serve_local};
 pub use http::{
     basic_credentials, method_not_allowed, negotiate_token, serve_http, serve_http1,
-    serve_http1_tls, text as text_response,
+    serve_http1_tls, text as text_response, HttpCredentials, HttpUser,
 };
 pub use tls::{read_certificates, ServerTls, RELOAD_CHECK as TLS_RELOAD_CHECK};
 
@@ -40,8 +41,13 @@ pub struct ServerOptions {
     pub authenticator: Arc<dyn Authenticator>,
     /// Kerberos instead of passwords: SASL GSSAPI on the binary port and SPNEGO
     /// (`Authorization: Negotiate`) on the HTTP port, and PLAIN, Basic and NOSASL clients
-    /// refused whatever `allow_sasl` and `allow_nosasl` say; `None`: passwords.
+    /// refused whatever `allow_sasl` and `allow_nosasl` say (but see
+    /// `passwords_with_kerberos`); `None`: passwords.
     pub kerberos: Option<Arc<dyn KerberosAcceptor>>,
+    /// With `kerberos`, passwords besides tickets (Kyuubi's `KERBEROS,LDAP`): SASL PLAIN
+    /// and HTTP Basic clients are taken too, their passwords checked by `authenticator`,
+    /// each client choosing its mechanism; NOSASL clients stay refused.
+    pub passwords_with_kerberos: bool,
     /// The HTTP port's acceptor when it takes more than `kerberos` does (HiveServer2's
     /// SPNEGO principal, `HTTP/host@REALM`, besides the service principal); `None`: the
     /// HTTP port uses `kerberos`.
@@ -79,6 +85,7 @@ impl Default for ServerOptions {
         Self {
             authenticator: Arc::new(AnyPassword),
             kerberos: None,
+            passwords_with_kerberos: false,
             http_kerberos: None,
             allow_sasl: true,
             allow_nosasl: true,
@@ -98,6 +105,7 @@ impl std::fmt::Debug for ServerOptions {
                 "kerberos",
                 &self.kerberos.as_ref().map(|kerberos| kerberos.principal()),
             )
+            .field("passwords_with_kerberos", &self.passwords_with_kerberos)
             .field("allow_sasl", &self.allow_sasl)
             .field("allow_nosasl", &self.allow_nosasl)
             .field("max_message_size", &self.max_message_size)

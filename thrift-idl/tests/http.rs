@@ -36,6 +36,8 @@ struct HttpReply {
     content_type: Option<String>,
     set_cookie: Option<String>,
     www_authenticate: Option<String>,
+    /// Every `WWW-Authenticate` header, in order.
+    challenges: Vec<String>,
     body: Bytes,
 }
 
@@ -72,6 +74,12 @@ impl HttpClient {
             content_type: text(resp.headers().get(header::CONTENT_TYPE)),
             set_cookie: text(resp.headers().get(header::SET_COOKIE)),
             www_authenticate: text(resp.headers().get(header::WWW_AUTHENTICATE)),
+            challenges: resp
+                .headers()
+                .get_all(header::WWW_AUTHENTICATE)
+                .iter()
+                .map(|v| v.to_str().unwrap().to_owned())
+                .collect(),
             body: resp.into_body().collect().await.unwrap().to_bytes(),
         }
     }
@@ -86,6 +94,20 @@ impl HttpClient {
         let body = codec::encode_call(method, 7, req);
         self.send(Method::POST, "/cliservice", headers, body).await
     }
+}
+
+/// A server with `options` and a client connected to it.
+async fn start_with(options: ServerOptions) -> (TestServer, HttpClient) {
+    let server = TestServer::start(Port::Http, options).await;
+    let client = HttpClient::connect(&server).await;
+    (server, client)
+}
+
+/// A GetInfo call with `headers`, refused with 401.
+async fn refused(client: &mut HttpClient, headers: &[(&str, String)]) -> HttpReply {
+    let reply = client.call("GetInfo", &get_info_req(), headers).await;
+    assert_eq!(reply.status, StatusCode::UNAUTHORIZED);
+    reply
 }
 
 fn basic(user: &str, password: &str) -> (&'static str, String) {
@@ -180,23 +202,15 @@ async fn a_trailing_slash_reaches_the_endpoint_as_pyhive_sends_it() {
 
 #[tokio::test]
 async fn missing_or_wrong_credentials_get_401_with_a_message() {
-    let mut server = TestServer::start(
-        Port::Http,
-        ServerOptions {
-            authenticator: Arc::new(SharedSecret::new("s3cret")),
-            ..ServerOptions::default()
-        },
-    )
+    let (mut server, mut client) = start_with(ServerOptions {
+        authenticator: Arc::new(SharedSecret::new("s3cret")),
+        ..ServerOptions::default()
+    })
     .await;
-    let mut client = HttpClient::connect(&server).await;
-    let reply = client.call("GetInfo", &get_info_req(), &[]).await;
-    assert_eq!(reply.status, StatusCode::UNAUTHORIZED);
+    let reply = refused(&mut client, &[]).await;
     assert!(body_text(&reply).contains("Basic"));
 
-    let reply = client
-        .call("GetInfo", &get_info_req(), &[basic("gateway", "guess")])
-        .await;
-    assert_eq!(reply.status, StatusCode::UNAUTHORIZED);
+    let reply = refused(&mut client, &[basic("gateway", "guess")]).await;
     assert!(body_text(&reply).contains("wrong password"));
     assert!(!body_text(&reply).contains("s3cret"));
 
@@ -437,6 +451,47 @@ async fn spnego_then_the_cookie_and_no_passwords_under_kerberos() {
             &open_session_req("ignored"),
             &[("cookie", cookie)],
         )
+        .await;
+    let resp: TOpenSessionResp = decode_reply(&reply, "OpenSession");
+    assert_eq!(resp.configuration.unwrap()["user"], "alice");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn kerberos_with_passwords_takes_either_and_challenges_with_both() {
+    let (mut server, mut client) = start_with(ServerOptions {
+        kerberos: Some(Arc::new(StandInKerberos)),
+        passwords_with_kerberos: true,
+        authenticator: Arc::new(SharedSecret::new("s3cret")),
+        ..ServerOptions::default()
+    })
+    .await;
+    // Neither, a wrong password, a scheme neither: both challenges, two headers, and why.
+    for (headers, says) in [
+        (vec![], "--negotiate -u : --service-name kumiho) or HTTP Basic credentials (curl -u user:password)"),
+        (vec![basic("alice", "wrong")], "wrong password"),
+        (vec![("authorization", "Bearer abc".to_owned())], "takes Negotiate"),
+    ] {
+        let reply = refused(&mut client, &headers).await;
+        assert_eq!(reply.challenges, ["Negotiate", "Basic realm=\"kumiho\""]);
+        assert!(body_text(&reply).contains(says), "{}", body_text(&reply));
+    }
+    // A password, then a ticket.
+    let reply = client
+        .call(
+            "OpenSession",
+            &open_session_req("ignored"),
+            &[basic("bob", "s3cret")],
+        )
+        .await;
+    let resp: TOpenSessionResp = decode_reply(&reply, "OpenSession");
+    assert_eq!(resp.configuration.unwrap()["user"], "bob");
+    let ticket = (
+        "authorization",
+        format!("Negotiate {}", STANDARD.encode(b"ticket")),
+    );
+    let reply = client
+        .call("OpenSession", &open_session_req("ignored"), &[ticket])
         .await;
     let resp: TOpenSessionResp = decode_reply(&reply, "OpenSession");
     assert_eq!(resp.configuration.unwrap()["user"], "alice");

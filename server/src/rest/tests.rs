@@ -62,6 +62,7 @@ fn fixture() -> Fixture {
             batches,
             authenticator: Arc::new(AnyPassword),
             kerberos: None,
+            passwords_with_kerberos: false,
         },
         _dir: dir,
     }
@@ -735,6 +736,7 @@ async fn a_restarted_manager_follows_a_batch_whose_process_lives_and_can_cancel_
         batches: f.another_gateway("h:1"),
         authenticator: Arc::new(AnyPassword),
         kerberos: None,
+        passwords_with_kerberos: false,
     };
     let running = on_batch(&restarted, "GET", &long, "alice").await;
     assert_eq!(running["state"], "RUNNING");
@@ -950,6 +952,7 @@ async fn gateways_sharing_a_work_directory_serve_each_others_batches() {
             batches: f.another_gateway(&instance),
             authenticator: Arc::new(AnyPassword),
             kerberos: None,
+            passwords_with_kerberos: false,
         });
         let shutdown = CancellationToken::new();
         let server = tokio::spawn(serve(

@@ -18,10 +18,10 @@
 
 use tokio::io::{AsyncRead, AsyncWrite};
 
-use super::{encode_frame, finish, read_frame, read_start, status, Refusal, PLAIN};
+use super::{encode_frame, read_frame, status, Refusal};
 use crate::connection::Connection;
 use crate::error::WireError;
-use crate::kerberos::{kerberos_required, not_accepted, AcceptContext, KerberosAcceptor, Step};
+use crate::kerberos::{not_accepted, AcceptContext, KerberosAcceptor, Step};
 
 /// The mechanism name Kerberos clients send in START.
 pub const GSSAPI: &str = "GSSAPI";
@@ -121,24 +121,16 @@ pub async fn accept_gssapi<S: AsyncRead + AsyncWrite + Unpin>(
     conn: &mut Connection<S>,
     acceptor: &dyn KerberosAcceptor,
 ) -> Result<String, WireError> {
-    let result = negotiate(conn, acceptor).await;
-    finish(conn, result).await
+    super::accept(conn, Some(acceptor), None)
+        .await
+        .map(super::Identity::into_name)
 }
 
-async fn negotiate<S: AsyncRead + AsyncWrite + Unpin>(
+/// GSSAPI after the client's START: the context's tokens, then the security layers.
+pub(super) async fn negotiate<S: AsyncRead + AsyncWrite + Unpin>(
     conn: &mut Connection<S>,
     acceptor: &dyn KerberosAcceptor,
 ) -> Result<String, Refusal> {
-    let mechanism = read_start(conn).await?;
-    if mechanism == PLAIN.as_bytes() {
-        return Err(Refusal::Bad(kerberos_required(acceptor.principal())));
-    }
-    if mechanism != GSSAPI.as_bytes() {
-        return Err(Refusal::Bad(format!(
-            "unsupported SASL mechanism '{}': this server offers GSSAPI (Kerberos) only",
-            String::from_utf8_lossy(&mechanism)
-        )));
-    }
     let mut context = acceptor.start();
     let mut token = read_token(conn, "the first Kerberos token").await?;
     loop {

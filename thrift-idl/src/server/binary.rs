@@ -1,6 +1,6 @@
 //! The binary port: SASL PLAIN and NOSASL clients on one listener, told apart by the first
-//! byte of each connection, or SASL GSSAPI clients alone when the options hold a Kerberos
-//! acceptor; under TLS when the options hold a [`ServerTls`] (TLS first, then
+//! byte of each connection, or SASL GSSAPI clients when the options hold a Kerberos
+//! acceptor (with PLAIN clients too when they say so, each client choosing); under TLS when the options hold a [`ServerTls`] (TLS first, then
 //! SASL or NOSASL inside, as HiveServer2's `hive.server2.use.SSL`).
 
 use std::future::Future;
@@ -22,8 +22,8 @@ use crate::codec::{self, exception_kind};
 use crate::connection::{Connection, Framing};
 use crate::dispatch::{dispatch, Outgoing};
 use crate::error::WireError;
-use crate::kerberos::{kerberos_required, short_name};
-use crate::sasl;
+use crate::kerberos::{kerberos_or_password_required, kerberos_required, short_name};
+use crate::sasl::{self, Identity};
 use crate::service::{CallContext, CliService, Transport};
 
 /// Serves the binary protocol until `shutdown` is cancelled, then waits for open
@@ -168,19 +168,27 @@ async fn handle<S: CliService, T: AsyncRead + AsyncWrite + Unpin>(
     let result = match first[0] {
         sasl::status::START => {
             let mut conn = Connection::with_buffered(stream, Framing::Raw, max, first);
-            let authenticated = if let Some(kerberos) = &options.kerberos {
-                sasl::accept_gssapi(&mut conn, kerberos.as_ref())
-                    .await
-                    .map(|principal| {
+            // GSSAPI with Kerberos, PLAIN with passwords (besides Kerberos if asked).
+            let kerberos = options.kerberos.as_deref();
+            let passwords = match kerberos {
+                Some(_) => options.passwords_with_kerberos,
+                None => options.allow_sasl,
+            };
+            let authenticated = if kerberos.is_some() || passwords {
+                let passwords = passwords.then_some(options.authenticator.as_ref());
+                match sasl::accept(&mut conn, kerberos, passwords).await {
+                    Ok(Identity::Principal(principal)) => {
                         // The session user is the principal's short name, as HiveServer2's.
                         let user = short_name(&principal).to_owned();
                         tracing::debug!(%principal, %user, "SASL GSSAPI authenticated");
-                        user
-                    })
-            } else if options.allow_sasl {
-                sasl::accept_plain(&mut conn, options.authenticator.as_ref())
-                    .await
-                    .inspect(|user| tracing::debug!(%user, "SASL PLAIN authenticated"))
+                        Ok(user)
+                    }
+                    Ok(Identity::User(user)) => {
+                        tracing::debug!(%user, "SASL PLAIN authenticated");
+                        Ok(user)
+                    }
+                    Err(e) => Err(e),
+                }
             } else {
                 Err(refuse_sasl(&mut conn).await)
             };
@@ -198,7 +206,12 @@ async fn handle<S: CliService, T: AsyncRead + AsyncWrite + Unpin>(
         0x80 | 0x00 => {
             let mut conn = Connection::with_buffered(stream, Framing::Raw, max, first);
             if let Some(kerberos) = &options.kerberos {
-                refuse_nosasl(&mut conn, &kerberos_required(kerberos.principal())).await
+                let message = if options.passwords_with_kerberos {
+                    kerberos_or_password_required(kerberos.principal())
+                } else {
+                    kerberos_required(kerberos.principal())
+                };
+                refuse_nosasl(&mut conn, &message).await
             } else if options.allow_nosasl {
                 let result = serve(&mut conn, &*service, &ctx, &shutdown).await;
                 service.connection_closed(&ctx).await;

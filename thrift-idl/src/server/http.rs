@@ -1,6 +1,6 @@
 //! The HTTP port: one TBinaryProtocol message per POST body and per reply, authenticated by
-//! HTTP Basic (or, with Kerberos, SPNEGO: `Authorization: Negotiate`) or by the auth cookie
-//! set on an earlier reply; HTTPS when the options hold a [`ServerTls`].
+//! HTTP Basic (or, with Kerberos, SPNEGO: `Authorization: Negotiate`, and Basic too if the
+//! options say so) or by the auth cookie set on an earlier reply; HTTPS when the options hold a [`ServerTls`].
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -25,6 +25,7 @@ use tracing::Instrument;
 
 use super::cookie::CookieSigner;
 use super::{accept, next_connection_id, ConnectionObserver, ServerOptions, ServerTls};
+use crate::auth::Authenticator;
 use crate::codec;
 use crate::dispatch::dispatch;
 use crate::kerberos::{accept_in_one_step, kerberos_required, short_name, KerberosAcceptor};
@@ -247,17 +248,7 @@ impl<S: CliService> Endpoint<S> {
                 } else {
                     tracing::debug!(%message, "HTTP request without credentials");
                 }
-                let mut response = text(StatusCode::UNAUTHORIZED, message);
-                let challenge = if self.kerberos().is_some() {
-                    "Negotiate"
-                } else {
-                    "Basic realm=\"kumiho\""
-                };
-                response.headers_mut().insert(
-                    header::WWW_AUTHENTICATE,
-                    HeaderValue::from_static(challenge),
-                );
-                return response;
+                return self.credentials().refuse(message);
             }
         };
         let max = self.options.max_message_size;
@@ -333,12 +324,19 @@ impl<S: CliService> Endpoint<S> {
         response
     }
 
-    /// The acceptor of SPNEGO tokens, under Kerberos.
-    fn kerberos(&self) -> Option<&Arc<dyn KerberosAcceptor>> {
-        self.options
+    /// What the endpoint takes: SPNEGO tokens under Kerberos (for the HTTP acceptor's
+    /// principals), Basic passwords without it or besides it.
+    fn credentials(&self) -> HttpCredentials<'_> {
+        let kerberos = self
+            .options
             .http_kerberos
             .as_ref()
-            .or(self.options.kerberos.as_ref())
+            .or(self.options.kerberos.as_ref());
+        HttpCredentials::new(
+            kerberos.map(|acceptor| acceptor.as_ref()),
+            self.options.passwords_with_kerberos,
+            self.options.authenticator.as_ref(),
+        )
     }
 
     /// The user, from a valid cookie or else from Basic credentials or a SPNEGO token (then
@@ -356,39 +354,134 @@ impl<S: CliService> Endpoint<S> {
                 negotiate_reply: None,
             });
         }
-        let authorization = req.headers().get(header::AUTHORIZATION);
-        if let Some(kerberos) = self.kerberos() {
-            let Some(authorization) = authorization else {
-                return Err(format!(
-                    "authentication required: send a Kerberos ticket for {} with SPNEGO \
-                     (Authorization: Negotiate; curl --negotiate -u : --service-name {})",
-                    kerberos.principal(),
-                    short_name(kerberos.principal())
-                ));
-            };
-            let token = negotiate_token(authorization)
-                .map_err(|e| format!("{e}; {}", kerberos_required(kerberos.principal())))?;
-            let (principal, reply) = accept_in_one_step(kerberos.as_ref(), &token)?;
-            let user = short_name(&principal).to_owned();
-            tracing::debug!(%principal, %user, "SPNEGO authenticated");
-            let set_cookie = Some(self.cookies.set_cookie(&user));
-            return Ok(Authenticated {
-                user,
-                set_cookie,
-                negotiate_reply: reply.map(|token| STANDARD.encode(token)),
-            });
-        }
-        let Some(authorization) = authorization else {
-            return Err("authentication required: send HTTP Basic credentials".into());
-        };
-        let (user, password) = basic_credentials(authorization)?;
-        self.options.authenticator.authenticate(&user, &password)?;
+        let HttpUser {
+            user,
+            negotiate_reply,
+        } = self
+            .credentials()
+            .authenticate(req.headers().get(header::AUTHORIZATION))?;
         let set_cookie = Some(self.cookies.set_cookie(&user));
         Ok(Authenticated {
             user,
             set_cookie,
-            negotiate_reply: None,
+            negotiate_reply: negotiate_reply.map(|token| STANDARD.encode(token)),
         })
+    }
+}
+
+/// What an HTTP server (Thrift over HTTP, the gateway's REST API) takes as credentials in
+/// `Authorization`: a Kerberos ticket in SPNEGO (`Negotiate`), a user and password
+/// (`Basic`), or either, the client choosing.
+#[derive(Clone, Copy)]
+pub struct HttpCredentials<'a> {
+    kerberos: Option<&'a dyn KerberosAcceptor>,
+    /// Basic is taken (always without Kerberos).
+    passwords: bool,
+    authenticator: &'a dyn Authenticator,
+}
+
+/// Who an `Authorization` header authenticated.
+#[derive(Debug, PartialEq, Eq)]
+pub struct HttpUser {
+    /// The user: Basic's, or the short name of the SPNEGO client's principal.
+    pub user: String,
+    /// SPNEGO's last token (Kerberos' AP-REP), for `WWW-Authenticate: Negotiate` on the
+    /// reply.
+    pub negotiate_reply: Option<Vec<u8>>,
+}
+
+impl<'a> HttpCredentials<'a> {
+    /// SPNEGO with `kerberos`, Basic checked by `authenticator` without Kerberos or, with
+    /// `passwords_with_kerberos`, besides it.
+    pub fn new(
+        kerberos: Option<&'a dyn KerberosAcceptor>,
+        passwords_with_kerberos: bool,
+        authenticator: &'a dyn Authenticator,
+    ) -> Self {
+        Self {
+            kerberos,
+            passwords: kerberos.is_none() || passwords_with_kerberos,
+            authenticator,
+        }
+    }
+
+    /// The user of an `Authorization` header; `Err` with a message for the client.
+    pub fn authenticate(&self, authorization: Option<&HeaderValue>) -> Result<HttpUser, String> {
+        let Some(authorization) = authorization else {
+            return Err(self.required());
+        };
+        let scheme = authorization
+            .to_str()
+            .ok()
+            .and_then(|value| value.split_whitespace().next())
+            .unwrap_or_default();
+        match self.kerberos {
+            Some(kerberos) if !self.passwords => {
+                let token = negotiate_token(authorization)
+                    .map_err(|e| format!("{e}; {}", kerberos_required(kerberos.principal())))?;
+                Self::spnego(kerberos, token)
+            }
+            Some(kerberos) if scheme.eq_ignore_ascii_case("negotiate") => {
+                Self::spnego(kerberos, negotiate_token(authorization)?)
+            }
+            Some(_) if !scheme.eq_ignore_ascii_case("basic") => Err(format!(
+                "unsupported authentication scheme '{scheme}': this server takes Negotiate \
+                 (a Kerberos ticket in SPNEGO) or Basic (a user and password)"
+            )),
+            _ => {
+                let (user, password) = basic_credentials(authorization)?;
+                self.authenticator.authenticate(&user, &password)?;
+                Ok(HttpUser {
+                    user,
+                    negotiate_reply: None,
+                })
+            }
+        }
+    }
+
+    fn spnego(kerberos: &dyn KerberosAcceptor, token: Vec<u8>) -> Result<HttpUser, String> {
+        let (principal, negotiate_reply) = accept_in_one_step(kerberos, &token)?;
+        let user = short_name(&principal).to_owned();
+        tracing::debug!(%principal, %user, "SPNEGO authenticated");
+        Ok(HttpUser {
+            user,
+            negotiate_reply,
+        })
+    }
+
+    /// What a request without credentials is told to send.
+    fn required(&self) -> String {
+        let ticket = self.kerberos.map(|kerberos| {
+            format!(
+                "a Kerberos ticket for {} with SPNEGO (Authorization: Negotiate; curl \
+                 --negotiate -u : --service-name {})",
+                kerberos.principal(),
+                short_name(kerberos.principal())
+            )
+        });
+        let password = self
+            .passwords
+            .then(|| "HTTP Basic credentials (curl -u user:password)".to_owned());
+        let what: Vec<String> = ticket.into_iter().chain(password).collect();
+        format!("authentication required: send {}", what.join(" or "))
+    }
+
+    /// 401 with `message` and a `WWW-Authenticate` challenge per scheme taken: `Negotiate`
+    /// and `Basic realm="kumiho"`, each its own header, so that a client picks the one it
+    /// speaks.
+    pub fn refuse(&self, message: String) -> Response<Full<Bytes>> {
+        let mut response = text(StatusCode::UNAUTHORIZED, message);
+        let challenges = [
+            self.kerberos.map(|_| "Negotiate"),
+            self.passwords.then_some("Basic realm=\"kumiho\""),
+        ];
+        for challenge in challenges.into_iter().flatten() {
+            response.headers_mut().append(
+                header::WWW_AUTHENTICATE,
+                HeaderValue::from_static(challenge),
+            );
+        }
+        response
     }
 }
 

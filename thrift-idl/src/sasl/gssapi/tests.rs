@@ -192,6 +192,68 @@ async fn acting_as_another_principal_is_refused() {
     assert!(task.await.unwrap().is_err());
 }
 
+/// Kerberos and passwords both (KERBEROS,LDAP): the server of `accept` with both offered;
+/// `alice`'s password is `pw`.
+fn server_of_both() -> (
+    DuplexStream,
+    tokio::task::JoinHandle<Result<crate::sasl::Identity, WireError>>,
+) {
+    struct AlicePw;
+    impl crate::auth::Authenticator for AlicePw {
+        fn authenticate(&self, user: &str, password: &str) -> Result<(), String> {
+            match (user, password) {
+                ("alice", "pw") => Ok(()),
+                _ => Err("wrong user name or password".into()),
+            }
+        }
+    }
+    let (client, server) = tokio::io::duplex(4096);
+    let task = tokio::spawn(async move {
+        let mut conn = Connection::new(server, Framing::Raw, 1 << 20);
+        crate::sasl::accept(&mut conn, Some(&StandIn), Some(&AlicePw)).await
+    });
+    (client, task)
+}
+
+#[tokio::test]
+async fn offered_both_each_client_gets_the_mechanism_it_chose() {
+    use crate::sasl::Identity;
+    let (mut client, task) = server_of_both();
+    send(&mut client, status::START, b"GSSAPI").await;
+    send(&mut client, status::OK, b"ticket-no-mutual").await;
+    receive(&mut client).await;
+    send(&mut client, status::OK, &answer(layer::NONE, "")).await;
+    assert_eq!(receive(&mut client).await.0, status::COMPLETE);
+    assert_eq!(
+        task.await.unwrap().unwrap(),
+        Identity::Principal("alice@EXAMPLE.COM".into())
+    );
+
+    for (password, expected) in [("pw", status::COMPLETE), ("not-pw", status::BAD)] {
+        let (mut client, task) = server_of_both();
+        send(&mut client, status::START, b"PLAIN").await;
+        let credentials = PlainCredentials::encode("alice", password);
+        send(&mut client, status::COMPLETE, &credentials).await;
+        let (status, message) = receive(&mut client).await;
+        assert_eq!(status, expected, "{}", String::from_utf8_lossy(&message));
+        match task.await.unwrap() {
+            Ok(identity) => assert_eq!(identity, Identity::User("alice".into())),
+            Err(e) => assert!(e.to_string().contains("wrong user name or password"), "{e}"),
+        }
+    }
+
+    let (mut client, task) = server_of_both();
+    send(&mut client, status::START, b"DIGEST-MD5").await;
+    let (status, message) = receive(&mut client).await;
+    let message = String::from_utf8(message).unwrap();
+    assert_eq!(status, status::BAD);
+    assert!(
+        message.contains("offers GSSAPI (a Kerberos ticket) and PLAIN (a user and password)"),
+        "{message}"
+    );
+    assert!(task.await.unwrap().is_err());
+}
+
 #[tokio::test]
 async fn a_plain_client_is_told_to_use_kerberos() {
     let (mut client, task) = server();
