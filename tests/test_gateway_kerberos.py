@@ -6,7 +6,8 @@ short name. Clients without a ticket, with a ticket for another service, asking 
 other than auth, or with a password (PLAIN, NOSASL, Basic) are refused with what to do, and
 the gateway goes on serving; a gateway whose clock is off tells clients so; a gateway whose
 keytab is missing or holds another principal does not start; ZooKeeper discovery hands Hive
-JDBC the principal."""
+JDBC the principal. Under `KERBEROS,FILE` (Kyuubi's `kyuubi.authentication=KERBEROS,LDAP`)
+one gateway takes tickets and passwords both, each client choosing."""
 
 import glob
 import os
@@ -19,7 +20,9 @@ from pyhive import hive as pyhive
 from gateway_fixtures import default_cluster_dir, discovery_url, ha_flags, kill_engines_on, start_gateway
 from gateway_fixtures import gateway_binary, zookeeper  # noqa: F401 (fixtures)
 from harness import hive
-from harness.beeline import run_beeline
+from harness.beeline import http_url, run_beeline
+from harness.passwords import REFUSED
+from test_gateway_authentication import htpasswd
 from harness.kerberos import REALM, start_kdc
 from harness.tls import TRUSTSTORE_PASSWORD, make_certificate
 
@@ -63,9 +66,9 @@ def tickets(kdc):
     }
 
 
-def kerberos_flags(keytab) -> tuple[str, ...]:
+def kerberos_flags(keytab, authentication: str = "KERBEROS") -> tuple[str, ...]:
     # `_HOST` becomes the advertised host, the name clients connect to.
-    return ("--authentication", "KERBEROS", "--kerberos-principal", f"{SERVICE}/_HOST@{REALM}",
+    return ("--authentication", authentication, "--kerberos-principal", f"{SERVICE}/_HOST@{REALM}",
             "--kerberos-keytab", str(keytab), "--advertised-host", HOST_NAME)
 
 
@@ -318,3 +321,73 @@ def test_under_tls_sasl_gssapi_runs_inside_it(gateway_binary, kdc, tickets, tmp_
     finally:
         running.stop()
         kill_engines_on(str(tmp_path / "work"))
+
+
+# Kerberos and passwords both: carol has a password in the file and no principal.
+CAROL_PASSWORD = "carol-File-Passw0rd"
+
+
+@pytest.fixture(scope="module")
+def both(gateway_binary, kdc, tmp_path_factory):  # noqa: F811
+    """A gateway taking tickets and passwords (`KERBEROS,FILE`, written in the other order)."""
+    root = tmp_path_factory.mktemp("kerberos-and-passwords")
+    password_file = root / "passwords"
+    htpasswd(password_file, "carol", CAROL_PASSWORD, create=True)
+    running = start_gateway(gateway_binary, root / "work", default_cluster_dir(root),
+                            *kerberos_flags(kdc.directory / "kumiho.keytab", "FILE,KERBEROS"), *SPNEGO_FLAGS,
+                            "--password-file", str(password_file), env=kdc.env())
+    yield running
+    running.stop()
+    kill_engines_on(str(root / "work"))
+
+
+@pytest.mark.parametrize("transport", ["binary", "http"])
+def test_with_passwords_too_beeline_connects_with_a_ticket_or_a_password(both, kdc, tickets, transport):
+    """Hive JDBC picks GSSAPI (SPNEGO over HTTP) when the URL names a principal, PLAIN (Basic)
+    when it does not: the same gateway takes both, each as its own user."""
+    if transport == "binary":
+        ticket_url = binary_url(both)
+        password_url = f"jdbc:hive2://{HOST_NAME}:{both.port}/default"
+    else:
+        password_url = http_url(both.http_port).replace("127.0.0.1", HOST_NAME)
+        ticket_url = f"{password_url};principal={PRINCIPAL}"
+    statements = ["SELECT current_user() AS who"]
+    run = run_beeline(ticket_url, statements, env=kdc.java_env(tickets["alice"]))
+    assert run.result_sets() == [[["who"], ["alice"]]], run.describe()
+    run = run_beeline(password_url, statements, user="carol", password=CAROL_PASSWORD)
+    assert run.result_sets() == [[["who"], ["carol"]]], run.describe()
+
+
+def test_with_passwords_too_pyhive_connects_either_way_and_wrong_passwords_and_nosasl_are_refused(
+        both, kdc, tickets, monkeypatch):
+    with pyhive_connect(both, monkeypatch, kdc, tickets["bob"]) as connection:
+        assert current_user_and_answer(connection) == [("bob", 42)]
+    with hive.connect(both, "sasl", user="carol", password=CAROL_PASSWORD) as connection:
+        assert current_user_and_answer(connection) == [("carol", 42)]
+    # A principal's name is no password user: alice has no line in the file.
+    for user, password in [("carol", "not-" + CAROL_PASSWORD), ("alice", ALICE_PASSWORD)]:
+        with pytest.raises(Exception, match=REFUSED):
+            hive.connect(both, "sasl", user=user, password=password)
+    with pytest.raises(Exception) as refused:
+        with hive.connect(both, "nosasl", user="carol") as connection:
+            hive.query(connection, "SELECT 1")
+    assert "a Kerberos ticket or a user and password" in str(refused.value), refused.value
+
+
+def test_with_passwords_too_rest_takes_negotiate_or_basic_and_challenges_with_both(both, kdc, tickets):
+    batches = f"http://{HOST_NAME}:{both.rest_port}/api/v1/batches"
+    answered = curl_negotiate(kdc, tickets["alice"], batches)
+    body, status = answered.stdout.rsplit("\n", 1)
+    assert status == "200" and '"batches":[]' in body, answered
+    basic = subprocess.run(["curl", "-s", "-u", f"carol:{CAROL_PASSWORD}", "-w", "\\n%{http_code}", batches],
+                           capture_output=True, text=True, timeout=60)
+    body, status = basic.stdout.rsplit("\n", 1)
+    assert status == "200" and '"batches":[]' in body, basic
+    wrong = requests.get(batches, auth=("carol", "not-" + CAROL_PASSWORD), timeout=30)
+    assert wrong.status_code == 401 and REFUSED in wrong.text, wrong.text
+    # No credentials: one challenge per scheme, each its own header, so that a client picks its own.
+    for url in (batches, f"http://{HOST_NAME}:{both.http_port}/cliservice"):
+        bare = requests.post(url, timeout=30) if url.endswith("cliservice") else requests.get(url, timeout=30)
+        assert bare.status_code == 401, bare.text
+        assert bare.raw.headers.getlist("WWW-Authenticate") == ["Negotiate", 'Basic realm="kumiho"'], bare.headers
+        assert "--negotiate" in bare.text and "curl -u user:password" in bare.text, bare.text
