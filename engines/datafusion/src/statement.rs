@@ -14,6 +14,7 @@ use std::sync::Arc;
 use datafusion::arrow::array::{ArrayRef, RecordBatch, StringArray};
 use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use datafusion::error::{DataFusionError, Result};
+use datafusion::execution::SessionState;
 use datafusion::logical_expr::{CreateView, DdlStatement, LogicalPlan};
 use datafusion::prelude::SessionContext;
 use datafusion::sql::sqlparser::dialect::GenericDialect;
@@ -214,40 +215,38 @@ pub async fn plan(context: &SessionContext, sql: &str) -> Result<Planned> {
 async fn logical_plan(context: &SessionContext, sql: &str) -> Result<LogicalPlan> {
     let state = context.state();
     let dialect = state.config().options().sql_parser.dialect;
-    let mut statement = state.sql_to_statement(sql, &dialect)?;
-    // `explode(x)` of a select list is planned as an array's; should that fail, as a map's
-    // ([`hive_syntax::rewrite_exploding_maps`]).
-    let may_explode_a_map = contains_word(sql, "explode").then(|| statement.clone());
-    // `inline(x)` without an alias list is named by its structs' fields, which the first
-    // plan finds ([`hive_syntax::inline_fields`]).
-    let may_inline = contains_word(sql, "inline").then(|| statement.clone());
-    hive_syntax::rewrite(&mut statement)?;
-    let error = match state.statement_to_plan(statement).await {
+    let statement = state.sql_to_statement(sql, &dialect)?;
+    plan_statement(&state, statement).await
+}
+
+/// DataFusion's plan of a parsed statement, its Hive-only syntax rewritten first
+/// ([`hive_syntax::rewrite`]), and planned again where the first plan is not the answer:
+/// `explode(x)` of a select list is planned as an array's and, should that fail, as a
+/// map's ([`hive_syntax::rewrite_exploding_maps`]); `inline(x)` without an alias list is
+/// named by its structs' fields, which the first plan finds ([`hive_syntax::inline_fields`]).
+pub async fn plan_statement(
+    state: &SessionState,
+    statement: datafusion::sql::parser::Statement,
+) -> Result<LogicalPlan> {
+    let mut rewritten = statement.clone();
+    hive_syntax::rewrite(&mut rewritten)?;
+    let error = match state.statement_to_plan(rewritten).await {
         Ok(plan) => {
             let fields = hive_syntax::inline_fields(&plan)?;
-            let Some(mut statement) = may_inline.filter(|_| !fields.is_empty()) else {
+            if fields.is_empty() {
                 return Ok(plan);
-            };
+            }
+            let mut statement = statement;
             hive_syntax::rewrite_naming_inline_fields(&mut statement, fields)?;
             return state.statement_to_plan(statement).await;
         }
         Err(error) => error,
     };
-    let Some(mut statement) = may_explode_a_map else {
-        return Err(error);
-    };
+    let mut statement = statement;
     if !hive_syntax::rewrite_exploding_maps(&mut statement)? {
         return Err(error);
     }
     state.statement_to_plan(statement).await.map_err(|_| error)
-}
-
-/// Whether a statement's text holds a word, in any case (a cheap test before a second
-/// plan).
-fn contains_word(sql: &str, word: &str) -> bool {
-    sql.as_bytes()
-        .windows(word.len())
-        .any(|w| w.eq_ignore_ascii_case(word.as_bytes()))
 }
 
 /// Runs a Hive command against the session and the engine's catalog.

@@ -1004,9 +1004,8 @@ async fn infer_columns(
 /// DataFusion's plan of a query, with Hive's syntax rewritten as for any statement.
 pub async fn plan_query(state: &SessionState, sql: &str) -> Result<LogicalPlan> {
     let dialect = state.config().options().sql_parser.dialect;
-    let mut statement = state.sql_to_statement(sql, &dialect)?;
-    hive_syntax::rewrite(&mut statement)?;
-    state.statement_to_plan(statement).await
+    let statement = state.sql_to_statement(sql, &dialect)?;
+    crate::statement::plan_statement(state, statement).await
 }
 
 /// `plan` with its columns cast to `fields` by position, named as they are; a column count
@@ -1049,6 +1048,15 @@ async fn insert(
 ) -> Result<Option<WarehouseCommand>> {
     let dialect = state.config().options().sql_parser.dialect;
     let mut statement = state.sql_to_statement(sql, &dialect)?;
+    // The query as written: planned with its Hive syntax rewritten, and planned again
+    // where that takes two plans ([`crate::statement::plan_statement`]).
+    let written_source = match &statement {
+        DfStatement::Statement(written) => match written.as_ref() {
+            SqlStatement::Insert(insert) => insert.source.clone(),
+            _ => None,
+        },
+        _ => None,
+    };
     hive_syntax::rewrite(&mut statement)?;
     let DfStatement::Statement(statement) = statement else {
         return Ok(None);
@@ -1086,14 +1094,14 @@ async fn insert(
     for expr in insert.partitioned.iter().flatten() {
         partition.push(partition_item(expr)?);
     }
-    let source = insert.source.clone().ok_or_else(|| {
+    let source = written_source.ok_or_else(|| {
         DataFusionError::Plan(format!("INSERT INTO {name} needs a query or VALUES"))
     })?;
-    let plan = state
-        .statement_to_plan(DfStatement::Statement(Box::new(SqlStatement::Query(
-            source,
-        ))))
-        .await?;
+    let plan = crate::statement::plan_statement(
+        state,
+        DfStatement::Statement(Box::new(SqlStatement::Query(source))),
+    )
+    .await?;
     // The columns the query fills: the data columns, or those listed, then the partition
     // columns without a static value, in the table's order.
     let schema = meta.full_schema()?;

@@ -597,3 +597,38 @@ async fn an_insert_reports_the_rows_it_wrote() {
     assert_eq!(op.status().modified_rows, Some(3));
     assert!(!op.has_result_set());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn generators_that_take_two_plans_fill_warehouse_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = engine_at(dir.path()).await;
+    let session = open(&engine);
+    // inline without an alias list is named by its structs' fields, explode of a map gives
+    // its entries: each is planned twice, in a CTAS and an INSERT too.
+    ok(
+        &engine,
+        &session,
+        "CREATE TABLE items AS SELECT inline(array(named_struct('sku', 'a', 'qty', 2)))",
+    )
+    .await;
+    ok(
+        &engine,
+        &session,
+        "INSERT INTO items SELECT inline(array(named_struct('s', 'b', 'q', 3)))",
+    )
+    .await;
+    ok(&engine, &session, "CREATE TABLE pairs (k STRING, v INT)").await;
+    ok(
+        &engine,
+        &session,
+        "INSERT INTO pairs SELECT explode(map('x', 1, 'y', 2))",
+    )
+    .await;
+    let items = lines(&engine, &session, "SELECT sku, qty FROM items ORDER BY sku").await;
+    assert_eq!(items[1].replace(' ', ""), "|sku|qty|");
+    assert_eq!(items[3].replace(' ', ""), "|a|2|");
+    assert_eq!(items[4].replace(' ', ""), "|b|3|");
+    let pairs = lines(&engine, &session, "SELECT k, v FROM pairs ORDER BY k").await;
+    assert_eq!(pairs[3].replace(' ', ""), "|x|1|");
+    assert_eq!(pairs[4].replace(' ', ""), "|y|2|");
+}
