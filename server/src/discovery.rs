@@ -7,9 +7,10 @@
 //! write NONE, CUSTOM when passwords are checked, or KERBEROS with
 //! `hive.server2.authentication.kerberos.principal`, which it copies to the URL's
 //! `principal` unless the URL sets it (and then uses Kerberos), or for tickets and passwords
-//! both `KERBEROS,CUSTOM` without the principal, as Kyuubi writes its list; and `hive.server2.use.SSL`, which it
-//! copies to the URL's `ssl` unless the URL sets it: we write `true` when the frontends
-//! serve TLS, so that a client finding the gateway this way connects with TLS). The
+//! both `KERBEROS,CUSTOM` without the principal, as Kyuubi writes its list; and
+//! `hive.server2.use.SSL`, which it copies to the URL's `ssl` unless the URL sets it: we
+//! write `true` when the frontends serve TLS, so that a client finding the gateway this way
+//! connects with TLS). The
 //! node is `/NS/serverUri=host:port;version=V;sequence=NNNNNNNNNN`, Kyuubi's and HiveServer2's
 //! name. It lives with the gateway's ZooKeeper session; when that session expires (the
 //! ensemble lost it, or was wiped) a new session registers again, and a node deleted by

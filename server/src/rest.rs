@@ -34,12 +34,13 @@
 //!
 //! Every other call needs HTTP Basic credentials, checked by the gateway's authenticator (the
 //! one the Thrift HTTP frontend uses), or under KERBEROS a SPNEGO token (either, the client
-//! choosing, under KERBEROS,FILE and KERBEROS,LDAP); `proxyUser` (or `hive.server2.proxy.user`) in the query
-//! acts as another user under the cluster's super-user rules. Errors are plain text saying
-//! what to fix, with the status saying whose fault: 400 bad input, 401 credentials, 403 not
-//! yours, 404 unknown, 405 method, 413 a body over [`MAX_BODY`] (refused from its
-//! `Content-Length` before it is read, and cut off if it streams past it), 415 not JSON;
-//! 502 a lost engine or a launch still running, as the HiveServer2 service reports them.
+//! choosing, under KERBEROS,FILE and KERBEROS,LDAP); `proxyUser` (or
+//! `hive.server2.proxy.user`) in the query acts as another user under the cluster's
+//! super-user rules. Errors are plain text saying what to fix, with the status saying whose
+//! fault: 400 bad input, 401 credentials, 403 not yours, 404 unknown, 405 method, 413 a
+//! body over [`MAX_BODY`] (refused from its `Content-Length` before it is read, and cut off
+//! if it streams past it), 415 not JSON; 502 a lost engine or a launch still running, as the
+//! HiveServer2 service reports them.
 //!
 //! `POST /batches` also takes Kyuubi's upload form (`multipart/form-data`: `batchRequest`,
 //! `resourceFile`), up to [`MAX_UPLOAD`], the file streamed to disk ([`multipart`]).

@@ -1,7 +1,8 @@
 //! The binary port: SASL PLAIN and NOSASL clients on one listener, told apart by the first
 //! byte of each connection, or SASL GSSAPI clients when the options hold a Kerberos
-//! acceptor (with PLAIN clients too when they say so, each client choosing); under TLS when the options hold a [`ServerTls`] (TLS first, then
-//! SASL or NOSASL inside, as HiveServer2's `hive.server2.use.SSL`).
+//! acceptor (with PLAIN clients too when they say so, each client choosing); under TLS when
+//! the options hold a [`ServerTls`] (TLS first, then SASL or NOSASL inside, as
+//! HiveServer2's `hive.server2.use.SSL`).
 
 use std::future::Future;
 use std::net::SocketAddr;

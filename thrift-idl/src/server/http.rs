@@ -1,6 +1,7 @@
 //! The HTTP port: one TBinaryProtocol message per POST body and per reply, authenticated by
 //! HTTP Basic (or, with Kerberos, SPNEGO: `Authorization: Negotiate`, and Basic too if the
-//! options say so) or by the auth cookie set on an earlier reply; HTTPS when the options hold a [`ServerTls`].
+//! options say so) or by the auth cookie set on an earlier reply; HTTPS when the options
+//! hold a [`ServerTls`].
 
 use std::convert::Infallible;
 use std::future::Future;
