@@ -329,16 +329,28 @@ CAROL_PASSWORD = "carol-File-Passw0rd"
 
 @pytest.fixture(scope="module")
 def both(gateway_binary, kdc, tmp_path_factory):  # noqa: F811
-    """A gateway taking tickets and passwords (`KERBEROS,FILE`, written in the other order)."""
+    """A gateway taking tickets and passwords (`KERBEROS,FILE`, written in the other order),
+    registered for ZooKeeper discovery under `/both` in a ZooKeeper of its own
+    (`both.zookeeper`)."""
+    from harness.zookeeper import start_zookeeper
+
     root = tmp_path_factory.mktemp("kerberos-and-passwords")
     password_file = root / "passwords"
     htpasswd(password_file, "carol", CAROL_PASSWORD, create=True)
-    running = start_gateway(gateway_binary, root / "work", default_cluster_dir(root),
-                            *kerberos_flags(kdc.directory / "kumiho.keytab", "FILE,KERBEROS"), *SPNEGO_FLAGS,
-                            "--password-file", str(password_file), env=kdc.env())
+    ensemble = start_zookeeper(root)
+    try:
+        running = start_gateway(gateway_binary, root / "work", default_cluster_dir(root),
+                                *kerberos_flags(kdc.directory / "kumiho.keytab", "FILE,KERBEROS"), *SPNEGO_FLAGS,
+                                "--password-file", str(password_file), *ha_flags(ensemble.address, "both"),
+                                env=kdc.env())
+    except Exception:
+        ensemble.stop()
+        raise
+    running.zookeeper = ensemble
     yield running
     running.stop()
     kill_engines_on(str(root / "work"))
+    ensemble.stop()
 
 
 @pytest.mark.parametrize("transport", ["binary", "http"])
@@ -391,3 +403,18 @@ def test_with_passwords_too_rest_takes_negotiate_or_basic_and_challenges_with_bo
         assert bare.status_code == 401, bare.text
         assert bare.raw.headers.getlist("WWW-Authenticate") == ["Negotiate", 'Basic realm="kumiho"'], bare.headers
         assert "--negotiate" in bare.text and "curl -u user:password" in bare.text, bare.text
+
+
+def test_with_passwords_too_discovery_advertises_the_list_without_the_principal(both, kdc, tickets):
+    """As Kyuubi: `KERBEROS,CUSTOM` and no principal, which Hive JDBC would take as an order
+    to use Kerberos. A discovery URL without `principal=` connects with a password; a
+    Kerberos client names the principal in its own URL."""
+    [node] = both.zookeeper.children("/both")
+    data = both.zookeeper.get(f"/both/{node}").decode()
+    assert ";hive.server2.authentication=KERBEROS,CUSTOM" in data and "principal" not in data, data
+    url = discovery_url(both.zookeeper.address, "both")
+    statements = ["SELECT current_user() AS who"]
+    run = run_beeline(url, statements, user="carol", password=CAROL_PASSWORD)
+    assert run.result_sets() == [[["who"], ["carol"]]], run.describe()
+    run = run_beeline(f"{url};principal={PRINCIPAL}", statements, env=kdc.java_env(tickets["alice"]))
+    assert run.result_sets() == [[["who"], ["alice"]]], run.describe()
