@@ -109,6 +109,8 @@ HIVE_ONLY = {
     # Spark has no field and no mask_first_n and its kin.
     "SELECT field('b', 'a', 'b', 'b') AS f, field(NULL, 'a') AS g, field('z', 'a') AS h": ["2", "0", "0"],
     "SELECT mask_first_n('1234-5678') AS a, mask_last_n('1234-5678', 2) AS b, mask_show_first_n('1234-5678') AS c, mask_show_last_n('AbCd', 1) AS d, mask_hash('abc') AS h": ["nnnn-5678", "1234-56nn", "1234-nnnn", "XxXd", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"],
+    # Spark has no parse_url_tuple.
+    "SELECT parse_url_tuple('http://u@a.com:80/p/q.html?k=1&j=2#r', 'HOST', 'PATH', 'QUERY:j', 'REF', 'QUERY:z') AS (h, p, j, r, z)": ["a.com", "/p/q.html", "2", "r", "NULL"],
     # Spark has no ngrams.
     "SELECT ngrams(sentences(lower('The cat sat. The cat ran! the cat sat')), 2, 2) AS g": ['[{"ngram":["the","cat"],"estfrequency":3.0},{"ngram":["cat","sat"],"estfrequency":2.0}]'],
     # The session's user: beeline's here. (Spark's depends on how its engine runs.)

@@ -44,7 +44,9 @@
 
 use std::sync::Arc;
 
-use datafusion::arrow::array::{Array, ArrayRef, ListArray, RecordBatchOptions, StructArray};
+use datafusion::arrow::array::{
+    Array, ArrayRef, ListArray, RecordBatchOptions, StringBuilder, StructArray,
+};
 use datafusion::arrow::buffer::OffsetBuffer;
 use datafusion::arrow::datatypes::{DataType, Field, FieldRef, Fields, Schema};
 use datafusion::arrow::record_batch::RecordBatch;
@@ -295,6 +297,53 @@ fn columnar(result: ArrayRef, args: &[ColumnarValue]) -> Result<ColumnarValue> {
             ColumnarValue::Array(result)
         },
     )
+}
+
+/// The type of a `*_tuple` function's value per row (`json_tuple`, `parse_url_tuple`): a
+/// struct of strings `c0`, `c1`, ..., one per argument after the first, which
+/// [`crate::hive_syntax`] spreads into the generator's columns.
+pub fn string_tuple_type(types: &[DataType]) -> Result<DataType> {
+    let fields: Vec<Field> = (0..types.len().saturating_sub(1))
+        .map(|i| Field::new(format!("c{i}"), DataType::Utf8, true))
+        .collect();
+    Ok(DataType::Struct(fields.into()))
+}
+
+/// A `*_tuple` function's arguments: a text and one string or more, as strings.
+fn string_tuple_types(name: &str, types: &[DataType], takes: &str) -> Result<Vec<DataType>> {
+    let string = |t: &DataType| is_string(t) || t.is_null();
+    if types.len() >= 2 && types.iter().all(string) {
+        Ok(vec![DataType::Utf8; types.len()])
+    } else {
+        Err(bad_arguments(name, takes, types))
+    }
+}
+
+/// A `*_tuple` function's structs: for each row, `values(text, names)` gives the strings of
+/// the names the arguments after the first give (`names[i]` NULL for a NULL argument).
+fn string_tuple(
+    args: &[ArrayRef],
+    mut values: impl FnMut(Option<&str>, &[Option<&str>]) -> Vec<Option<String>>,
+) -> Result<ArrayRef> {
+    let texts = encoding::strings_of(&args[0]);
+    let names: Vec<Vec<Option<&str>>> = args[1..].iter().map(encoding::strings_of).collect();
+    let mut columns: Vec<StringBuilder> = names.iter().map(|_| StringBuilder::new()).collect();
+    let mut row_names = Vec::with_capacity(names.len());
+    for (row, text) in texts.into_iter().enumerate() {
+        row_names.clear();
+        row_names.extend(names.iter().map(|column| column[row]));
+        for (column, value) in columns.iter_mut().zip(values(text, &row_names)) {
+            column.append_option(value);
+        }
+    }
+    let DataType::Struct(fields) = string_tuple_type(&vec![DataType::Utf8; args.len()])? else {
+        unreachable!("a tuple's type is a struct");
+    };
+    let columns: Vec<ArrayRef> = columns
+        .iter_mut()
+        .map(|column| Arc::new(column.finish()) as ArrayRef)
+        .collect();
+    Ok(Arc::new(StructArray::try_new(fields, columns, None)?))
 }
 
 /// A list of structs of `fields` with the given columns, as one scalar: the answer (and the

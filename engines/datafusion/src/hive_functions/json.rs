@@ -3,10 +3,8 @@
 //! without its quotes, another value as compact JSON text with its object keys in the
 //! text's order and its fractional numbers as Java writes a `DOUBLE` (`1.0E7`).
 
-use std::sync::Arc;
-
-use datafusion::arrow::array::{Array, ArrayRef, AsArray, StringBuilder, StructArray};
-use datafusion::arrow::datatypes::{DataType, Field};
+use datafusion::arrow::array::{Array, ArrayRef, AsArray, StringBuilder};
+use datafusion::arrow::datatypes::DataType;
 use datafusion::common::{Result, ScalarValue};
 use datafusion::logical_expr::{
     ColumnarValue, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility,
@@ -14,12 +12,18 @@ use datafusion::logical_expr::{
 use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 
 use super::bad_arguments;
-use super::encoding::{strings_of, Computed};
+use super::encoding::Computed;
 
 pub fn functions() -> Vec<ScalarUDF> {
     vec![
         ScalarUDF::new_from_impl(GetJsonObject::new()),
-        Computed::new("json_tuple", json_tuple_types, json_tuple_type, json_tuple).udf(),
+        Computed::new(
+            "json_tuple",
+            json_tuple_types,
+            super::string_tuple_type,
+            json_tuple,
+        )
+        .udf(),
     ]
 }
 
@@ -236,20 +240,7 @@ impl ScalarUDFImpl for GetJsonObject {
 }
 
 fn json_tuple_types(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
-    if types.len() >= 2 && types.iter().all(string_like) {
-        Ok(vec![DataType::Utf8; types.len()])
-    } else {
-        Err(bad_arguments(name, "(JSON text, key, ...)", types))
-    }
-}
-
-/// `json_tuple`'s value per row: a struct of strings `c0`, `c1`, ..., one per key, which
-/// [`crate::hive_syntax`] spreads into the generator's columns.
-pub fn json_tuple_type(types: &[DataType]) -> Result<DataType> {
-    let fields: Vec<Field> = (0..types.len().saturating_sub(1))
-        .map(|i| Field::new(format!("c{i}"), DataType::Utf8, true))
-        .collect();
-    Ok(DataType::Struct(fields.into()))
+    super::string_tuple_types(name, types, "(JSON text, key, ...)")
 }
 
 /// `json_tuple(json, k1, k2, ...)`: the values of the keys of a JSON object, as Hive's
@@ -257,31 +248,20 @@ pub fn json_tuple_type(types: &[DataType]) -> Result<DataType> {
 /// NULL, not JSON or not an object, a value NULL for a missing or NULL key. The text is
 /// parsed once for all the keys.
 fn json_tuple(args: &[ArrayRef]) -> Result<ArrayRef> {
-    let json = strings_of(&args[0]);
-    let keys: Vec<Vec<Option<&str>>> = args[1..].iter().map(strings_of).collect();
-    let mut columns: Vec<StringBuilder> = keys.iter().map(|_| StringBuilder::new()).collect();
-    for (row, text) in json.into_iter().enumerate() {
+    super::string_tuple(args, |text, keys| {
         let object = text
             .and_then(|text| serde_json::from_str::<Json>(text).ok())
             .and_then(|document| match document {
                 Json::Object(members) => Some(members),
                 _ => None,
             });
-        for (column, keys) in columns.iter_mut().zip(&keys) {
-            let value = keys[row]
-                .zip(object.as_deref())
-                .and_then(|(key, members)| Json::member(members, key));
-            column.append_option(value.and_then(Json::hive_text));
-        }
-    }
-    let DataType::Struct(fields) = json_tuple_type(&vec![DataType::Utf8; args.len()])? else {
-        unreachable!("json_tuple's type is a struct");
-    };
-    let columns: Vec<ArrayRef> = columns
-        .iter_mut()
-        .map(|column| Arc::new(column.finish()) as ArrayRef)
-        .collect();
-    Ok(Arc::new(StructArray::try_new(fields, columns, None)?))
+        keys.iter()
+            .map(|key| {
+                let members = object.as_deref()?;
+                Json::member(members, (*key)?)?.hive_text()
+            })
+            .collect()
+    })
 }
 
 /// One step of a JSONPath.

@@ -1,10 +1,11 @@
 //! Hive's string functions: `concat`, `substr`, `split`, `regexp_extract`, `regexp_replace`,
-//! `locate`, `sha2`, `space`, `hex`, `base64`, `elt`, `parse_url`.
+//! `locate`, `sha2`, `space`, `hex`, `base64`, `elt`, `parse_url`, `parse_url_tuple` (a
+//! struct per row; `hive_syntax` makes it a generator).
 //!
 //! Hive's patterns are Java regular expressions; the engine's are Rust's `regex`, which has
 //! the same classes, groups and flags (`(?i)`) but no look-around and no back-references.
 
-use datafusion::arrow::array::{Array, AsArray, StringBuilder};
+use datafusion::arrow::array::{Array, ArrayRef, AsArray, StringBuilder};
 use datafusion::arrow::datatypes::DataType;
 use datafusion::common::{Result, ScalarValue};
 use datafusion::functions::expr_fn::{concat, regexp_match, regexp_replace, strpos, substr};
@@ -14,6 +15,7 @@ use datafusion::logical_expr::{
     Volatility,
 };
 
+use super::encoding::Computed;
 use super::{bad_arguments, is_integer, is_string, Rewrite};
 
 /// Stands for each match of `split`'s pattern before the string is cut at it: a control
@@ -57,6 +59,13 @@ pub fn functions() -> Vec<ScalarUDF> {
         Rewrite::new("base64", base64_types, |_| Ok(DataType::Utf8), base64).udf(),
         Rewrite::new("elt", elt_types, |_| Ok(DataType::Utf8), elt).udf(),
         ScalarUDF::new_from_impl(ParseUrl::new()),
+        Computed::new(
+            "parse_url_tuple",
+            |name, types| super::string_tuple_types(name, types, "(url, part, ...)"),
+            super::string_tuple_type,
+            parse_url_tuple,
+        )
+        .udf(),
     ]
 }
 
@@ -376,6 +385,24 @@ fn locate_types(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
             types,
         )),
     }
+}
+
+/// `parse_url_tuple(url, p1, p2, ...)`: the parts of a URL as [`url_part`] reads them, `QUERY:k`
+/// the query's parameter `k`, as Hive's `GenericUDTFParseUrlTuple`; NULL for a NULL URL or
+/// part, an unknown part or a text that is no URL.
+fn parse_url_tuple(args: &[ArrayRef]) -> Result<ArrayRef> {
+    super::string_tuple(args, |url, parts| {
+        parts
+            .iter()
+            .map(|part| {
+                let (url, part) = (url?, (*part)?);
+                match part.strip_prefix("QUERY:") {
+                    Some(key) => url_part(url, "QUERY", Some(key)),
+                    None => url_part(url, part, None),
+                }
+            })
+            .collect()
+    })
 }
 
 /// `parse_url(url, part[, key])`: a part of a URL, as Hive reads it with `java.net.URL`:

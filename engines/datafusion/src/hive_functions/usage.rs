@@ -64,6 +64,7 @@ const USAGE: &[(&str, &str, &str)] = &[
     ("explode", "explode(array or map)", "a row per element (col), or per entry of a map (key, value)"),
     ("posexplode", "posexplode(array)", "a row per element: its position from 0 (pos) and the element (val)"),
     ("json_tuple", "json_tuple(json, key1, key2, ...)", "a row of the keys' values in a JSON object (c0, c1, ...), strings, NULL for a missing key or text that is no JSON object"),
+    ("parse_url_tuple", "parse_url_tuple(url, part1, part2, ...)", "a row of the URL's parts (c0, c1, ...): HOST, PATH, QUERY, QUERY:key, REF, PROTOCOL, FILE, AUTHORITY, USERINFO"),
     ("stack", "stack(n, v1, v2, ...)", "the values in n rows (col0, col1, ...), NULL where they run out"),
     ("inline", "inline(array of structs)", "a row per struct, a column per field"),
     ("inline_field", "inline_field(struct, i, count)", "the field i (from 0) of a struct of count fields, as inline reads its structs"),

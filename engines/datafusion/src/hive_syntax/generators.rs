@@ -1,12 +1,13 @@
-//! Hive's generators `json_tuple`, `stack` and `inline`, in a select list
+//! Hive's generators `json_tuple`, `parse_url_tuple`, `stack` and `inline`, in a select list
 //! (`SELECT json_tuple(js, 'a', 'b') AS (a, b) FROM t`) and in
 //! `LATERAL VIEW json_tuple(t.js, 'a', 'b') v AS a, b`: each call stands for a list of
 //! columns of DataFusion's expressions, evaluated in the select list the call stood in (or,
 //! for a view, the one its table is folded into, [`super::LateralViews`]).
 //!
-//! - `json_tuple(json, k1, ..., kn)`: one row per row; the fields of the `json_tuple`
-//!   function's struct of strings, which parses the text once for all the keys
-//!   ([`crate::hive_functions::strings`]). Named `c0`, `c1`, ... as Hive names them.
+//! - `json_tuple(json, k1, ..., kn)` and `parse_url_tuple(url, p1, ..., pn)`: one row per
+//!   row; the fields of the function's struct of strings, which parses the text once for
+//!   all ([`crate::hive_functions::json`], [`crate::hive_functions::strings`]). Named `c0`,
+//!   `c1`, ... as Hive names them.
 //! - `stack(n, v1, ..., vk)`: `n` rows of `ceil(k / n)` columns `col0`, `col1`, ..., each
 //!   the `unnest` of its `n` values (NULL where the values run out); the unnests of one
 //!   select list advance together, a row at a time.
@@ -39,7 +40,7 @@ pub type InlineFields = Vec<Vec<String>>;
 pub(super) fn is_generator(expr: &Expr) -> bool {
     matches!(
         function_name(expr).as_deref(),
-        Some("json_tuple" | "stack" | "inline")
+        Some("json_tuple" | "parse_url_tuple" | "stack" | "inline")
     )
 }
 
@@ -88,7 +89,7 @@ pub(super) fn generate(
         _ => Vec::new(),
     };
     Some(match name.as_str() {
-        "json_tuple" => json_tuple(args, aliases),
+        "json_tuple" | "parse_url_tuple" => string_tuple(&name, args, aliases),
         "stack" => stack(args, aliases, call),
         "inline" => inline(args, aliases, outer, inlines),
         _ => return None,
@@ -155,17 +156,18 @@ fn number(n: usize) -> Expr {
     Expr::value(Value::Number(n.to_string(), false))
 }
 
-/// `json_tuple(json, k1, ..., kn)`: the fields `c0` ... of the function's struct.
-fn json_tuple(args: Vec<Expr>, aliases: &[Ident]) -> Result<Generated> {
+/// `json_tuple(json, k1, ..., kn)` and `parse_url_tuple(url, p1, ..., pn)`: the fields `c0`
+/// ... of the function's struct.
+fn string_tuple(function: &str, args: Vec<Expr>, aliases: &[Ident]) -> Result<Generated> {
     if args.len() < 2 {
-        return Err(DataFusionError::Plan(
-            "json_tuple takes a JSON text and one key or more".into(),
-        ));
+        return Err(DataFusionError::Plan(format!(
+            "{function} takes a text and one name or more"
+        )));
     }
     let count = args.len() - 1;
-    let json = args[0].clone();
-    let values = function_call("json_tuple", args);
-    let columns = names("json_tuple", aliases, count, |i| format!("c{i}"))?
+    let text = args[0].clone();
+    let values = function_call(function, args);
+    let columns = names(function, aliases, count, |i| format!("c{i}"))?
         .into_iter()
         .enumerate()
         .map(|(i, name)| {
@@ -175,7 +177,7 @@ fn json_tuple(args: Vec<Expr>, aliases: &[Ident]) -> Result<Generated> {
         .collect();
     Ok(Generated {
         columns,
-        rows_from: json,
+        rows_from: text,
         outer: true,
     })
 }

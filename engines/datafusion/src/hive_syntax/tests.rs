@@ -204,8 +204,8 @@ async fn explode_and_lateral_view_give_a_row_per_element() {
     );
     for (sql, refusal) in [
         (
-            "SELECT id FROM tags LATERAL VIEW parse_url_tuple(s, 'HOST') v AS a",
-            "LATERAL VIEW parse_url_tuple(",
+            "SELECT id FROM tags LATERAL VIEW my_udtf(s) v AS a",
+            "LATERAL VIEW my_udtf(",
         ),
         (
             "SELECT * FROM tags LATERAL VIEW explode(split(s, ',')) v AS a, b, c",
@@ -755,6 +755,12 @@ async fn json_tuple_gives_the_keys_values_as_columns() {
     .await
     .to_string();
     assert!(message.contains("json_tuple gives 2 columns"), "{message}");
+    // parse_url_tuple likewise, QUERY:k a parameter.
+    let sql = "SELECT u.host, u.k, u.none FROM (SELECT 'http://a.com/p?k=1' AS url) t \
+               LATERAL VIEW parse_url_tuple(t.url, 'HOST', 'QUERY:k', 'QUERY:z') u AS host, k, none";
+    assert_eq!(rows(&engine, &session, sql).await, ["a.com,1,"]);
+    let sql = "SELECT parse_url_tuple('nonsense', 'HOST')";
+    assert_eq!(header(&engine, &session, sql).await, "|c0|");
     // Over a join: a row for every joined row, NULLs where the outer join found none.
     let sql = "SELECT p.n, v.a FROM (VALUES (1), (9)) p(n) LEFT JOIN docs d ON p.n = d.id \
                LATERAL VIEW json_tuple(d.js, 'a') v AS a ORDER BY p.n";
