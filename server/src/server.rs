@@ -96,7 +96,7 @@ pub async fn start(mut config: ServerConfig) -> Result<RunningGateway, String> {
                 )?)),
                 None => None,
             };
-            tracing::info!(principal = %settings.principal, spnego_principal = settings.spnego_principal.as_deref().unwrap_or("none"), keytab = %settings.keytab.display(), "accepting Kerberos clients");
+            tracing::info!(principal = %settings.principal, spnego_principal = settings.spnego_principal.as_deref().unwrap_or("none"), keytab = %settings.keytab.display(), authentication = %config.authentication, "accepting Kerberos clients");
             (Some(acceptor), http)
         }
         None => (None, None),
