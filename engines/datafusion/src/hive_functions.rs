@@ -17,7 +17,7 @@
 //!   `sha2`, `space`.
 //! - `json`: `get_json_object`, `json_tuple` (a struct per row; `hive_syntax` makes it a
 //!   generator), with JSON text written as Hive's Jackson writes it.
-//! - `collections`: `size`, `sort_array`, `collect_list`, `collect_set`, `inline_field`.
+//! - `collections`: `size`, `sort_array`, `collect_list`, `collect_set`, `generator_field`.
 //! - `math`: `pmod`, `rand(seed)` (Hive's `java.util.Random` numbers), `bround`,
 //!   `format_number`, `width_bucket`.
 //! - `encoding`: `conv`, `bin`, `unhex`, `unbase64`, `sha1`, `crc32`, `soundex`, computed

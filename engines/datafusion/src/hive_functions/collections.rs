@@ -1,6 +1,6 @@
 //! Hive's collection functions: `size`, `sort_array` and `str_to_map`, the aggregates
-//! `collect_list` and `collect_set`, and `inline_field`, by which the generator `inline`
-//! reads its structs' fields.
+//! `collect_list` and `collect_set`, and `generator_field`, by which the generators read
+//! their structs' fields.
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -31,21 +31,24 @@ pub fn functions() -> Vec<ScalarUDF> {
         )
         .udf(),
         ScalarUDF::new_from_impl(StrToMap::new()),
-        ScalarUDF::new_from_impl(InlineField::new()),
+        ScalarUDF::new_from_impl(GeneratorField::new()),
     ]
 }
 
-/// `inline_field(struct, i, count)`: the `i`th field (from 0) of a struct of `count` fields,
-/// NULL for a NULL struct. The columns of Hive's `inline(array of structs)`, which
-/// [`crate::hive_syntax`] writes as these, name them by position (`AS (a, b)`), where
-/// DataFusion's `get_field` takes a field's name; `count` is the number of names, which
-/// must be the structs' number of fields, as in Hive.
+/// `generator_field(struct, i, count)`: the `i`th field (from 0) of a struct of `count`
+/// fields, NULL for a NULL struct: the columns of the generators `inline`, `json_tuple`
+/// and `parse_url_tuple`, which [`crate::hive_syntax`] writes as these. By position, as
+/// an alias list names them (`AS (a, b)`; `count` is its length, which must be the
+/// structs' number of fields, as in Hive), where DataFusion's `get_field` takes a name; and
+/// unlike `get_field`, which the optimizer moves below the projection computing the
+/// struct, repeating that (a JSON text parsed again for each key), the struct is computed
+/// once and shared by its columns.
 #[derive(Debug, PartialEq, Eq, Hash)]
-struct InlineField {
+struct GeneratorField {
     signature: Signature,
 }
 
-impl InlineField {
+impl GeneratorField {
     fn new() -> Self {
         Self {
             signature: Signature::any(3, Volatility::Immutable),
@@ -68,7 +71,7 @@ impl InlineField {
         };
         let (Some(i), Some(count)) = (constant(1), constant(2)) else {
             return Err(DataFusionError::Plan(
-                "inline_field takes a struct and two integer constants".into(),
+                "generator_field takes a struct and two integer constants".into(),
             ));
         };
         match &types[0] {
@@ -76,19 +79,20 @@ impl InlineField {
                 Ok((i, Arc::clone(&fields[i])))
             }
             DataType::Struct(fields) => Err(DataFusionError::Plan(format!(
-                "inline gives {} columns, and the AS clause names {count}",
+                // Only inline's count can differ: a tuple's struct has a field per name.
+                "inline's structs have {} fields, and the AS clause names {count}",
                 fields.len()
             ))),
             other => Err(DataFusionError::Plan(format!(
-                "inline takes an array of structs; it was given an array of {other}"
+                "the generator's values are {other}, not structs: inline takes an array of structs"
             ))),
         }
     }
 }
 
-impl ScalarUDFImpl for InlineField {
+impl ScalarUDFImpl for GeneratorField {
     fn name(&self) -> &str {
-        "inline_field"
+        "generator_field"
     }
 
     fn signature(&self) -> &Signature {
@@ -96,12 +100,12 @@ impl ScalarUDFImpl for InlineField {
     }
 
     fn documentation(&self) -> Option<&datafusion::logical_expr::Documentation> {
-        super::usage::documentation("inline_field")
+        super::usage::documentation("generator_field")
     }
 
     fn return_type(&self, _: &[DataType]) -> Result<DataType> {
         Err(DataFusionError::Internal(
-            "inline_field's type is read from its arguments".into(),
+            "generator_field's type is read from its arguments".into(),
         ))
     }
 

@@ -67,7 +67,7 @@ const USAGE: &[(&str, &str, &str)] = &[
     ("parse_url_tuple", "parse_url_tuple(url, part1, part2, ...)", "a row of the URL's parts (c0, c1, ...): HOST, PATH, QUERY, QUERY:key, REF, PROTOCOL, FILE, AUTHORITY, USERINFO"),
     ("stack", "stack(n, v1, v2, ...)", "the values in n rows (col0, col1, ...), NULL where they run out"),
     ("inline", "inline(array of structs)", "a row per struct, a column per field"),
-    ("inline_field", "inline_field(struct, i, count)", "the field i (from 0) of a struct of count fields, as inline reads its structs"),
+    ("generator_field", "generator_field(struct, i, count)", "the field i (from 0) of a struct of count fields, as the generators inline, json_tuple and parse_url_tuple read their structs"),
     ("field", "field(x, v1, v2, ...)", "the position (from 1) of the first v equal to x, 0 if none or x is NULL"),
     ("width_bucket", "width_bucket(value, min, max, n)", "the bucket (1 to n) of n equal ones from min to max holding value, 0 below, n + 1 above"),
     ("mask", "mask(s[, upper, lower, digit, other])", "s with upper-case letters as X, lower-case as x, digits as n (or the characters given)"),

@@ -8,12 +8,15 @@
 //!   row; the fields of the function's struct of strings, which parses the text once for
 //!   all ([`crate::hive_functions::json`], [`crate::hive_functions::strings`]). Named `c0`,
 //!   `c1`, ... as Hive names them.
+//!
+//! A struct's fields are read by position with `generator_field`
+//! ([`crate::hive_functions::collections`]), so that the struct is computed once for all
+//! its columns.
 //! - `stack(n, v1, ..., vk)`: `n` rows of `ceil(k / n)` columns `col0`, `col1`, ..., each
 //!   the `unnest` of its `n` values (NULL where the values run out); the unnests of one
 //!   select list advance together, a row at a time.
 //! - `inline(array of structs)`: a row per element (none for a NULL or empty array, one of
-//!   NULLs with OUTER), a column per field, read by position with `inline_field`
-//!   ([`crate::hive_functions::collections`]). Without an alias list its columns are named
+//!   NULLs with OUTER), a column per field. Without an alias list its columns are named
 //!   by the structs' fields, which only planning knows: the first plan unnests the structs
 //!   into a column named [`INLINE_PROBE`] and the second names the fields
 //!   ([`InlineFields`]).
@@ -148,10 +151,6 @@ fn column(expr: Expr, alias: Ident) -> SelectItem {
     SelectItem::ExprWithAlias { expr, alias }
 }
 
-fn string(text: &str) -> Expr {
-    Expr::value(Value::SingleQuotedString(text.to_owned()))
-}
-
 fn number(n: usize) -> Expr {
     Expr::value(Value::Number(n.to_string(), false))
 }
@@ -171,7 +170,10 @@ fn string_tuple(function: &str, args: Vec<Expr>, aliases: &[Ident]) -> Result<Ge
         .into_iter()
         .enumerate()
         .map(|(i, name)| {
-            let field = function_call("get_field", vec![values.clone(), string(&format!("c{i}"))]);
+            let field = function_call(
+                "generator_field",
+                vec![values.clone(), number(i), number(count)],
+            );
             column(field, name)
         })
         .collect();
@@ -229,7 +231,7 @@ fn stack(mut args: Vec<Expr>, aliases: &[Ident], call: &Expr) -> Result<Generate
     })
 }
 
-/// `inline(array)`: `inline_field(unnest(array), i, count)` for each field `i`.
+/// `inline(array)`: `generator_field(unnest(array), i, count)` for each field `i`.
 fn inline(
     args: Vec<Expr>,
     aliases: &[Ident],
@@ -269,7 +271,7 @@ fn inline(
         .enumerate()
         .map(|(i, name)| {
             let field = function_call(
-                "inline_field",
+                "generator_field",
                 vec![structs.clone(), number(i), number(count)],
             );
             column(field, name)

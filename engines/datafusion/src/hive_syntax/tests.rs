@@ -755,6 +755,19 @@ async fn json_tuple_gives_the_keys_values_as_columns() {
     .await
     .to_string();
     assert!(message.contains("json_tuple gives 2 columns"), "{message}");
+    // The text is parsed once for all the keys: one json_tuple in the plan that runs.
+    let plan = lines(
+        &engine,
+        &session,
+        "EXPLAIN SELECT v.a, v.b FROM docs d LATERAL VIEW json_tuple(d.js, 'a', 'b') v AS a, b",
+    )
+    .await;
+    let physical: String = plan
+        .iter()
+        .skip_while(|line| !line.contains("physical_plan"))
+        .cloned()
+        .collect();
+    assert_eq!(physical.matches("json_tuple(").count(), 1, "{plan:#?}");
     // parse_url_tuple likewise, QUERY:k a parameter.
     let sql = "SELECT u.host, u.k, u.none FROM (SELECT 'http://a.com/p?k=1' AS url) t \
                LATERAL VIEW parse_url_tuple(t.url, 'HOST', 'QUERY:k', 'QUERY:z') u AS host, k, none";
@@ -822,7 +835,10 @@ async fn stack_and_inline_give_rows_of_columns() {
     )
     .await
     .to_string();
-    assert!(message.contains("inline gives 2 columns"), "{message}");
+    assert!(
+        message.contains("inline's structs have 2 fields"),
+        "{message}"
+    );
 }
 
 #[tokio::test]
