@@ -62,11 +62,13 @@ pub(super) struct Generated {
 /// columns from [`InlineFields`] once known.
 #[derive(Default)]
 pub(super) struct Inlines {
+    /// The fields the first plan found, empty in the first plan.
     pub fields: InlineFields,
+    /// How many unnamed `inline` calls the rewrite has met so far.
     pub met: usize,
 }
 
-/// The columns of a call of `json_tuple`, `stack` or `inline`, named by `aliases` (Hive's
+/// The columns of a call of `json_tuple`, `parse_url_tuple`, `stack` or `inline`, named by `aliases` (Hive's
 /// names when there are none); `None` when `call` is none of them. An error for a call
 /// Hive refuses (aliases that do not match the columns, a `stack` count that is not a
 /// positive constant).
