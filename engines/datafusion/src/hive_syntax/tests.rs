@@ -755,6 +755,10 @@ async fn json_tuple_gives_the_keys_values_as_columns() {
     .await
     .to_string();
     assert!(message.contains("json_tuple gives 2 columns"), "{message}");
+    // Views chain: a nested object's keys from the first view's column.
+    let sql = "SELECT d.id, w.d FROM docs d LATERAL VIEW json_tuple(d.js, 'c') v AS c \
+               LATERAL VIEW json_tuple(v.c, 'd') w AS d WHERE d.id = 1";
+    assert_eq!(rows(&engine, &session, sql).await, ["1,[1,2]"]);
     // The text is parsed once for all the keys: one json_tuple in the plan that runs.
     let plan = lines(
         &engine,
