@@ -104,6 +104,12 @@ def current_user_and_answer(connection) -> list:
         return cursor.fetchall()
 
 
+def assert_beeline_runs_as(user: str, url: str, **login):
+    """beeline at `url`, with a ticket (`env=`) or a user and password, runs as `user`."""
+    run = run_beeline(url, ["SELECT current_user() AS who"], **login)
+    assert run.returncode == 0 and run.result_sets() == [[["who"], [user]]], run.describe()
+
+
 def test_beeline_with_a_ticket_runs_queries_as_the_principals_short_name(gateway, kdc, tickets):
     run = run_beeline(binary_url(gateway), ["SELECT current_user() AS who, 40 + 2 AS answer"],
                       env=kdc.java_env(tickets["alice"]))
@@ -296,10 +302,7 @@ def test_zookeeper_discovery_hands_clients_the_principal(gateway_binary, kdc, ti
         data = zookeeper.get(f"/krb/{node}").decode()
         assert (";hive.server2.authentication=KERBEROS;"
                 f"hive.server2.authentication.kerberos.principal={PRINCIPAL}") in data, data
-        run = run_beeline(discovery_url(zookeeper.address, "krb"), ["SELECT current_user() AS who"],
-                          env=kdc.java_env(tickets["alice"]))
-        assert run.returncode == 0, run.describe()
-        assert run.result_sets() == [[["who"], ["alice"]]], run.describe()
+        assert_beeline_runs_as("alice", discovery_url(zookeeper.address, "krb"), env=kdc.java_env(tickets["alice"]))
     finally:
         running.stop()
         kill_engines_on(str(tmp_path / "work"))
@@ -314,10 +317,7 @@ def test_under_tls_sasl_gssapi_runs_inside_it(gateway_binary, kdc, tickets, tmp_
                             env=kdc.env())
     try:
         tls = f";ssl=true;sslTrustStore={certificate.truststore};trustStorePassword={TRUSTSTORE_PASSWORD}"
-        run = run_beeline(binary_url(running) + tls, ["SELECT current_user() AS who"],
-                          env=kdc.java_env(tickets["alice"]))
-        assert run.returncode == 0, run.describe()
-        assert run.result_sets() == [[["who"], ["alice"]]], run.describe()
+        assert_beeline_runs_as("alice", binary_url(running) + tls, env=kdc.java_env(tickets["alice"]))
     finally:
         running.stop()
         kill_engines_on(str(tmp_path / "work"))
@@ -363,11 +363,8 @@ def test_with_passwords_too_beeline_connects_with_a_ticket_or_a_password(both, k
     else:
         password_url = http_url(both.http_port).replace("127.0.0.1", HOST_NAME)
         ticket_url = f"{password_url};principal={PRINCIPAL}"
-    statements = ["SELECT current_user() AS who"]
-    run = run_beeline(ticket_url, statements, env=kdc.java_env(tickets["alice"]))
-    assert run.result_sets() == [[["who"], ["alice"]]], run.describe()
-    run = run_beeline(password_url, statements, user="carol", password=CAROL_PASSWORD)
-    assert run.result_sets() == [[["who"], ["carol"]]], run.describe()
+    assert_beeline_runs_as("alice", ticket_url, env=kdc.java_env(tickets["alice"]))
+    assert_beeline_runs_as("carol", password_url, user="carol", password=CAROL_PASSWORD)
 
 
 def test_with_passwords_too_pyhive_connects_either_way_and_wrong_passwords_and_nosasl_are_refused(
@@ -413,8 +410,5 @@ def test_with_passwords_too_discovery_advertises_the_list_without_the_principal(
     data = both.zookeeper.get(f"/both/{node}").decode()
     assert ";hive.server2.authentication=KERBEROS,CUSTOM" in data and "principal" not in data, data
     url = discovery_url(both.zookeeper.address, "both")
-    statements = ["SELECT current_user() AS who"]
-    run = run_beeline(url, statements, user="carol", password=CAROL_PASSWORD)
-    assert run.result_sets() == [[["who"], ["carol"]]], run.describe()
-    run = run_beeline(f"{url};principal={PRINCIPAL}", statements, env=kdc.java_env(tickets["alice"]))
-    assert run.result_sets() == [[["who"], ["alice"]]], run.describe()
+    assert_beeline_runs_as("carol", url, user="carol", password=CAROL_PASSWORD)
+    assert_beeline_runs_as("alice", f"{url};principal={PRINCIPAL}", env=kdc.java_env(tickets["alice"]))

@@ -127,6 +127,28 @@ fn decode_reply<T: thrift::protocol::TSerializable>(reply: &HttpReply, name: &st
     codec::decode_result_body(&reply.body[header.body_offset..]).unwrap()
 }
 
+/// The auth cookie `authenticated` set, sent alone (no credentials), opens a session as
+/// `user`, and no new cookie is set.
+async fn the_cookie_opens_sessions_as(
+    client: &mut HttpClient,
+    authenticated: &HttpReply,
+    user: &str,
+) {
+    let set_cookie = (authenticated.set_cookie.as_deref()).expect("a hive.server2.auth cookie");
+    assert!(set_cookie.starts_with("hive.server2.auth="), "{set_cookie}");
+    let cookie = set_cookie.split(';').next().unwrap().to_owned();
+    let reply = client
+        .call(
+            "OpenSession",
+            &open_session_req("ignored"),
+            &[("cookie", cookie)],
+        )
+        .await;
+    let resp: TOpenSessionResp = decode_reply(&reply, "OpenSession");
+    assert_eq!(resp.configuration.unwrap()["user"], user);
+    assert_eq!(reply.set_cookie, None);
+}
+
 fn body_text(reply: &HttpReply) -> String {
     String::from_utf8(reply.body.to_vec()).unwrap()
 }
@@ -146,22 +168,9 @@ async fn basic_credentials_then_the_cookie_alone_are_accepted() {
     let conf = resp.configuration.unwrap();
     assert_eq!(conf["user"], "alice");
     assert_eq!(conf["transport"], transport_name(Transport::Http));
-    let set_cookie = reply.set_cookie.expect("a hive.server2.auth cookie");
-    assert!(set_cookie.starts_with("hive.server2.auth="), "{set_cookie}");
-    let cookie = set_cookie.split(';').next().unwrap().to_owned();
-
     // A new connection, the cookie and no credentials: the same user.
     let mut client = HttpClient::connect(&server).await;
-    let reply = client
-        .call(
-            "OpenSession",
-            &open_session_req("ignored"),
-            &[("cookie", cookie)],
-        )
-        .await;
-    let resp: TOpenSessionResp = decode_reply(&reply, "OpenSession");
-    assert_eq!(resp.configuration.unwrap()["user"], "alice");
-    assert_eq!(reply.set_cookie, None);
+    the_cookie_opens_sessions_as(&mut client, &reply, "alice").await;
     server.stop().await;
 }
 
@@ -443,17 +452,7 @@ async fn spnego_then_the_cookie_and_no_passwords_under_kerberos() {
         reply.www_authenticate,
         Some(format!("Negotiate {}", STANDARD.encode(b"ap-rep")))
     );
-    let cookie = reply.set_cookie.expect("a hive.server2.auth cookie");
-    let cookie = cookie.split(';').next().unwrap().to_owned();
-    let reply = client
-        .call(
-            "OpenSession",
-            &open_session_req("ignored"),
-            &[("cookie", cookie)],
-        )
-        .await;
-    let resp: TOpenSessionResp = decode_reply(&reply, "OpenSession");
-    assert_eq!(resp.configuration.unwrap()["user"], "alice");
+    the_cookie_opens_sessions_as(&mut client, &reply, "alice").await;
     server.stop().await;
 }
 
