@@ -104,10 +104,11 @@ def current_user_and_answer(connection) -> list:
         return cursor.fetchall()
 
 
-def assert_beeline_runs_as(user: str, url: str, **login):
-    """beeline at `url`, with a ticket (`env=`) or a user and password, runs as `user`."""
+def assert_beeline_runs_as(session_user: str, url: str, **login):
+    """beeline at `url`, with a ticket (`env=`) or a `user` and `password`, runs as
+    `session_user`."""
     run = run_beeline(url, ["SELECT current_user() AS who"], **login)
-    assert run.returncode == 0 and run.result_sets() == [[["who"], [user]]], run.describe()
+    assert run.returncode == 0 and run.result_sets() == [[["who"], [session_user]]], run.describe()
 
 
 def test_beeline_with_a_ticket_runs_queries_as_the_principals_short_name(gateway, kdc, tickets):
