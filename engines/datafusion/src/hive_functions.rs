@@ -1,7 +1,7 @@
 //! Hive's everyday built-in functions that DataFusion lacks or spells differently, with Hive's
 //! semantics, so that SQL written for Hive and Spark SQL runs unchanged.
 //!
-//! Most are defined as an expression of DataFusion's own functions ([`Rewrite`]): `if` is a
+//! Most are defined as an expression of DataFusion's own functions ([`HiveFunction::rewrite`]): `if` is a
 //! `CASE`, `year(d)` a `date_part`, `date_format(d, 'yyyy-MM-dd')` a `to_char` with the Java
 //! pattern translated. The optimizer inlines that expression, so it is pushed down, folded
 //! and vectorised like the built-ins it is made of. The rest are written out
@@ -21,7 +21,7 @@
 //! - `math`: `pmod`, `rand(seed)` (Hive's `java.util.Random` numbers), `bround`,
 //!   `format_number`, `width_bucket`.
 //! - `encoding`: `conv`, `bin`, `unhex`, `unbase64`, `sha1`, `crc32`, `soundex`, computed
-//!   value by value ([`encoding::Computed`]), and `hash`.
+//!   value by value ([`HiveFunction::computed`]), and `hash`.
 //! - `printf`: `printf` (`format_string`), Java's `String.format`.
 //! - `charsets`: `encode(string, charset)`, `decode(binary, charset)`, beside DataFusion's
 //!   `'hex'` and `'base64'`.
@@ -138,36 +138,70 @@ pub fn register(ctx: &SessionContext) {
     }
 }
 
-/// What a [`Rewrite`] does with its arguments, given their types after coercion.
+/// What a [`HiveFunction::rewrite`] does with its arguments, given their types after
+/// coercion.
 type RewriteFn = fn(Vec<Expr>, &[DataType]) -> Result<Expr>;
 
-/// A Hive function defined as an expression of DataFusion's functions.
-///
-/// The optimizer's simplification replaces each call by [`Rewrite::rewrite`]'s expression.
-/// A call that reaches execution un-simplified (the optimizer turned off with
-/// `datafusion.optimizer.max_passes=0`, say) evaluates the same expression over its
-/// arguments, so the answer never depends on the optimizer.
-pub struct Rewrite {
+/// What a [`HiveFunction::computed`] does with its arguments' values, as arrays of one
+/// length.
+pub type ComputeFn = fn(&[ArrayRef]) -> Result<ArrayRef>;
+
+/// Hive's argument types and coercions (an error names the function and what it takes).
+type CoerceFn = fn(&str, &[DataType]) -> Result<Vec<DataType>>;
+
+/// A Hive scalar function: its name, Hive's implicit conversions of its arguments, its
+/// result type, and how it answers ([`Body`]).
+pub struct HiveFunction {
     name: &'static str,
     aliases: Vec<String>,
     signature: Signature,
-    /// The types the arguments are cast to (Hive's implicit conversions); an error names
-    /// the function and what it takes.
-    coerce: fn(&str, &[DataType]) -> Result<Vec<DataType>>,
+    /// The types the arguments are cast to (Hive's implicit conversions).
+    coerce: CoerceFn,
     /// The result's type, from the coerced argument types.
     returns: fn(&[DataType]) -> Result<DataType>,
-    rewrite: RewriteFn,
+    body: Body,
 }
 
-crate::functions::identified_by_name!(Rewrite);
+/// How a [`HiveFunction`] answers.
+#[derive(Clone, Copy)]
+enum Body {
+    /// As an expression of DataFusion's functions, which the optimizer's simplification puts
+    /// in place of each call. A call that reaches execution un-simplified (the optimizer
+    /// turned off with `datafusion.optimizer.max_passes=0`, say) evaluates the same
+    /// expression over its arguments, so the answer never depends on the optimizer.
+    Rewrite(RewriteFn),
+    /// Value by value over its arguments' arrays; NULL in, NULL out.
+    Computed(ComputeFn),
+}
 
-impl Rewrite {
-    /// A deterministic function.
-    pub fn new(
+crate::functions::identified_by_name!(HiveFunction);
+
+impl HiveFunction {
+    /// A deterministic function defined as an expression of DataFusion's functions.
+    pub fn rewrite(
         name: &'static str,
-        coerce: fn(&str, &[DataType]) -> Result<Vec<DataType>>,
+        coerce: CoerceFn,
         returns: fn(&[DataType]) -> Result<DataType>,
         rewrite: RewriteFn,
+    ) -> Self {
+        Self::with_body(name, coerce, returns, Body::Rewrite(rewrite))
+    }
+
+    /// A deterministic function computed over its arguments' arrays.
+    pub fn computed(
+        name: &'static str,
+        coerce: CoerceFn,
+        returns: fn(&[DataType]) -> Result<DataType>,
+        compute: ComputeFn,
+    ) -> Self {
+        Self::with_body(name, coerce, returns, Body::Computed(compute))
+    }
+
+    fn with_body(
+        name: &'static str,
+        coerce: CoerceFn,
+        returns: fn(&[DataType]) -> Result<DataType>,
+        body: Body,
     ) -> Self {
         Self {
             name,
@@ -175,7 +209,7 @@ impl Rewrite {
             signature: Signature::user_defined(Volatility::Immutable),
             coerce,
             returns,
-            rewrite,
+            body,
         }
     }
 
@@ -193,11 +227,17 @@ impl Rewrite {
         ScalarUDF::new_from_impl(self)
     }
 
-    /// The rewritten call, cast to the declared type should the expression's differ (the
-    /// plan's schema was computed from the declared one).
-    fn expression(&self, args: Vec<Expr>, types: &[DataType], schema: &DFSchema) -> Result<Expr> {
+    /// The call rewritten by `rewrite`, cast to the declared type should the expression's
+    /// differ (the plan's schema was computed from the declared one).
+    fn expression(
+        &self,
+        rewrite: RewriteFn,
+        args: Vec<Expr>,
+        types: &[DataType],
+        schema: &DFSchema,
+    ) -> Result<Expr> {
         let declared = (self.returns)(types)?;
-        let expr = (self.rewrite)(args, types)?;
+        let expr = rewrite(args, types)?;
         use datafusion::logical_expr::ExprSchemable;
         Ok(if expr.get_type(schema)? == declared {
             expr
@@ -207,7 +247,7 @@ impl Rewrite {
     }
 }
 
-impl ScalarUDFImpl for Rewrite {
+impl ScalarUDFImpl for HiveFunction {
     fn name(&self) -> &str {
         self.name
     }
@@ -233,15 +273,25 @@ impl ScalarUDFImpl for Rewrite {
     }
 
     fn simplify(&self, args: Vec<Expr>, info: &SimplifyContext) -> Result<ExprSimplifyResult> {
+        let Body::Rewrite(rewrite) = self.body else {
+            return Ok(ExprSimplifyResult::Original(args));
+        };
         let types = args
             .iter()
             .map(|arg| info.get_data_type(arg))
             .collect::<Result<Vec<_>>>()?;
-        let expr = self.expression(args, &types, info.schema())?;
+        let expr = self.expression(rewrite, args, &types, info.schema())?;
         Ok(ExprSimplifyResult::Simplified(expr))
     }
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
+        let rewrite = match self.body {
+            Body::Computed(compute) => {
+                let arrays = ColumnarValue::values_to_arrays(&args.args)?;
+                return columnar(compute(&arrays)?, &args.args);
+            }
+            Body::Rewrite(rewrite) => rewrite,
+        };
         // Not simplified: evaluate the rewritten expression over the arguments, constants
         // kept as literals (some rewrites need them, e.g. a date pattern).
         let mut fields = Vec::new();
@@ -265,7 +315,7 @@ impl ScalarUDFImpl for Rewrite {
         }
         let schema = Arc::new(Schema::new(fields));
         let df_schema = Arc::new(DFSchema::try_from(Arc::clone(&schema))?);
-        let expr = self.expression(exprs, &types, &df_schema)?;
+        let expr = self.expression(rewrite, exprs, &types, &df_schema)?;
         // Simplified as the optimizer would have: some of DataFusion's functions (now())
         // only work so.
         let info = SimplifyContext::builder()

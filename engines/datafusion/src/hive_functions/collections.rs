@@ -18,12 +18,12 @@ use datafusion::logical_expr::{
     ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility,
 };
 
-use super::{bad_arguments, literal_string, Rewrite};
+use super::{bad_arguments, literal_string, HiveFunction};
 
 pub fn functions() -> Vec<ScalarUDF> {
     vec![
-        Rewrite::new("size", array_or_map, |_| Ok(DataType::Int32), size).udf(),
-        Rewrite::new(
+        HiveFunction::rewrite("size", array_or_map, |_| Ok(DataType::Int32), size).udf(),
+        HiveFunction::rewrite(
             "sort_array",
             sort_array_types,
             |t| Ok(t[0].clone()),

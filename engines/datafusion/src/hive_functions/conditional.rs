@@ -6,20 +6,20 @@ use datafusion::error::Result;
 use datafusion::logical_expr::type_coercion::binary::type_union_resolution;
 use datafusion::logical_expr::{lit, when, Expr, ScalarUDF};
 
-use super::{bad_arguments, Rewrite};
+use super::{bad_arguments, HiveFunction};
 
 pub fn functions() -> Vec<ScalarUDF> {
     vec![
-        Rewrite::new("if", coerce_if, |types| Ok(types[1].clone()), rewrite_if).udf(),
-        Rewrite::new("isnull", any_one, boolean, |mut args, _| {
+        HiveFunction::rewrite("if", coerce_if, |types| Ok(types[1].clone()), rewrite_if).udf(),
+        HiveFunction::rewrite("isnull", any_one, boolean, |mut args, _| {
             Ok(args.remove(0).is_null())
         })
         .udf(),
-        Rewrite::new("isnotnull", any_one, boolean, |mut args, _| {
+        HiveFunction::rewrite("isnotnull", any_one, boolean, |mut args, _| {
             Ok(args.remove(0).is_not_null())
         })
         .udf(),
-        Rewrite::new("field", coerce_field, |_| Ok(DataType::Int32), field).udf(),
+        HiveFunction::rewrite("field", coerce_field, |_| Ok(DataType::Int32), field).udf(),
     ]
 }
 

@@ -23,7 +23,7 @@ use datafusion::logical_expr::{
     Signature, TypeSignature, Volatility,
 };
 
-use super::{bad_arguments, is_integer, is_string, literal_string, Rewrite};
+use super::{bad_arguments, is_integer, is_string, literal_string, HiveFunction};
 
 /// Hive's default pattern of `from_unixtime` and `unix_timestamp`.
 const DEFAULT_PATTERN: &str = "yyyy-MM-dd HH:mm:ss";
@@ -33,45 +33,45 @@ pub fn functions() -> Vec<ScalarUDF> {
     let date = |_: &[DataType]| Ok(DataType::Date32);
     let string = |_: &[DataType]| Ok(DataType::Utf8);
     vec![
-        Rewrite::new("year", one_date, int, |a, t| field("year", a, t)).udf(),
-        Rewrite::new("quarter", one_date, int, |a, t| field("quarter", a, t)).udf(),
-        Rewrite::new("month", one_date, int, |a, t| field("month", a, t)).udf(),
-        Rewrite::new("day", one_date, int, |a, t| field("day", a, t))
+        HiveFunction::rewrite("year", one_date, int, |a, t| field("year", a, t)).udf(),
+        HiveFunction::rewrite("quarter", one_date, int, |a, t| field("quarter", a, t)).udf(),
+        HiveFunction::rewrite("month", one_date, int, |a, t| field("month", a, t)).udf(),
+        HiveFunction::rewrite("day", one_date, int, |a, t| field("day", a, t))
             .with_aliases(&["dayofmonth"])
             .udf(),
-        Rewrite::new("hour", one_date, int, |a, t| field("hour", a, t)).udf(),
-        Rewrite::new("minute", one_date, int, |a, t| field("minute", a, t)).udf(),
+        HiveFunction::rewrite("hour", one_date, int, |a, t| field("hour", a, t)).udf(),
+        HiveFunction::rewrite("minute", one_date, int, |a, t| field("minute", a, t)).udf(),
         // Whole seconds, as Hive: the fraction is dropped.
-        Rewrite::new("second", one_date, int, |a, t| field("second", a, t)).udf(),
+        HiveFunction::rewrite("second", one_date, int, |a, t| field("second", a, t)).udf(),
         // ISO weeks (Monday first; week 1 holds January 4th), as Hive's weekofyear.
-        Rewrite::new("weekofyear", one_date, int, |a, t| field("week", a, t)).udf(),
-        Rewrite::new("dayofyear", one_date, int, |a, t| field("doy", a, t)).udf(),
+        HiveFunction::rewrite("weekofyear", one_date, int, |a, t| field("week", a, t)).udf(),
+        HiveFunction::rewrite("dayofyear", one_date, int, |a, t| field("doy", a, t)).udf(),
         // Hive: 1 = Sunday ... 7 = Saturday; DataFusion's dow counts from 0.
-        Rewrite::new("dayofweek", one_date, int, |a, t| {
+        HiveFunction::rewrite("dayofweek", one_date, int, |a, t| {
             Ok(field("dow", a, t)? + lit(1i32))
         })
         .udf(),
-        Rewrite::new("datediff", two_dates, int, |a, t| {
+        HiveFunction::rewrite("datediff", two_dates, int, |a, t| {
             Ok(day_number(&a[0], &t[0]) - day_number(&a[1], &t[1]))
         })
         .udf(),
-        Rewrite::new("date_add", date_and_int, date, |a, t| {
+        HiveFunction::rewrite("date_add", date_and_int, date, |a, t| {
             Ok(cast(
                 day_number(&a[0], &t[0]) + a[1].clone(),
                 DataType::Date32,
             ))
         })
         .udf(),
-        Rewrite::new("date_sub", date_and_int, date, |a, t| {
+        HiveFunction::rewrite("date_sub", date_and_int, date, |a, t| {
             Ok(cast(
                 day_number(&a[0], &t[0]) - a[1].clone(),
                 DataType::Date32,
             ))
         })
         .udf(),
-        Rewrite::new("add_months", date_and_int, date, add_months).udf(),
-        Rewrite::new("next_day", date_and_day_name, date, next_day).udf(),
-        Rewrite::new("last_day", one_date, date, |a, t| {
+        HiveFunction::rewrite("add_months", date_and_int, date, add_months).udf(),
+        HiveFunction::rewrite("next_day", date_and_day_name, date, next_day).udf(),
+        HiveFunction::rewrite("last_day", one_date, date, |a, t| {
             let date = as_date(&a[0], &t[0]);
             Ok(last_day(
                 date_part(lit("year"), date.clone()),
@@ -79,12 +79,12 @@ pub fn functions() -> Vec<ScalarUDF> {
             ))
         })
         .udf(),
-        Rewrite::new("date_format", date_and_pattern, string, |a, t| {
+        HiveFunction::rewrite("date_format", date_and_pattern, string, |a, t| {
             let pattern = pattern("date_format", &a[1])?;
             Ok(to_char(as_timestamp(&a[0], &t[0]), lit(pattern)))
         })
         .udf(),
-        Rewrite::new("from_unixtime", seconds_and_pattern, string, |a, _| {
+        HiveFunction::rewrite("from_unixtime", seconds_and_pattern, string, |a, _| {
             let pattern = match a.get(1) {
                 Some(p) => pattern("from_unixtime", p)?,
                 None => java_pattern("from_unixtime", DEFAULT_PATTERN.to_owned())?,
@@ -97,7 +97,7 @@ pub fn functions() -> Vec<ScalarUDF> {
         .udf(),
         // One argument: the date of a date, timestamp or string, NULL for a string that is
         // none (Hive); with patterns (Spark's form): the string read with them.
-        Rewrite::new("to_date", to_date_types, date, |a, t| {
+        HiveFunction::rewrite("to_date", to_date_types, date, |a, t| {
             if a.len() == 1 {
                 return Ok(as_date(&a[0], &t[0]));
             }
@@ -108,16 +108,16 @@ pub fn functions() -> Vec<ScalarUDF> {
             Ok(cast(parse_with_patterns(args), DataType::Date32))
         })
         .udf(),
-        Rewrite::new(
+        HiveFunction::rewrite(
             "months_between",
             months_between_types,
             |_| Ok(DataType::Float64),
             months_between,
         )
         .udf(),
-        Rewrite::new("trunc", trunc_types, trunc_returns, trunc).udf(),
+        HiveFunction::rewrite("trunc", trunc_types, trunc_returns, trunc).udf(),
         // A UTC time as the wall-clock time of a zone, and back, as Hive's.
-        Rewrite::new(
+        HiveFunction::rewrite(
             "from_utc_timestamp",
             date_and_zone,
             naive_timestamp,
@@ -131,7 +131,7 @@ pub fn functions() -> Vec<ScalarUDF> {
             },
         )
         .udf(),
-        Rewrite::new(
+        HiveFunction::rewrite(
             "to_utc_timestamp",
             date_and_zone,
             naive_timestamp,
@@ -144,7 +144,7 @@ pub fn functions() -> Vec<ScalarUDF> {
             },
         )
         .udf(),
-        Rewrite::new(
+        HiveFunction::rewrite(
             "unix_timestamp",
             unix_timestamp_types,
             |_| Ok(DataType::Int64),

@@ -1,6 +1,6 @@
 //! Hive's functions between numbers, bytes and their text forms: `conv`, `bin`, `unhex`,
 //! `unbase64`, `sha1` (`sha`), `crc32`, `soundex`, and Hive's `hash`. Each is computed value by value
-//! ([`Computed`]); none has a DataFusion equivalent with Hive's answers.
+//! ([`HiveFunction::computed`]); none has a DataFusion equivalent with Hive's answers.
 
 use std::sync::Arc;
 
@@ -9,102 +9,23 @@ use datafusion::arrow::array::{
 };
 use datafusion::arrow::datatypes::{DataType, Int64Type};
 use datafusion::error::{DataFusionError, Result};
-use datafusion::logical_expr::{
-    ColumnarValue, Documentation, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature,
-    Volatility,
-};
+use datafusion::logical_expr::ScalarUDF;
 
-use super::{bad_arguments, is_integer, is_string};
+use super::{bad_arguments, is_integer, is_string, HiveFunction};
 
 pub fn functions() -> Vec<ScalarUDF> {
     vec![
-        Computed::new("conv", conv_types, |_| Ok(DataType::Utf8), conv).udf(),
-        Computed::new("bin", one_integer, |_| Ok(DataType::Utf8), bin).udf(),
-        Computed::new("unhex", one_string, |_| Ok(DataType::Binary), unhex).udf(),
-        Computed::new("unbase64", one_string, |_| Ok(DataType::Binary), unbase64).udf(),
-        Computed::new("sha1", string_or_binary, |_| Ok(DataType::Utf8), sha1)
+        HiveFunction::computed("conv", conv_types, |_| Ok(DataType::Utf8), conv).udf(),
+        HiveFunction::computed("bin", one_integer, |_| Ok(DataType::Utf8), bin).udf(),
+        HiveFunction::computed("unhex", one_string, |_| Ok(DataType::Binary), unhex).udf(),
+        HiveFunction::computed("unbase64", one_string, |_| Ok(DataType::Binary), unbase64).udf(),
+        HiveFunction::computed("sha1", string_or_binary, |_| Ok(DataType::Utf8), sha1)
             .with_aliases(&["sha"])
             .udf(),
-        Computed::new("crc32", string_or_binary, |_| Ok(DataType::Int64), crc32).udf(),
-        Computed::new("soundex", one_string, |_| Ok(DataType::Utf8), soundex).udf(),
-        Computed::new("hash", hash_types, |_| Ok(DataType::Int32), hash).udf(),
+        HiveFunction::computed("crc32", string_or_binary, |_| Ok(DataType::Int64), crc32).udf(),
+        HiveFunction::computed("soundex", one_string, |_| Ok(DataType::Utf8), soundex).udf(),
+        HiveFunction::computed("hash", hash_types, |_| Ok(DataType::Int32), hash).udf(),
     ]
-}
-
-/// What a [`Computed`] function does with its arguments' values, as arrays of one length.
-pub type ComputeFn = fn(&[ArrayRef]) -> Result<ArrayRef>;
-
-/// A Hive function computed over its arguments' arrays; NULL in, NULL out.
-pub struct Computed {
-    name: &'static str,
-    aliases: Vec<String>,
-    signature: Signature,
-    /// The types the arguments are cast to; an error names the function and what it takes.
-    coerce: fn(&str, &[DataType]) -> Result<Vec<DataType>>,
-    /// The result's type, from the coerced argument types.
-    returns: fn(&[DataType]) -> Result<DataType>,
-    compute: ComputeFn,
-}
-
-impl Computed {
-    pub fn new(
-        name: &'static str,
-        coerce: fn(&str, &[DataType]) -> Result<Vec<DataType>>,
-        returns: fn(&[DataType]) -> Result<DataType>,
-        compute: ComputeFn,
-    ) -> Self {
-        Self {
-            name,
-            aliases: Vec::new(),
-            signature: Signature::user_defined(Volatility::Immutable),
-            coerce,
-            returns,
-            compute,
-        }
-    }
-
-    pub fn with_aliases(mut self, aliases: &[&str]) -> Self {
-        self.aliases = aliases.iter().map(|a| (*a).to_owned()).collect();
-        self
-    }
-
-    pub fn udf(self) -> ScalarUDF {
-        ScalarUDF::new_from_impl(self)
-    }
-}
-
-crate::functions::identified_by_name!(Computed);
-
-impl ScalarUDFImpl for Computed {
-    fn name(&self) -> &str {
-        self.name
-    }
-
-    fn aliases(&self) -> &[String] {
-        &self.aliases
-    }
-
-    fn signature(&self) -> &Signature {
-        &self.signature
-    }
-
-    fn coerce_types(&self, arg_types: &[DataType]) -> Result<Vec<DataType>> {
-        (self.coerce)(self.name, arg_types)
-    }
-
-    fn documentation(&self) -> Option<&Documentation> {
-        super::usage::documentation(self.name)
-    }
-
-    fn return_type(&self, arg_types: &[DataType]) -> Result<DataType> {
-        (self.returns)(arg_types)
-    }
-
-    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
-        let arrays = ColumnarValue::values_to_arrays(&args.args)?;
-        let result = (self.compute)(&arrays)?;
-        super::columnar(result, &args.args)
-    }
 }
 
 fn string_like(t: &DataType) -> bool {

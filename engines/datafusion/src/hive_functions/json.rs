@@ -12,12 +12,12 @@ use datafusion::logical_expr::{
 use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 
 use super::bad_arguments;
-use super::encoding::Computed;
+use super::HiveFunction;
 
 pub fn functions() -> Vec<ScalarUDF> {
     vec![
         ScalarUDF::new_from_impl(GetJsonObject::new()),
-        Computed::new(
+        HiveFunction::computed(
             "json_tuple",
             json_tuple_types,
             super::string_tuple_type,

@@ -8,8 +8,8 @@ use datafusion::arrow::datatypes::{DataType, Int64Type};
 use datafusion::error::Result;
 use datafusion::logical_expr::{lit, Expr, ScalarUDF};
 
-use super::encoding::{integers_of, string_result, strings_of, ComputeFn, Computed};
-use super::{bad_arguments, Rewrite};
+use super::encoding::{integers_of, string_result, strings_of};
+use super::{bad_arguments, ComputeFn, HiveFunction};
 
 pub fn functions() -> Vec<ScalarUDF> {
     let masked = |_: &[DataType]| Ok(DataType::Utf8);
@@ -20,13 +20,11 @@ pub fn functions() -> Vec<ScalarUDF> {
         ("mask_show_first_n", |a| mask_n(a, Masked::AllButFirstN)),
         ("mask_show_last_n", |a| mask_n(a, Masked::AllButLastN)),
     ];
-    std::iter::once(Computed::new("mask", mask_types, masked, mask).udf())
-        .chain(
-            counted
-                .into_iter()
-                .map(|(name, compute)| Computed::new(name, mask_n_types, masked, compute).udf()),
-        )
-        .chain([Rewrite::new("mask_hash", mask_hash_types, masked, mask_hash).udf()])
+    std::iter::once(HiveFunction::computed("mask", mask_types, masked, mask).udf())
+        .chain(counted.into_iter().map(|(name, compute)| {
+            HiveFunction::computed(name, mask_n_types, masked, compute).udf()
+        }))
+        .chain([HiveFunction::rewrite("mask_hash", mask_hash_types, masked, mask_hash).udf()])
         .collect()
 }
 

@@ -20,14 +20,14 @@ use datafusion::arrow::array::{Array, ArrayRef, AsArray, Float64Builder, Int64Bu
 use datafusion::arrow::datatypes::{Decimal128Type, Float64Type, Int64Type};
 use datafusion::error::DataFusionError;
 
-use super::encoding::{integers_of, string_result, Computed};
-use super::{bad_arguments, is_integer, Rewrite};
+use super::encoding::{integers_of, string_result};
+use super::{bad_arguments, is_integer, HiveFunction};
 
 pub fn functions() -> Vec<ScalarUDF> {
     vec![
-        Rewrite::new("pmod", two_numbers, |t| Ok(t[0].clone()), pmod).udf(),
+        HiveFunction::rewrite("pmod", two_numbers, |t| Ok(t[0].clone()), pmod).udf(),
         ScalarUDF::new_from_impl(Rand::new()),
-        Rewrite::new(
+        HiveFunction::rewrite(
             "e",
             |name, types| match types {
                 [] => Ok(vec![]),
@@ -38,43 +38,43 @@ pub fn functions() -> Vec<ScalarUDF> {
         )
         .with_signature(Signature::nullary(Volatility::Immutable))
         .udf(),
-        Rewrite::new(
+        HiveFunction::rewrite(
             "negative",
             one_number,
             |t| Ok(t[0].clone()),
             |a, _| Ok(-a[0].clone()),
         )
         .udf(),
-        Rewrite::new(
+        HiveFunction::rewrite(
             "positive",
             one_number,
             |t| Ok(t[0].clone()),
             |a, _| Ok(a[0].clone()),
         )
         .udf(),
-        Rewrite::new(
+        HiveFunction::rewrite(
             "shiftleft",
             shift_types,
             |t| Ok(t[0].clone()),
             |a, _| shift(a, Operator::BitwiseShiftLeft),
         )
         .udf(),
-        Rewrite::new(
+        HiveFunction::rewrite(
             "shiftright",
             shift_types,
             |t| Ok(t[0].clone()),
             |a, _| shift(a, Operator::BitwiseShiftRight),
         )
         .udf(),
-        Computed::new("bround", bround_types, |t| Ok(t[0].clone()), bround).udf(),
-        Computed::new(
+        HiveFunction::computed("bround", bround_types, |t| Ok(t[0].clone()), bround).udf(),
+        HiveFunction::computed(
             "format_number",
             format_number_types,
             |_| Ok(DataType::Utf8),
             format_number,
         )
         .udf(),
-        Computed::new(
+        HiveFunction::computed(
             "width_bucket",
             width_bucket_types,
             |_| Ok(DataType::Int64),

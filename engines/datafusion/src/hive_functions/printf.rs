@@ -12,13 +12,13 @@ use datafusion::common::ScalarValue;
 use datafusion::error::{DataFusionError, Result};
 use datafusion::logical_expr::ScalarUDF;
 
-use super::encoding::Computed;
 use super::math::{digits_text, round_digits, shortest_digits, Rounding};
+use super::HiveFunction;
 use super::{bad_arguments, is_integer, is_string};
 
 pub fn functions() -> Vec<ScalarUDF> {
     vec![
-        Computed::new("printf", printf_types, |_| Ok(DataType::Utf8), printf)
+        HiveFunction::computed("printf", printf_types, |_| Ok(DataType::Utf8), printf)
             .with_aliases(&["format_string"])
             .udf(),
     ]

@@ -17,10 +17,11 @@ use datafusion::error::Result;
 use datafusion::logical_expr::ScalarUDF;
 
 use super::bad_arguments;
-use super::encoding::{strings_of, Computed};
+use super::encoding::strings_of;
+use super::HiveFunction;
 
 pub fn functions() -> Vec<ScalarUDF> {
-    vec![Computed::new(
+    vec![HiveFunction::computed(
         "sentences",
         sentences_types,
         |_| Ok(sentences_type()),

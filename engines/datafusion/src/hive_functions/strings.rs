@@ -15,8 +15,7 @@ use datafusion::logical_expr::{
     Volatility,
 };
 
-use super::encoding::Computed;
-use super::{bad_arguments, is_integer, is_string, Rewrite};
+use super::{bad_arguments, is_integer, is_string, HiveFunction};
 
 /// Stands for each match of `split`'s pattern before the string is cut at it: a control
 /// character that text fields do not hold.
@@ -24,19 +23,19 @@ const SPLIT_MARK: &str = "\u{1f}";
 
 pub fn functions() -> Vec<ScalarUDF> {
     vec![
-        Rewrite::new("split", two_strings, list_of_strings, split).udf(),
-        Rewrite::new(
+        HiveFunction::rewrite("split", two_strings, list_of_strings, split).udf(),
+        HiveFunction::rewrite(
             "regexp_extract",
             regexp_extract_types,
             |_| Ok(DataType::Utf8),
             regexp_extract,
         )
         .udf(),
-        Rewrite::new("locate", locate_types, |_| Ok(DataType::Int32), locate).udf(),
-        Rewrite::new("concat", concat_types, concat_returns, hive_concat).udf(),
+        HiveFunction::rewrite("locate", locate_types, |_| Ok(DataType::Int32), locate).udf(),
+        HiveFunction::rewrite("concat", concat_types, concat_returns, hive_concat).udf(),
         substr_udf(),
-        Rewrite::new("sha2", sha2_types, |_| Ok(DataType::Utf8), sha2).udf(),
-        Rewrite::new(
+        HiveFunction::rewrite("sha2", sha2_types, |_| Ok(DataType::Utf8), sha2).udf(),
+        HiveFunction::rewrite(
             "space",
             one_integer,
             |_| Ok(DataType::Utf8),
@@ -48,18 +47,18 @@ pub fn functions() -> Vec<ScalarUDF> {
             },
         )
         .udf(),
-        Rewrite::new(
+        HiveFunction::rewrite(
             "regexp_replace",
             regexp_replace_types,
             |_| Ok(DataType::Utf8),
             hive_regexp_replace,
         )
         .udf(),
-        Rewrite::new("hex", hex_types, |_| Ok(DataType::Utf8), hex).udf(),
-        Rewrite::new("base64", base64_types, |_| Ok(DataType::Utf8), base64).udf(),
-        Rewrite::new("elt", elt_types, |_| Ok(DataType::Utf8), elt).udf(),
+        HiveFunction::rewrite("hex", hex_types, |_| Ok(DataType::Utf8), hex).udf(),
+        HiveFunction::rewrite("base64", base64_types, |_| Ok(DataType::Utf8), base64).udf(),
+        HiveFunction::rewrite("elt", elt_types, |_| Ok(DataType::Utf8), elt).udf(),
         ScalarUDF::new_from_impl(ParseUrl::new()),
-        Computed::new(
+        HiveFunction::computed(
             "parse_url_tuple",
             |name, types| super::string_tuple_types(name, types, "(url, part, ...)"),
             super::string_tuple_type,
@@ -168,7 +167,7 @@ fn regexp_replace_types(name: &str, types: &[DataType]) -> Result<Vec<DataType>>
 /// Hive's `substr` (alias `substring`); also what `SUBSTR(s, p)` and `SUBSTRING(s FROM p)`
 /// mean, which DataFusion plans apart from other calls ([`crate::hive_syntax`]).
 pub fn substr_udf() -> ScalarUDF {
-    Rewrite::new("substr", substr_types, |_| Ok(DataType::Utf8), hive_substr)
+    HiveFunction::rewrite("substr", substr_types, |_| Ok(DataType::Utf8), hive_substr)
         .with_aliases(&["substring"])
         .udf()
 }

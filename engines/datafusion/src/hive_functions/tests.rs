@@ -61,7 +61,7 @@ async fn row(engine: &Engine, session: &Session, sql: &str) -> Vec<String> {
 }
 
 /// Asserts a query's one row, both optimized and with the optimizer off (the calls then run
-/// un-rewritten, through [`super::Rewrite`]'s own evaluation).
+/// un-rewritten, through [`super::HiveFunction`]'s own evaluation).
 async fn check(engine: &Engine, session: &Session, sql: &str, expected: &[&str]) {
     assert_eq!(row(engine, session, sql).await, expected, "{sql}");
     let off = BTreeMap::from([("datafusion.optimizer.max_passes".to_owned(), "0".to_owned())]);
