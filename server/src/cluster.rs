@@ -638,14 +638,18 @@ impl ClusterRegistry {
     /// Re-reads the directory: new and changed files replace their clusters, deleted files
     /// remove them, broken files keep their last good version.
     pub fn reload(&self) -> Result<ReloadReport, String> {
-        let files = list_cluster_files(&self.dir)?;
-        let current = self.clusters.load_full();
-        let broken = self.broken.load_full();
-        let mut next_broken = BTreeMap::new();
+        // One reload at a time (the watcher's, a rescan's, an admin's refresh), each starting
+        // from what the one before stored: the clusters in force are read under the lock, so
+        // that a reload that waited for it cannot store an older set and lose a cluster the
+        // other added.
         let mut seen = self
             .seen
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let files = list_cluster_files(&self.dir)?;
+        let current = self.clusters.load_full();
+        let broken = self.broken.load_full();
+        let mut next_broken = BTreeMap::new();
         let mut next = BTreeMap::new();
         let mut report = ReloadReport::default();
         let mut next_seen = BTreeMap::new();
