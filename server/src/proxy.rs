@@ -563,10 +563,17 @@ impl CliService for Gateway {
                     };
                     match reply {
                         Ok(bytes) => {
-                            state.note_status_reply(&bytes);
+                            // One decode serves the state the admin API lists and the
+                            // read-ahead of results; a reply that is no status (the call
+                            // failed) changes neither.
+                            let resp = decode_result_body::<TGetOperationStatusResp>(&bytes).ok();
+                            if let Some(resp) = &resp {
+                                state.note_status(resp);
+                            }
                             // Before the reply: the engine works on the results while
                             // the reply travels and the client asks for them.
-                            if prefetch::results_due(&prefetched, &req.operation_handle, &bytes) {
+                            let handle = &req.operation_handle;
+                            if prefetch::results_due(&prefetched, handle, resp.as_ref()) {
                                 prefetch::send_for_results(
                                     &entry.session,
                                     &prefetched,

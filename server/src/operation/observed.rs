@@ -11,7 +11,6 @@
 //! operation whose client stopped polling keeps the state its client last heard.
 
 use kumiho_thrift::cli::{TGetOperationStatusResp, TOperationState};
-use kumiho_thrift::codec::decode_result_body;
 use kumiho_thrift::status;
 
 use crate::session::now_ms;
@@ -53,17 +52,6 @@ impl ObservedState {
 
     pub fn get(&self) -> Observed {
         self.observed().clone()
-    }
-
-    /// Notes a GetOperationStatus reply as forwarded (bytes). A reply that is no status (the
-    /// call failed) changes nothing; once final, the state is not decoded again.
-    pub fn note_status_reply(&self, reply: &[u8]) {
-        if is_final(self.observed().state) {
-            return;
-        }
-        if let Ok(resp) = decode_result_body::<TGetOperationStatusResp>(reply) {
-            self.note_status(&resp);
-        }
     }
 
     /// Notes a GetOperationStatus reply.
@@ -177,7 +165,6 @@ mod tests {
         let mut refused = reply(TOperationState::FINISHED_STATE, None);
         refused.status = status::error("HY000", "no such operation".to_owned());
         observed.note_status(&refused);
-        observed.note_status_reply(b"not a reply");
         assert_eq!(observed.get().state, TOperationState::RUNNING_STATE);
         observed.note_cancelled();
         assert_eq!(observed.get().state, TOperationState::CANCELED_STATE);

@@ -454,12 +454,17 @@ pub async fn after_execute(
     let _ = link.client.flush().await;
 }
 
-/// Whether a status the client polled calls for sending for the statement's results: it
-/// finished, has a result set, and they were not sent for yet. Cheap: runs on every poll.
-pub fn results_due(prefetched: &Prefetched, operation: &TOperationHandle, reply: &[u8]) -> bool {
+/// Whether a status the client polled (`reply`, decoded by the caller, which notes it too)
+/// calls for sending for the statement's results: it finished, has a result set, and they
+/// were not sent for yet. Cheap: runs on every poll.
+pub fn results_due(
+    prefetched: &Prefetched,
+    operation: &TOperationHandle,
+    reply: Option<&TGetOperationStatusResp>,
+) -> bool {
     operation.has_result_set
         && !prefetched.results_asked.load(Ordering::Acquire)
-        && is_finished(reply)
+        && reply.and_then(reported_state) == Some(TOperationState::FINISHED_STATE)
 }
 
 /// Sends for a finished statement's results (see [`results_due`]).
@@ -538,8 +543,13 @@ pub(super) async fn read(session: &GatewaySession, call: Queued) -> Result<Bytes
 fn state(reply: &[u8]) -> Option<TOperationState> {
     decode_result_body::<TGetOperationStatusResp>(reply)
         .ok()
-        .filter(|resp| status::is_ok(&resp.status))
-        .and_then(|resp| resp.operation_state)
+        .as_ref()
+        .and_then(reported_state)
+}
+
+/// The operation state a successful GetOperationStatus reply reports.
+fn reported_state(resp: &TGetOperationStatusResp) -> Option<TOperationState> {
+    resp.operation_state.filter(|_| status::is_ok(&resp.status))
 }
 
 fn is_finished(reply: &[u8]) -> bool {

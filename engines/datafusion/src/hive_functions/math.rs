@@ -371,8 +371,15 @@ fn grouped(negative: bool, integer: &str, fraction: &str) -> String {
     if negative {
         out.push('-');
     }
+    push_digits(&mut out, integer, fraction, true);
+    out
+}
+
+/// Appends `integer`, with a `,` between groups of three digits when `group`, then `.` and
+/// `fraction` when there is one (format_number's and printf's `,` flag alike).
+pub fn push_digits(out: &mut String, integer: &str, fraction: &str, group: bool) {
     for (i, c) in integer.chars().enumerate() {
-        if i > 0 && (integer.len() - i).is_multiple_of(3) {
+        if group && i > 0 && (integer.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -381,7 +388,6 @@ fn grouped(negative: bool, integer: &str, fraction: &str) -> String {
         out.push('.');
         out.push_str(fraction);
     }
-    out
 }
 
 /// A `DOUBLE` with `places` decimals: its exact binary value rounded half to even, as

@@ -12,7 +12,7 @@ use datafusion::common::ScalarValue;
 use datafusion::error::{DataFusionError, Result};
 use datafusion::logical_expr::ScalarUDF;
 
-use super::math::{digits_text, round_digits, shortest_digits, Rounding};
+use super::math::{digits_text, push_digits, round_digits, shortest_digits, Rounding};
 use super::HiveFunction;
 use super::{bad_arguments, is_integer, is_string};
 
@@ -279,16 +279,7 @@ fn signed(negative: bool, integer: &str, fraction: &str, spec: &Spec) -> String 
     } else if spec.space {
         out.push(' ');
     }
-    for (i, c) in integer.chars().enumerate() {
-        if spec.group && i > 0 && (integer.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    if !fraction.is_empty() {
-        out.push('.');
-        out.push_str(fraction);
-    }
+    push_digits(&mut out, integer, fraction, spec.group);
     out
 }
 

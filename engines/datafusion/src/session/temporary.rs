@@ -243,12 +243,19 @@ pub fn engine_catalog(context: &SessionContext) -> Option<Arc<dyn CatalogProvide
     session_catalogs(context).0.catalog(CATALOG)
 }
 
-/// `DROP VIEW|TABLE [IF EXISTS] v` naming one of the session's temporary views (by an
-/// unqualified name): that name, as Spark drops it. None for any other statement, which
-/// then drops what it names in the engine's catalog.
-pub fn dropped_view(context: &SessionContext, sql: &str) -> Option<String> {
-    let first = sql.trim_start().get(..4)?;
-    if !first.eq_ignore_ascii_case("drop") {
+/// The words of `sql` and the session's temporary views, when `sql` starts with one of
+/// `first_words` and the session has views; `None` otherwise, before tokenizing, since
+/// most statements are neither.
+fn statement_on_views(
+    context: &SessionContext,
+    sql: &str,
+    first_words: &[&str],
+) -> Option<(Words, Arc<TemporaryViews>)> {
+    let first = sql
+        .trim_start()
+        .split(|c: char| !c.is_ascii_alphabetic())
+        .next()?;
+    if !first_words.iter().any(|w| first.eq_ignore_ascii_case(w)) {
         return None;
     }
     let views = session_catalogs(context).1?;
@@ -256,7 +263,14 @@ pub fn dropped_view(context: &SessionContext, sql: &str) -> Option<String> {
         return None;
     }
     let tokens = Tokenizer::new(&GenericDialect {}, sql).tokenize().ok()?;
-    let mut words = Words::new(tokens);
+    Some((Words::new(tokens), views))
+}
+
+/// `DROP VIEW|TABLE [IF EXISTS] v` naming one of the session's temporary views (by an
+/// unqualified name): that name, as Spark drops it. None for any other statement, which
+/// then drops what it names in the engine's catalog.
+pub fn dropped_view(context: &SessionContext, sql: &str) -> Option<String> {
+    let (mut words, views) = statement_on_views(context, sql, &["drop"])?;
     if !(words.eat("drop") && words.eat_any(&["view", "table"])) {
         return None;
     }
@@ -270,22 +284,7 @@ pub fn dropped_view(context: &SessionContext, sql: &str) -> Option<String> {
 /// (by an unqualified name), which are read only, as Spark's: the statement would
 /// otherwise change the table the view shadows.
 pub fn written_view(context: &SessionContext, sql: &str) -> Option<DataFusionError> {
-    let first = sql
-        .trim_start()
-        .split(|c: char| !c.is_ascii_alphabetic())
-        .next()?;
-    if !["insert", "truncate", "alter"]
-        .iter()
-        .any(|w| first.eq_ignore_ascii_case(w))
-    {
-        return None;
-    }
-    let views = session_catalogs(context).1?;
-    if views.is_empty() {
-        return None;
-    }
-    let tokens = Tokenizer::new(&GenericDialect {}, sql).tokenize().ok()?;
-    let mut words = Words::new(tokens);
+    let (mut words, views) = statement_on_views(context, sql, &["insert", "truncate", "alter"])?;
     if words.eat("insert") {
         if !words.eat_any(&["into", "overwrite"]) {
             return None;
