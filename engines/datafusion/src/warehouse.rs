@@ -17,11 +17,13 @@
 //! - [`ddl`]: recognising the statements the warehouse answers.
 //! - [`commands`]: running them; writes are staged and then made visible
 //!   ([`commands`] says what is atomic).
+//! - [`orc`]: ORC tables' reading and writing.
 
 pub mod catalog;
 pub mod commands;
 pub mod ddl;
 pub mod meta;
+pub mod orc;
 
 use std::future::Future;
 use std::sync::Arc;

@@ -208,6 +208,7 @@ pub fn file_format(meta: &TableMeta) -> Result<Arc<dyn FileFormat>> {
                 .with_delimiter(meta.delimiter_byte()?),
         ),
         StoredFormat::Json => Arc::new(JsonFormat::default()),
+        StoredFormat::Orc => Arc::new(super::orc::OrcTableFormat),
     })
 }
 
@@ -219,6 +220,8 @@ pub fn file_extension(meta: &TableMeta) -> String {
             StoredFormat::Parquet => ".parquet".to_owned(),
             StoredFormat::Csv | StoredFormat::Textfile => ".csv".to_owned(),
             StoredFormat::Json => ".json".to_owned(),
+            // Every file but hidden ones, as Hive reads ORC tables ([`super::orc`]).
+            StoredFormat::Orc => String::new(),
         },
     }
 }

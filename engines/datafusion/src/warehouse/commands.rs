@@ -185,6 +185,12 @@ pub async fn run(context: &SessionContext, command: &WarehouseCommand) -> Result
                 }
                 meta.columns.push(column.clone());
             }
+            if meta.kind == TableKind::Managed && meta.format == Some(StoredFormat::Orc) {
+                super::orc::check_writable(
+                    meta.file_schema()?.fields().iter().map(|f| f.as_ref()),
+                    &name.to_string(),
+                )?;
+            }
             warehouse
                 .write_table_meta(&name.database, &name.table, &meta, false)
                 .await?;
@@ -329,6 +335,13 @@ async fn create(
             return Ok(None);
         }
         drop_table(warehouse, name, &old).await?;
+    }
+    if meta.kind == TableKind::Managed && meta.format == Some(StoredFormat::Orc) {
+        // A table the engine could never fill is refused now, not at its first INSERT.
+        super::orc::check_writable(
+            meta.file_schema()?.fields().iter().map(|f| f.as_ref()),
+            &name.to_string(),
+        )?;
     }
     let mut meta = meta.clone();
     if meta.kind == TableKind::Managed
@@ -498,7 +511,7 @@ async fn write_rows(
         target = child_dir(&target, &format!("{column}={value}"));
     }
     let staging = child_dir(&location, &format!(".staging-{}", uuid::Uuid::new_v4()));
-    let result = stage(context, meta, &staging, dynamic.clone(), plan).await;
+    let result = stage(context, name, meta, &staging, dynamic.clone(), plan).await;
     let outcome = match result {
         Ok(rows) => publish(warehouse, &staging, &target, !dynamic.is_empty(), overwrite)
             .await
@@ -514,14 +527,15 @@ async fn write_rows(
 /// Writes the rows into the staging directory, partitioned by `dynamic`.
 async fn stage(
     context: &SessionContext,
+    name: &TableName,
     meta: &TableMeta,
     staging: &Url,
     dynamic: Vec<String>,
     plan: LogicalPlan,
 ) -> Result<u64> {
-    let frame = context.execute_logical_plan(plan).await?;
-    let options = DataFrameWriteOptions::new().with_partition_by(dynamic);
     let path = staging.as_str();
+    let frame = context.execute_logical_plan(plan).await?;
+    let options = DataFrameWriteOptions::new().with_partition_by(dynamic.clone());
     let batches = match meta.format.unwrap_or(StoredFormat::Parquet) {
         StoredFormat::Parquet => {
             frame
@@ -537,6 +551,11 @@ async fn stage(
             frame.write_csv(path, options, Some(csv)).await?
         }
         StoredFormat::Json => frame.write_json(path, options, None).await?,
+        // DataFrame has no ORC writer: the same COPY plan, with the warehouse's ORC format.
+        StoredFormat::Orc => {
+            let plan = frame.into_unoptimized_plan();
+            super::orc::write(context, plan, path, dynamic, &name.to_string()).await?
+        }
     };
     Ok(count(&batches))
 }

@@ -738,6 +738,8 @@ fn create_clauses(words: &mut Words, name: &TableName) -> Result<CreateClauses> 
                     clauses.format.get_or_insert_with(|| "csv".to_owned());
                 } else if class.to_ascii_lowercase().contains("json") {
                     clauses.format.get_or_insert_with(|| "json".to_owned());
+                } else if let Some(format) = format_of_class(&class) {
+                    clauses.format.get_or_insert_with(|| format.to_owned());
                 } else if !class.to_ascii_lowercase().contains("lazysimpleserde") {
                     return Err(DataFusionError::Plan(format!(
                         "ROW FORMAT SERDE '{class}' is not supported by the DataFusion engine"
@@ -786,10 +788,19 @@ fn create_clauses(words: &mut Words, name: &TableName) -> Result<CreateClauses> 
                 return Err(unexpected(words));
             }
             if words.eat("inputformat") {
-                return Err(DataFusionError::Plan(format!(
-                    "CREATE TABLE {name}: STORED AS INPUTFORMAT ... is not supported; use \
-                     STORED AS PARQUET, TEXTFILE, CSV or JSON"
-                )));
+                // Hive's SHOW CREATE TABLE writes its ORC and Parquet tables so.
+                let class = words.string().unwrap_or_default();
+                if words.eat("outputformat") {
+                    words.string();
+                }
+                let format = format_of_class(&class).ok_or_else(|| {
+                    DataFusionError::Plan(format!(
+                        "CREATE TABLE {name}: STORED AS INPUTFORMAT '{class}' is not \
+                         supported; use STORED AS PARQUET, ORC, TEXTFILE, CSV or JSON"
+                    ))
+                })?;
+                clauses.format = Some(format.to_owned());
+                continue;
             }
             clauses.format = Some(words.identifier().ok_or_else(|| unexpected(words))?);
         } else if words.eat("using") {
@@ -822,6 +833,19 @@ fn create_clauses(words: &mut Words, name: &TableName) -> Result<CreateClauses> 
         }
     }
     Ok(clauses)
+}
+
+/// The format of Hive's SerDe or input format class for ORC and Parquet
+/// (`org.apache.hadoop.hive.ql.io.orc.OrcSerde`, `...OrcInputFormat`,
+/// `...parquet.MapredParquetInputFormat`, `...ParquetHiveSerDe`).
+fn format_of_class(class: &str) -> Option<&'static str> {
+    let class = class.to_ascii_lowercase();
+    let name = class.rsplit('.').next().unwrap_or_default();
+    match name {
+        "orcserde" | "orcinputformat" => Some("orc"),
+        "parquethiveserde" | "mapredparquetinputformat" => Some("parquet"),
+        _ => None,
+    }
 }
 
 /// `'k' 'v', k = 'v', ...` of an OPTIONS clause.

@@ -40,6 +40,8 @@ pub enum StoredFormat {
     Textfile,
     /// One JSON object per line.
     Json,
+    /// Apache ORC, Hive's usual format ([`super::orc`]).
+    Orc,
 }
 
 impl StoredFormat {
@@ -51,9 +53,10 @@ impl StoredFormat {
             "csv" => Ok(StoredFormat::Csv),
             "textfile" | "text" => Ok(StoredFormat::Textfile),
             "json" | "jsonfile" => Ok(StoredFormat::Json),
+            "orc" | "orcfile" => Ok(StoredFormat::Orc),
             other => Err(DataFusionError::Plan(format!(
                 "STORED AS {}: the DataFusion engine does not read or write that format; \
-                 use PARQUET (the default), TEXTFILE, CSV or JSON",
+                 use PARQUET (the default), ORC, TEXTFILE, CSV or JSON",
                 other.to_uppercase()
             ))),
         }
@@ -66,6 +69,7 @@ impl StoredFormat {
             StoredFormat::Csv => "CSV",
             StoredFormat::Textfile => "TEXTFILE",
             StoredFormat::Json => "JSON",
+            StoredFormat::Orc => "ORC",
         }
     }
 

@@ -8,7 +8,7 @@ use crate::config::EngineConfig;
 use crate::engine::Engine;
 use crate::test_util::{error, lines, open, run};
 
-async fn engine_at(dir: &FsPath) -> Engine {
+pub(super) async fn engine_at(dir: &FsPath) -> Engine {
     let config = EngineConfig {
         tpch_scale: 0.01,
         warehouse: Some(dir.display().to_string()),
@@ -17,14 +17,14 @@ async fn engine_at(dir: &FsPath) -> Engine {
     Engine::start(&config).await.expect("the engine starts")
 }
 
-async fn ok(engine: &Engine, session: &crate::session::Session, sql: &str) {
+pub(super) async fn ok(engine: &Engine, session: &crate::session::Session, sql: &str) {
     if let Err(e) = run(engine, session, sql).await {
         panic!("{sql} failed: {e}");
     }
 }
 
 /// The files under `dir`, relative, sorted; hidden ones left out.
-fn data_files(dir: &FsPath) -> Vec<String> {
+pub(super) fn data_files(dir: &FsPath) -> Vec<String> {
     let mut found = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(at) = stack.pop() {
@@ -305,10 +305,10 @@ async fn text_formats_external_tables_and_alter() {
         lines(&engine, &s, "SELECT a, b FROM w ORDER BY a").await[3..5],
         ["| 1 |     |", "| 2 | two |"]
     );
-    let refused = error(&engine, &s, "CREATE TABLE o (a INT) STORED AS ORC")
+    let refused = error(&engine, &s, "CREATE TABLE o (a INT) STORED AS AVRO")
         .await
         .to_string();
-    assert!(refused.contains("ORC"), "{refused}");
+    assert!(refused.contains("AVRO"), "{refused}");
     let refused = error(&engine, &s, "CREATE TABLE w (a INT)")
         .await
         .to_string();

@@ -1,0 +1,322 @@
+//! ORC tables driven as a client drives them: statements through an engine, files checked on
+//! disk, and files written as Hive writes them (no extension, unnamed columns, hidden files
+//! beside them) read as an EXTERNAL table.
+
+use std::path::Path as FsPath;
+use std::sync::Arc;
+
+use datafusion::arrow::array::{ArrayRef, Int32Array, RecordBatch, StringArray};
+use datafusion::arrow::datatypes::{Field, Schema};
+
+use super::super::tests::{data_files, engine_at, ok};
+use crate::test_util::{error, lines, open};
+
+/// Writes `batch` as the ORC file `path`, as another engine (Hive, Spark) would.
+fn write_orc_file(path: &FsPath, batch: &RecordBatch) {
+    let file = std::fs::File::create(path).unwrap();
+    let mut writer = orc_rust::ArrowWriterBuilder::new(file, batch.schema())
+        .try_build()
+        .unwrap();
+    writer.write(batch).unwrap();
+    writer.close().unwrap();
+}
+
+fn batch(columns: Vec<(&str, ArrayRef)>) -> RecordBatch {
+    let schema = Schema::new(
+        columns
+            .iter()
+            .map(|(name, array)| Field::new(*name, array.data_type().clone(), true))
+            .collect::<Vec<_>>(),
+    );
+    RecordBatch::try_new(
+        Arc::new(schema),
+        columns.into_iter().map(|(_, a)| a).collect(),
+    )
+    .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_writable_type_round_trips_and_another_engine_reads_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = engine_at(dir.path()).await;
+    let s = open(&engine);
+    ok(
+        &engine,
+        &s,
+        "CREATE TABLE typed (s STRING, i INT, b BIGINT, d DOUBLE, f FLOAT, t TINYINT, \
+         sm SMALLINT, flag BOOLEAN, dt DATE, ts TIMESTAMP, bin BINARY, v VARCHAR(5)) STORED AS ORC",
+    )
+    .await;
+    ok(
+        &engine,
+        &s,
+        "INSERT INTO typed VALUES ('héllo', 1, 10000000000, 1.5, 2.5, 7, 300, true, \
+         DATE '2024-01-02', TIMESTAMP '2024-01-02 03:04:05.123456', X'CAFE', 'vv'), \
+         (NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)",
+    )
+    .await;
+    let files = data_files(&dir.path().join("typed"));
+    assert_eq!(files.len(), 1, "{files:?}");
+    assert!(files[0].ends_with(".orc"), "{files:?}");
+    let bytes = std::fs::read(dir.path().join("typed").join(&files[0])).unwrap();
+    assert_eq!(&bytes[..3], b"ORC", "an ORC file starts with its magic");
+
+    let other = engine_at(dir.path()).await;
+    let o = open(&other);
+    assert_eq!(
+        lines(
+            &other,
+            &o,
+            "SELECT s, i, b, d, f, t, sm, flag, dt, ts, bin, v FROM typed ORDER BY i NULLS LAST"
+        )
+        .await[3..5],
+        [
+            "| héllo | 1 | 10000000000 | 1.5 | 2.5 | 7 | 300 | true | 2024-01-02 | 2024-01-02T03:04:05.123456 | cafe | vv |",
+            "|       |   |             |     |     |   |     |      |            |                            |      |    |",
+        ]
+    );
+    let create = lines(&other, &o, "SHOW CREATE TABLE typed")
+        .await
+        .join("\n");
+    assert!(create.contains("STORED AS ORC"), "{create}");
+    let described = lines(&other, &o, "DESCRIBE FORMATTED typed")
+        .await
+        .join("\n");
+    assert!(
+        described.contains("| Provider                     | orc"),
+        "{described}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn partitions_ctas_and_overwrite() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = engine_at(dir.path()).await;
+    let s = open(&engine);
+    ok(
+        &engine,
+        &s,
+        "CREATE TABLE p (id INT, v STRING) PARTITIONED BY (dt STRING) STORED AS ORC",
+    )
+    .await;
+    ok(
+        &engine,
+        &s,
+        "INSERT INTO p PARTITION (dt='2024-01-01') VALUES (1, 'a'), (2, 'b')",
+    )
+    .await;
+    ok(
+        &engine,
+        &s,
+        "INSERT INTO TABLE p PARTITION (dt) SELECT 3, 'c', '2024-01-02'",
+    )
+    .await;
+    assert_eq!(
+        data_files(&dir.path().join("p"))
+            .iter()
+            .map(|f| f.split('/').next().unwrap().to_owned())
+            .collect::<Vec<_>>(),
+        ["dt=2024-01-01", "dt=2024-01-02"]
+    );
+    assert_eq!(
+        lines(&engine, &s, "SELECT dt, id, v FROM p ORDER BY id").await[3..6],
+        [
+            "| 2024-01-01 | 1  | a |",
+            "| 2024-01-01 | 2  | b |",
+            "| 2024-01-02 | 3  | c |",
+        ]
+    );
+    // Partition columns alone, and no column at all.
+    assert_eq!(
+        lines(
+            &engine,
+            &s,
+            "SELECT count(*) AS n, count(DISTINCT dt) AS d FROM p"
+        )
+        .await[3],
+        "| 3 | 2 |"
+    );
+    ok(
+        &engine,
+        &s,
+        "INSERT OVERWRITE TABLE p PARTITION (dt='2024-01-01') SELECT 10, 'z'",
+    )
+    .await;
+    assert_eq!(
+        lines(&engine, &s, "SELECT id, dt FROM p ORDER BY id").await[3..5],
+        ["| 3  | 2024-01-02 |", "| 10 | 2024-01-01 |"]
+    );
+    ok(
+        &engine,
+        &s,
+        "CREATE TABLE pc PARTITIONED BY (r) STORED AS ORC AS \
+         SELECT r_name AS name, r_regionkey AS r FROM tpch.region",
+    )
+    .await;
+    assert_eq!(data_files(&dir.path().join("pc")).len(), 5);
+    assert_eq!(
+        lines(&engine, &s, "SELECT name FROM pc WHERE r = 0").await[3],
+        "| AFRICA |"
+    );
+    ok(&engine, &s, "TRUNCATE TABLE pc").await;
+    assert_eq!(
+        lines(&engine, &s, "SELECT count(*) AS n FROM pc").await[3],
+        "| 0 |"
+    );
+    // A column added later reads as NULL from the files written before it.
+    ok(&engine, &s, "ALTER TABLE p ADD COLUMNS (note STRING)").await;
+    ok(
+        &engine,
+        &s,
+        "INSERT INTO p PARTITION (dt='2024-01-03') VALUES (4, 'd', 'new')",
+    )
+    .await;
+    assert_eq!(
+        lines(&engine, &s, "SELECT id, note FROM p ORDER BY id").await[3..6],
+        ["| 3  |      |", "| 4  | new  |", "| 10 |      |"]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn types_orc_files_cannot_hold_are_refused_naming_the_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = engine_at(dir.path()).await;
+    let s = open(&engine);
+    let refused = error(
+        &engine,
+        &s,
+        "CREATE TABLE money (id INT, price DECIMAL(10,2)) STORED AS ORC",
+    )
+    .await
+    .to_string();
+    assert!(
+        refused.contains("'price'") && refused.contains("DECIMAL(10,2)"),
+        "{refused}"
+    );
+    assert!(refused.contains("PARQUET"), "{refused}");
+    assert!(!dir.path().join("money").exists());
+    let refused = error(
+        &engine,
+        &s,
+        "CREATE TABLE tags STORED AS ORC AS SELECT 1 AS id, make_array('a', 'b') AS tags",
+    )
+    .await
+    .to_string();
+    assert!(
+        refused.contains("'tags'") && refused.to_uppercase().contains("ARRAY<STRING>"),
+        "{refused}"
+    );
+    assert!(!dir.path().join("tags").exists());
+    ok(&engine, &s, "CREATE TABLE ok_orc (id INT) STORED AS ORC").await;
+    let refused = error(
+        &engine,
+        &s,
+        "ALTER TABLE ok_orc ADD COLUMNS (amount DECIMAL(5,1))",
+    )
+    .await
+    .to_string();
+    assert!(refused.contains("'amount'"), "{refused}");
+    // An EXTERNAL table may have them (Spark's files do): it is read, and writing to it is
+    // refused.
+    let data = tempfile::tempdir().unwrap();
+    let sql = format!(
+        "CREATE EXTERNAL TABLE ext_money (price DECIMAL(10,2)) STORED AS ORC LOCATION '{}'",
+        data.path().display()
+    );
+    ok(&engine, &s, &sql).await;
+    let refused = error(&engine, &s, "INSERT INTO ext_money VALUES (1.25)")
+        .await
+        .to_string();
+    assert!(refused.contains("'price'"), "{refused}");
+    assert!(std::fs::read_dir(data.path()).unwrap().next().is_none());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hive_written_files_are_read_as_an_external_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = engine_at(dir.path()).await;
+    let s = open(&engine);
+    // As Hive 1.x writes them: no extension, columns named _col0, _col1; beside them a
+    // _SUCCESS marker and a checksum, which are not data.
+    let data = tempfile::tempdir().unwrap();
+    let rows = batch(vec![
+        ("_col0", Arc::new(Int32Array::from(vec![Some(1), None]))),
+        (
+            "_col1",
+            Arc::new(StringArray::from(vec![Some("x"), Some("y")])),
+        ),
+    ]);
+    write_orc_file(&data.path().join("000000_0"), &rows);
+    std::fs::write(data.path().join("_SUCCESS"), b"").unwrap();
+    std::fs::write(data.path().join(".000000_0.crc"), b"crc").unwrap();
+    let sql = format!(
+        "CREATE EXTERNAL TABLE hive_t (id BIGINT, name STRING, added STRING) \
+         ROW FORMAT SERDE 'org.apache.hadoop.hive.ql.io.orc.OrcSerde' \
+         STORED AS INPUTFORMAT 'org.apache.hadoop.hive.ql.io.orc.OrcInputFormat' \
+         OUTPUTFORMAT 'org.apache.hadoop.hive.ql.io.orc.OrcOutputFormat' LOCATION '{}'",
+        data.path().display()
+    );
+    ok(&engine, &s, &sql).await;
+    assert_eq!(
+        lines(
+            &engine,
+            &s,
+            "SELECT id, name, added FROM hive_t ORDER BY name"
+        )
+        .await[3..5],
+        ["| 1  | x    |       |", "|    | y    |       |"]
+    );
+    // Named columns, in another order than the table's, and the columns inferred.
+    let named = tempfile::tempdir().unwrap();
+    let rows = batch(vec![
+        ("name", Arc::new(StringArray::from(vec!["p", "q"]))),
+        ("ID", Arc::new(Int32Array::from(vec![7, 8]))),
+    ]);
+    write_orc_file(&named.path().join("part-00000.snappy.orc"), &rows);
+    std::fs::write(named.path().join("_SUCCESS"), b"").unwrap();
+    let sql = format!(
+        "CREATE EXTERNAL TABLE inferred STORED AS ORC LOCATION '{}'",
+        named.path().display()
+    );
+    ok(&engine, &s, &sql).await;
+    let described = lines(&engine, &s, "DESCRIBE inferred").await.join("\n");
+    assert!(
+        described.contains("name") && described.contains("ID") && described.contains("int"),
+        "{described}"
+    );
+    let sql = format!(
+        "CREATE EXTERNAL TABLE by_name (id INT, name STRING) STORED AS ORC LOCATION '{}'",
+        named.path().display()
+    );
+    ok(&engine, &s, &sql).await;
+    assert_eq!(
+        lines(&engine, &s, "SELECT id, name FROM by_name ORDER BY id").await[3..5],
+        ["| 7  | p    |", "| 8  | q    |"]
+    );
+    // What the engine appends sits beside the other engine's file, and both are read.
+    ok(&engine, &s, "INSERT INTO by_name VALUES (9, 'r')").await;
+    assert_eq!(
+        lines(&engine, &s, "SELECT sum(id) AS n FROM by_name").await[3],
+        "| 24 |"
+    );
+    // A directory of hidden files alone has no columns to give.
+    let empty = tempfile::tempdir().unwrap();
+    std::fs::write(empty.path().join(".part-0.orc.crc"), b"crc").unwrap();
+    let refused = error(
+        &engine,
+        &s,
+        &format!(
+            "CREATE EXTERNAL TABLE nothing STORED AS ORC LOCATION '{}'",
+            empty.path().display()
+        ),
+    )
+    .await
+    .to_string();
+    assert!(refused.contains("no ORC files"), "{refused}");
+    // A file that is not ORC is named when read.
+    std::fs::write(data.path().join("notes.txt"), b"not orc").unwrap();
+    let broken = error(&engine, &s, "SELECT count(*) FROM hive_t")
+        .await
+        .to_string();
+    assert!(broken.contains("notes.txt"), "{broken}");
+}
