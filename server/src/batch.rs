@@ -15,6 +15,7 @@
 //! marks it ERROR when it is gone, since its outcome is then unknown.
 
 use std::collections::{BTreeMap, HashMap};
+use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -32,6 +33,7 @@ use uuid::Uuid;
 use crate::cluster::{ClusterRegistry, ClusterUnavailable};
 use crate::errors::GatewayError;
 use crate::routing::{apply_session_conf_rules, effective_user, keys, setting};
+use crate::session::admission::check_deny_lists;
 
 mod spark_log;
 
@@ -545,11 +547,12 @@ impl BatchManager {
     pub fn submit(
         self: &Arc<Self>,
         login_user: &str,
+        client: IpAddr,
         request: BatchRequest,
         proxy_user: Option<&str>,
         staged: Option<StagedResource>,
     ) -> Result<BatchView, GatewayError> {
-        let submitted = self.submit_inner(login_user, request, proxy_user, staged.as_ref());
+        let submitted = self.submit_inner(login_user, client, request, proxy_user, staged.as_ref());
         // A started batch has moved its upload into its own directory: one still staged
         // belongs to a refused or duplicate submission.
         if let Some(staged) = &staged {
@@ -563,6 +566,7 @@ impl BatchManager {
     fn submit_inner(
         self: &Arc<Self>,
         login_user: &str,
+        client: IpAddr,
         mut request: BatchRequest,
         proxy_user: Option<&str>,
         staged: Option<&StagedResource>,
@@ -590,12 +594,7 @@ impl BatchManager {
                     .find_map(|key| setting(&ruled.conf.settings, key))
             });
         let user = effective_user(&cluster, login_user, proxy)?;
-        if !cluster.config.admits(&user) {
-            return Err(GatewayError::Refused(format!(
-                "user `{user}` may not use cluster `{}`; ask an operator to add them to its allowed-users",
-                cluster.name
-            )));
-        }
+        check_deny_lists(&cluster, login_user, &user, client)?;
         let id = match setting(&ruled.conf.settings, BATCH_ID_KEY) {
             None => Uuid::new_v4(),
             Some(text) => Uuid::parse_str(text.trim()).map_err(|_| {

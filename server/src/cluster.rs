@@ -36,6 +36,13 @@ pub struct ClusterConfig {
     pub super_users: Vec<String>,
     /// Users who may open sessions here; `*` admits everyone. Empty admits everyone too.
     pub allowed_users: Vec<String>,
+    /// Users refused here even when `allowed-users` admits them (Kyuubi's
+    /// `kyuubi.server.limit.connections.user.deny.list`): matched against the login user and
+    /// the user a session runs as.
+    pub deny_users: Vec<String>,
+    /// Client addresses refused here: an address (`10.1.2.3`) or a network (`10.1.0.0/16`)
+    /// (Kyuubi's `kyuubi.server.limit.connections.ip.deny.list`, which takes addresses only).
+    pub deny_ips: Vec<AddressRule>,
     /// Caps on what this cluster runs.
     pub limits: Limits,
     /// Session keys this cluster refuses or drops (Kyuubi's `kyuubi.session.conf.restrict.list`
@@ -262,6 +269,59 @@ pub struct Limits {
     pub max_engines: Option<u32>,
     /// Most sessions one user may have open on this gateway. None: no cap.
     pub max_sessions_per_user: Option<u32>,
+    /// Most sessions open on this gateway from one client address. None: no cap.
+    pub max_sessions_per_ip: Option<u32>,
+    /// Most sessions one user may have open on this gateway from one client address.
+    /// None: no cap.
+    pub max_sessions_per_user_ip: Option<u32>,
+    /// Users none of the three session caps applies to (service accounts, ETL schedulers).
+    pub unlimited_users: Vec<String>,
+}
+
+/// A client address or network of a cluster's `deny-ips`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AddressRule(ipnet::IpNet);
+
+impl AddressRule {
+    /// Whether `address` is this address, or lies in this network.
+    pub fn matches(&self, address: std::net::IpAddr) -> bool {
+        self.0.contains(&address.to_canonical())
+    }
+}
+
+impl fmt::Display for AddressRule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0.prefix_len() == self.0.max_prefix_len() {
+            true => write!(f, "{}", self.0.addr()),
+            false => write!(f, "{}", self.0),
+        }
+    }
+}
+
+impl std::str::FromStr for AddressRule {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        let text = text.trim();
+        if let Ok(address) = text.parse::<std::net::IpAddr>() {
+            return Ok(AddressRule(address.to_canonical().into()));
+        }
+        text.parse::<ipnet::IpNet>()
+            .map(|network| AddressRule(network.trunc()))
+            .map_err(|_| {
+                format!(
+                    "`{text}` is neither an IP address (10.1.2.3, ::1) nor a network (10.1.0.0/16)"
+                )
+            })
+    }
+}
+
+impl<'de> Deserialize<'de> for AddressRule {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        String::deserialize(deserializer)?
+            .parse()
+            .map_err(serde::de::Error::custom)
+    }
 }
 
 /// Which session configuration keys a cluster refuses or drops, as Kyuubi's

@@ -271,7 +271,7 @@ impl RestApi {
         let result = match (route, method) {
             (Route::Batches, Method::POST) => {
                 tracing::debug!(%peer, %user, "batch submission");
-                match self.post_batch(req, &user, proxy).await {
+                match self.post_batch(req, &user, peer.ip(), proxy).await {
                     Ok(result) => result,
                     Err(response) => return *response,
                 }
@@ -360,6 +360,7 @@ impl RestApi {
         &self,
         req: Request<B>,
         user: &str,
+        client: std::net::IpAddr,
         proxy: Option<&str>,
     ) -> Result<Result<Response<Full<Bytes>>, GatewayError>, Box<Response<Full<Bytes>>>>
     where
@@ -376,7 +377,7 @@ impl RestApi {
             return Ok(match BatchRequest::from_json(&body) {
                 Ok(request) => self
                     .batches
-                    .submit(user, request, proxy, None)
+                    .submit(user, client, request, proxy, None)
                     .map(|batch| json(&batch)),
                 Err(message) => Err(GatewayError::BadRequest(message)),
             });
@@ -428,7 +429,7 @@ impl RestApi {
         };
         Ok(self
             .batches
-            .submit(user, request, proxy, Some(staged))
+            .submit(user, client, request, proxy, Some(staged))
             .map(|batch| json(&batch)))
     }
 

@@ -108,12 +108,6 @@ impl Router {
             login_user,
             keys::PROXY_USER.iter().find_map(|key| get(key)),
         )?;
-        if !config.admits(&user) {
-            return Err(GatewayError::Refused(format!(
-                "user `{user}` may not use cluster `{}`; ask an operator to add them to its allowed-users",
-                cluster.name
-            )));
-        }
 
         let engine_type = parse_or(
             get(keys::ENGINE_TYPE),
@@ -232,22 +226,31 @@ pub(crate) fn apply_session_conf_rules(
     Ok(ruled)
 }
 
-/// The user a session runs as: the login user, or the proxy user when the login user is one
-/// of the cluster's super users.
+/// The user a session or batch runs as: the login user, or the proxy user when the login user
+/// is one of the cluster's super users; refused unless the cluster's allowed-users admit it.
 pub(crate) fn effective_user(
     cluster: &Cluster,
     login_user: &str,
     proxy_user: Option<&str>,
 ) -> Result<String, GatewayError> {
-    match proxy_user {
-        None => Ok(login_user.to_owned()),
-        Some(proxy) if proxy == login_user => Ok(login_user.to_owned()),
-        Some(proxy) if cluster.config.is_super_user(login_user) => Ok(proxy.to_owned()),
-        Some(proxy) => Err(GatewayError::Refused(format!(
-            "user `{login_user}` may not impersonate `{proxy}` on cluster `{}`: only its super-users may set hive.server2.proxy.user",
+    let user = match proxy_user {
+        None => login_user,
+        Some(proxy) if proxy == login_user => login_user,
+        Some(proxy) if cluster.config.is_super_user(login_user) => proxy,
+        Some(proxy) => {
+            return Err(GatewayError::Refused(format!(
+                "user `{login_user}` may not impersonate `{proxy}` on cluster `{}`: only its super-users may set hive.server2.proxy.user",
+                cluster.name
+            )))
+        }
+    };
+    if !cluster.config.admits(user) {
+        return Err(GatewayError::Refused(format!(
+            "user `{user}` may not use cluster `{}`; ask an operator to add them to its allowed-users",
             cluster.name
-        ))),
+        )));
     }
+    Ok(user.to_owned())
 }
 
 fn parse_or<T: FromStr>(value: Option<&str>, key: &str, default: T) -> Result<T, GatewayError>

@@ -29,12 +29,15 @@ use kumiho_thrift::status;
 use tokio::sync::Semaphore;
 use tokio_util::task::TaskTracker;
 
+pub mod admission;
+
 use crate::errors::GatewayError;
 use crate::metrics::Metrics;
 use crate::operation::launch_engine::{LaunchEngine, LaunchedEngine};
 use crate::operation::observed::ObservedState;
 use crate::proxy::prefetch::Prefetched;
 use crate::routing::{Route, Router};
+use admission::{Admission, SessionCounts};
 
 /// How long closing a session's engine side may take before its connection is dropped.
 const ENGINE_CLOSE_TIMEOUT: Duration = Duration::from_secs(5);
@@ -87,6 +90,8 @@ pub struct GatewaySession {
     pub created_ms: u64,
     /// Operations created in it so far (statements and metadata calls).
     operations_created: AtomicUsize,
+    /// Its place under the cluster's session caps, given back when it closes.
+    admission: Admission,
 }
 
 impl GatewaySession {
@@ -254,6 +259,8 @@ pub struct SessionManager {
     /// Handles an operator closed, and why, oldest first (at most [`CLOSED_REMEMBERED`]). A
     /// std mutex, never held across an await.
     closed_by_operator: std::sync::Mutex<VecDeque<ClosedByOperator>>,
+    /// Open sessions by user and client address, for the clusters' session caps.
+    counts: Arc<SessionCounts>,
 }
 
 /// A session or operation an operator closed.
@@ -294,6 +301,7 @@ impl SessionManager {
             metrics,
             engine_session_opens_max: engine_session_opens,
             closed_by_operator: Default::default(),
+            counts: Default::default(),
         }
     }
 
@@ -318,19 +326,10 @@ impl SessionManager {
             .router
             .route(&login_user, &conf, &id.guid.simple().to_string())
             .await?;
-        if let Some(limit) = route.cluster.config.limits.max_sessions_per_user {
-            let open = self
-                .sessions
-                .iter()
-                .filter(|s| s.route.user == route.user)
-                .count();
-            if open >= limit as usize {
-                return Err(GatewayError::Refused(format!(
-                    "user `{}` already has {open} open sessions, the limit of cluster `{}`; close some first",
-                    route.user, route.cluster.name
-                )));
-            }
-        }
+        admission::check_deny_lists(&route.cluster, &login_user, &route.user, ctx.peer.ip())?;
+        let admission = self
+            .counts
+            .admit(&route.cluster, &route.user, ctx.peer.ip())?;
         let launch = LaunchEngine::new(route.engine_ref.clone());
         let session = Arc::new(GatewaySession {
             id,
@@ -348,6 +347,7 @@ impl SessionManager {
             client_ip: ctx.peer.ip().to_string(),
             created_ms: now_ms(),
             operations_created: AtomicUsize::new(0),
+            admission,
         });
         self.sessions.insert(id, session.clone());
         self.operations.insert(
@@ -560,6 +560,7 @@ impl SessionManager {
             return false;
         };
         session.closed.store(true, Ordering::Release);
+        session.admission.release();
         self.operations.remove(&session.launch.handle);
         let operations = std::mem::take(&mut *session.operation_ids());
         for operation in operations {

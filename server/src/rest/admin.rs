@@ -16,8 +16,7 @@
 //! | `GET /admin/engine?type=&sharelevel=&subdomain=&hive.server2.proxy.user=&cluster=` | `[Engine]` |
 //! | `DELETE /admin/engine?...` (same parameters) | the engine's registration removed and its process stopped |
 //! | `GET /admin/server` | `[ServerData]`: the gateways registered in the HA namespace, else this one |
-//! | `POST /admin/refresh/{hadoop_conf,user_defaults_conf,kubernetes_conf}` | the cluster configs reread |
-//! | `POST /admin/refresh/{unlimited_users,deny_users,deny_ips}` | 501: what Kumiho does instead |
+//! | `POST /admin/refresh/{hadoop_conf,user_defaults_conf,kubernetes_conf,unlimited_users,deny_users,deny_ips}` | the cluster configs reread |
 //!
 //! Engines are named as sessions name them: `type` and `sharelevel` default to the cluster's,
 //! the user is `hive.server2.proxy.user` (or `proxyUser`) or the administrator, `cluster` (or

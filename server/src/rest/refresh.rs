@@ -1,13 +1,12 @@
 //! Kyuubi's `POST /api/v1/admin/refresh/{what}` calls (`kyuubi-admin refresh config ...`), mapped onto what Kumiho reloads: its cluster configs.
 //!
-//! Kyuubi rereads its server's Hadoop configuration, its `___user___.` defaults and its
-//! Kubernetes contexts; in Kumiho all three live in the cluster files of `cluster-configs/`
-//! (a cluster's `env` with `HADOOP_CONF_DIR`, its engine and session settings), which the
-//! gateway watches. These calls reread the directory at once, as the watcher would, and say
-//! what changed; a broken file keeps its last good version and the answer names it (503: the
-//! operator's configuration does not take effect). Kyuubi's lists of unlimited users, denied
-//! users and denied IPs have no counterpart here: those calls are answered 501 with what Kumiho
-//! does instead, so that no script believes a list was applied.
+//! Kyuubi rereads its server's Hadoop configuration, its `___user___.` defaults, its
+//! Kubernetes contexts and its lists of unlimited users, denied users and denied IPs; in
+//! Kumiho all of these live in the cluster files of `cluster-configs/` (a cluster's `env` with
+//! `HADOOP_CONF_DIR`, its engine and session settings, its `deny-users`, `deny-ips` and
+//! `limits.unlimited-users`), which the gateway watches. Each call rereads the directory at
+//! once, as the watcher would, and says what changed; a broken file keeps its last good
+//! version and the answer names it (503: the operator's configuration does not take effect).
 
 use std::path::Path;
 use std::sync::Arc;
@@ -20,69 +19,28 @@ use kumiho_thrift::server::text_response;
 use crate::cluster::{ClusterRegistry, LoadError, ReloadReport};
 use crate::errors::GatewayError;
 
-/// What a refresh call names.
+/// What a refresh call names, in Kyuubi's words ("deny users"); every one rereads the
+/// cluster configs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Refresh {
-    /// `hadoop_conf`, `user_defaults_conf`, `kubernetes_conf`: the cluster configs.
-    ClusterConfigs(&'static str),
-    /// `unlimited_users`, `deny_users`, `deny_ips`: settings Kumiho does not have.
-    NoCounterpart(ConnectionList),
-}
-
-/// Kyuubi's lists of `kyuubi.server.limit.connections.*`, which Kumiho does not have.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ConnectionList {
-    UnlimitedUsers,
-    DenyUsers,
-    DenyIps,
-}
-
-impl ConnectionList {
-    /// Kyuubi's words for it ("deny users").
-    fn name(self) -> &'static str {
-        match self {
-            ConnectionList::UnlimitedUsers => "unlimited users",
-            ConnectionList::DenyUsers => "deny users",
-            ConnectionList::DenyIps => "deny ips",
-        }
-    }
-
-    /// What Kumiho has in its place, for an operator who asked to refresh it.
-    fn instead(self, dir: &Path) -> String {
-        let dir = dir.display();
-        let what = match self {
-            ConnectionList::UnlimitedUsers => format!(
-                "Kumiho has no list of users exempt from connection limits (Kyuubi's kyuubi.server.limit.connections.user.unlimited.list): its cap is a cluster's `limits.max-sessions-per-user`, in the cluster's file in {dir}, without exemptions"
-            ),
-            ConnectionList::DenyUsers => format!(
-                "Kumiho has no list of denied users (Kyuubi's kyuubi.server.limit.connections.user.deny.list): a cluster admits the users of its `allowed-users`, in the cluster's file in {dir}"
-            ),
-            ConnectionList::DenyIps => "Kumiho has no list of denied client addresses (Kyuubi's kyuubi.server.limit.connections.ip.deny.list): restrict addresses in the network (a firewall, a Kubernetes NetworkPolicy) or with the gateway's bind-host".to_owned(),
-        };
-        format!("{what}; cluster files are reloaded as they change, or at once with POST /api/v1/admin/refresh/user_defaults_conf")
-    }
-}
+pub struct Refresh(&'static str);
 
 impl Refresh {
     /// The refresh of a path's last part (Kyuubi's names), or `None` (404).
     pub fn parse(what: &str) -> Option<Refresh> {
-        Some(match what {
-            "hadoop_conf" => Refresh::ClusterConfigs("hadoop conf"),
-            "user_defaults_conf" => Refresh::ClusterConfigs("user defaults conf"),
-            "kubernetes_conf" => Refresh::ClusterConfigs("kubernetes conf"),
-            "unlimited_users" => Refresh::NoCounterpart(ConnectionList::UnlimitedUsers),
-            "deny_users" => Refresh::NoCounterpart(ConnectionList::DenyUsers),
-            "deny_ips" => Refresh::NoCounterpart(ConnectionList::DenyIps),
+        Some(Refresh(match what {
+            "hadoop_conf" => "hadoop conf",
+            "user_defaults_conf" => "user defaults conf",
+            "kubernetes_conf" => "kubernetes conf",
+            "unlimited_users" => "unlimited users",
+            "deny_users" => "deny users",
+            "deny_ips" => "deny ips",
             _ => return None,
-        })
+        }))
     }
 
     /// What the call does in words of Kyuubi's ("refresh the deny users").
     pub fn describe(self) -> String {
-        match self {
-            Refresh::ClusterConfigs(what) => format!("refresh the {what}"),
-            Refresh::NoCounterpart(list) => format!("refresh the {}", list.name()),
-        }
+        format!("refresh the {}", self.0)
     }
 }
 
@@ -93,40 +51,31 @@ pub async fn refresh(
     clusters: Arc<ClusterRegistry>,
     may_read: impl Fn(&str) -> bool,
 ) -> Result<Response<Full<Bytes>>, GatewayError> {
-    match what {
-        Refresh::NoCounterpart(list) => Ok(text_response(
-            StatusCode::NOT_IMPLEMENTED,
-            format!("{}\n", list.instead(clusters.dir())),
-        )),
-        Refresh::ClusterConfigs(name) => {
-            // File reads, off the runtime's threads (as the watcher's rereads).
-            let rereading = clusters.clone();
-            let reloaded = tokio::task::spawn_blocking(move || reload(&rereading))
-                .await
-                .map_err(|e| {
-                    GatewayError::Internal(format!("the cluster config reread failed: {e}"))
-                })?
-                .map_err(GatewayError::Config)?;
-            let clusters = &*clusters;
-            let summary = reloaded.summary(clusters);
-            if reloaded.broken.is_empty() {
-                tracing::info!(%summary, "cluster configs reread for an administrator");
-                return Ok(text_response(
-                    StatusCode::OK,
-                    format!("Refresh the {name} successfully: {summary}.\n"),
-                ));
-            }
-            let broken: Vec<String> = reloaded
-                .broken
-                .iter()
-                .map(|error| describe_error(error, clusters, &may_read))
-                .collect();
-            Err(GatewayError::Config(format!(
-                "{}; {summary}",
-                broken.join("; ")
-            )))
-        }
+    let name = what.0;
+    // File reads, off the runtime's threads (as the watcher's rereads).
+    let rereading = clusters.clone();
+    let reloaded = tokio::task::spawn_blocking(move || reload(&rereading))
+        .await
+        .map_err(|e| GatewayError::Internal(format!("the cluster config reread failed: {e}")))?
+        .map_err(GatewayError::Config)?;
+    let clusters = &*clusters;
+    let summary = reloaded.summary(clusters);
+    if reloaded.broken.is_empty() {
+        tracing::info!(%summary, "cluster configs reread for an administrator");
+        return Ok(text_response(
+            StatusCode::OK,
+            format!("Refresh the {name} successfully: {summary}.\n"),
+        ));
     }
+    let broken: Vec<String> = reloaded
+        .broken
+        .iter()
+        .map(|error| describe_error(error, clusters, &may_read))
+        .collect();
+    Err(GatewayError::Config(format!(
+        "{}; {summary}",
+        broken.join("; ")
+    )))
 }
 
 /// What a reread found.
@@ -224,16 +173,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn kyuubis_refresh_names_map_onto_the_cluster_configs_or_are_refused() {
+    fn kyuubis_refresh_names_are_described_in_kyuubis_words() {
+        let described = |what| Refresh::parse(what).map(Refresh::describe);
         assert_eq!(
-            Refresh::parse("user_defaults_conf"),
-            Some(Refresh::ClusterConfigs("user defaults conf"))
+            described("user_defaults_conf").as_deref(),
+            Some("refresh the user defaults conf")
         );
         assert_eq!(
-            Refresh::parse("deny_ips"),
-            Some(Refresh::NoCounterpart(ConnectionList::DenyIps))
+            described("deny_ips").as_deref(),
+            Some("refresh the deny ips")
         );
-        assert_eq!(Refresh::parse("everything"), None);
+        assert_eq!(described("everything"), None);
     }
 
     /// `refresh/hadoop_conf` by an administrator who may read the parser's messages, or not.
@@ -242,7 +192,7 @@ mod tests {
         may_read: bool,
     ) -> Result<Response<Full<Bytes>>, GatewayError> {
         refresh(
-            Refresh::ClusterConfigs("hadoop conf"),
+            Refresh::parse("hadoop_conf").unwrap(),
             clusters.clone(),
             move |_| may_read,
         )

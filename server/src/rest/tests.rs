@@ -11,6 +11,9 @@ use kumiho_engine_launcher::batch::BatchType;
 
 /// A stand-in `spark-submit` (a shell script): prints its arguments and an application id,
 /// fails for `fail.py`, sleeps for `sleep.py`.
+/// The client address of batches submitted by a test straight to the manager.
+const LOOPBACK: std::net::IpAddr = std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST);
+
 const SPARK_SUBMIT: &str = r#"#!/bin/sh
 echo "spark-submit $*"
 for arg in "$@"; do
@@ -785,7 +788,9 @@ async fn a_resubmission_with_the_same_batch_id_answers_with_the_batch_already_st
                 scope.spawn(move || {
                     let _context = runtime.enter();
                     let request = BatchRequest::from_json(body.as_bytes()).unwrap();
-                    manager.submit("alice", request, None, None).unwrap()
+                    manager
+                        .submit("alice", LOOPBACK, request, None, None)
+                        .unwrap()
                 })
             })
             .collect();
@@ -875,6 +880,7 @@ async fn batches_that_ended_longer_ago_than_the_max_age_are_forgotten_with_their
         api.batches
             .submit(
                 "alice",
+                LOOPBACK,
                 BatchRequest::from_json(submission(resource).as_bytes()).unwrap(),
                 None,
                 None,
@@ -1150,9 +1156,7 @@ fn admin_and_exec_pool_paths_route() {
     );
     assert_eq!(
         route("/api/v1/admin/refresh/deny_users"),
-        Some(Route::AdminRefresh(Refresh::NoCounterpart(
-            refresh::ConnectionList::DenyUsers
-        )))
+        Refresh::parse("deny_users").map(Route::AdminRefresh)
     );
     assert_eq!(route("/api/v1/admin/refresh/nonsense"), None);
     assert_eq!(route("/api/v1/admin/nonsense"), None);
@@ -1393,8 +1397,11 @@ async fn without_ha_the_server_list_is_this_gateway_and_refreshes_are_for_admins
     let (status, body) = gateway
         .call("POST", "/api/v1/admin/refresh/deny_users", "admin", "")
         .await;
-    assert_eq!(status, StatusCode::NOT_IMPLEMENTED, "{body}");
-    assert!(body.contains("allowed-users"), "{body}");
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert!(
+        body.starts_with("Refresh the deny users successfully: "),
+        "{body}"
+    );
 }
 
 #[tokio::test]

@@ -1,0 +1,107 @@
+"""Who may open a session, as an operator of Kyuubi sets it with kyuubi.server.limit.connections.*:
+a cluster's caps on the sessions open per user and per client address (with users exempt), and
+its lists of denied users and addresses, which an administrator's refresh applies at once.
+
+Real clients: PyHive for the caps (their refusal is what its user reads), beeline and a REST
+batch for the deny lists. Every client here comes from 127.0.0.1; no engine is needed, since
+OpenSession is answered before the launch.
+"""
+
+import pytest
+import requests
+from pyhive import hive
+
+from gateway_fixtures import DEFAULT_CLUSTER, wait_until
+from gateway_fixtures import gateway_binary, gateway_dirs, kumiho, start_kumiho  # noqa: F401 (fixtures)
+from harness.beeline import binary_url, run_beeline
+from harness.engine import HOST
+
+ADMIN = "adm_ops"
+
+
+def use_cluster(gateway, text: str):
+    """Puts `text` in force as the default cluster, as an operator's edit and refresh would."""
+    gateway.write_cluster("default", DEFAULT_CLUSTER + text)
+    answer = requests.post(f"http://{HOST}:{gateway.rest_port}/api/v1/admin/refresh/deny_users",
+                           auth=(ADMIN, "x"), timeout=30)
+    assert answer.status_code == 200 and "successfully" in answer.text, answer.text
+
+
+def connect(gateway, user: str):
+    return hive.connect(HOST, gateway.port, username=user)
+
+
+def refusal(gateway, user: str) -> str:
+    """What PyHive raises for a session the gateway refuses."""
+    with pytest.raises(Exception) as refused:
+        connect(gateway, user).close()
+    return str(refused.value)
+
+
+def test_caps_refuse_the_session_past_them_until_a_place_is_free(kumiho):
+    use_cluster(kumiho, f"""super-users: [{ADMIN}]
+limits:
+  max-sessions-per-user: 2
+  max-sessions-per-ip: 4
+  unlimited-users: [adm_etl]
+""")
+    alice = [connect(kumiho, "adm_alice") for _ in range(2)]
+    message = refusal(kumiho, "adm_alice")
+    assert "user `adm_alice` already has 2 open sessions, the limit of cluster `default` " \
+           "(limits.max-sessions-per-user); close some first" in message, message
+    bob = [connect(kumiho, "adm_bob") for _ in range(2)]
+    message = refusal(kumiho, "adm_carol")
+    assert "client address 127.0.0.1 already has 4 open sessions" in message, message
+    assert "limits.max-sessions-per-ip" in message, message
+    # A service account is never capped (and its sessions count for the address).
+    etl = [connect(kumiho, "adm_etl") for _ in range(3)]
+
+    # Closed sessions give their places back.
+    alice.pop().close()
+    for connection in etl:
+        connection.close()
+    alice.append(connect(kumiho, "adm_alice"))
+    refusal(kumiho, "adm_carol")
+
+    # So does a client that hangs up without closing: the gateway closes its session.
+    bob.pop()._transport.close()
+
+    def carol_gets_in() -> bool:
+        try:
+            connect(kumiho, "adm_carol").close()
+            return True
+        except Exception:
+            return False
+    wait_until(carol_gets_in, "the hung-up session's place is free")
+    for connection in alice + bob:
+        connection.close()
+
+
+def test_denied_users_and_addresses_are_refused_and_a_refresh_applies_the_lists_at_once(kumiho):
+    use_cluster(kumiho, f"super-users: [{ADMIN}]\ndeny-users: [adm_mallory]\n")
+    run = run_beeline(binary_url(kumiho.port), ["SELECT 1"], user="adm_mallory")
+    assert run.returncode != 0, run.describe()
+    assert "user `adm_mallory` is denied on cluster `default` (its deny-users)" in run.stdout + run.stderr, \
+        run.describe()
+    # Not through impersonation either, nor by submitting a batch.
+    batch = requests.post(f"http://{HOST}:{kumiho.rest_port}/api/v1/batches", auth=("adm_mallory", "x"),
+                          json={"batchType": "PYSPARK", "resource": "/jobs/x.py"}, timeout=30)
+    assert batch.status_code == 403 and "is denied on cluster `default`" in batch.text, batch.text
+    message = refusal_as(kumiho, ADMIN, proxy="adm_mallory")
+    assert "user `adm_mallory` is denied" in message, message
+    connect(kumiho, "adm_alice").close()
+
+    use_cluster(kumiho, f"super-users: [{ADMIN}]\ndeny-ips: ['127.0.0.0/8']\n")
+    message = refusal(kumiho, "adm_alice")
+    assert "sessions from 127.0.0.1 are denied on cluster `default` (its deny-ips, which has 127.0.0.0/8)" \
+        in message, message
+
+    use_cluster(kumiho, f"super-users: [{ADMIN}]\n")
+    connect(kumiho, "adm_mallory").close()
+
+
+def refusal_as(gateway, user: str, proxy: str) -> str:
+    with pytest.raises(Exception) as refused:
+        hive.connect(HOST, gateway.port, username=user,
+                     configuration={"hive.server2.proxy.user": proxy}).close()
+    return str(refused.value)
