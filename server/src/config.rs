@@ -9,6 +9,8 @@ use std::time::Duration;
 use clap::Parser;
 use serde::Deserialize;
 
+use kumiho_thrift::sasl::Qop;
+
 use crate::cluster::Secret;
 use crate::duration;
 
@@ -114,6 +116,18 @@ pub struct ServerConfig {
     /// clients ask for (HiveServer2's `hive.server2.authentication.spnego.principal`,
     /// Kyuubi's `kyuubi.spnego.principal`). Its key must be in `kerberos-keytab` too.
     pub kerberos_spnego_principal: Option<String>,
+    /// The protection SASL GSSAPI clients of the binary port must give their data
+    /// (HiveServer2's `hive.server2.thrift.sasl.qop`): `auth` (none: TLS protects the data,
+    /// if anything), `auth-int` (every frame signed; clients asking for `auth-conf` get it)
+    /// or `auth-conf` (every frame encrypted). JDBC clients ask with `;saslQop=`.
+    #[serde(deserialize_with = "crate::cluster::by_name")]
+    pub kerberos_sasl_qop: Qop,
+    /// Hadoop's `hadoop.security.auth_to_local` rules mapping client principals to session
+    /// users (`RULE:[2:$1@$0](.*@OTHER\.REALM)s/@.*//`, `DEFAULT`), a YAML list or one
+    /// string; the default realm is `kerberos-principal`'s. None: every principal is its
+    /// first component (`etl/host@ANY.REALM` is `etl`).
+    #[serde(deserialize_with = "rule_lines")]
+    pub kerberos_auth_to_local: Option<String>,
     /// Directory with one YAML file per cluster; relative paths start at the working directory.
     pub cluster_configs: PathBuf,
     /// Where engine registries, launch locks and engine logs live (embedded registry).
@@ -347,6 +361,23 @@ fn authentication_names<'de, D: serde::Deserializer<'de>>(
     text.parse().map_err(serde::de::Error::custom)
 }
 
+/// `kerberos-auth-to-local` in YAML: one string of rules, or a YAML list of them (joined by
+/// newlines, as Hadoop writes them).
+fn rule_lines<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<String>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Rules {
+        One(String),
+        List(Vec<String>),
+    }
+    Ok(Some(match Rules::deserialize(deserializer)? {
+        Rules::One(text) => text,
+        Rules::List(rules) => rules.join("\n"),
+    }))
+}
+
 /// The frontend a ZooKeeper registration points clients at.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum HaTransportMode {
@@ -411,6 +442,8 @@ impl Default for ServerConfig {
             kerberos_principal: None,
             kerberos_keytab: None,
             kerberos_spnego_principal: None,
+            kerberos_sasl_qop: Qop::Auth,
+            kerberos_auth_to_local: None,
             cluster_configs: PathBuf::from("cluster-configs"),
             work_dir: PathBuf::from("work"),
             default_cluster: "default".to_owned(),
@@ -537,6 +570,14 @@ pub struct Cli {
     /// `--kerberos-keytab` [default: none, the HTTP ports take `--kerberos-principal` only].
     #[arg(long)]
     pub kerberos_spnego_principal: Option<String>,
+    /// `auth`, `auth-int` or `auth-conf`: the protection SASL GSSAPI clients must give their
+    /// data (HiveServer2's `hive.server2.thrift.sasl.qop`) [default: auth].
+    #[arg(long)]
+    pub kerberos_sasl_qop: Option<Qop>,
+    /// Hadoop's auth_to_local rules, e.g. `RULE:[2:$1@$0](.*@OTHER\.REALM)s/@.*// DEFAULT`
+    /// [default: none, the principal's first component].
+    #[arg(long)]
+    pub kerberos_auth_to_local: Option<String>,
     /// How long an ended REST batch is kept, e.g. `72h` or `P3D` [default: 72h].
     #[arg(long, value_parser = duration::parse)]
     pub batch_max_age: Option<Duration>,
@@ -645,7 +686,8 @@ impl Cli {
             ha_namespace,
             ha_session_timeout,
             ha_connect_timeout,
-            ha_transport_mode
+            ha_transport_mode,
+            kerberos_sasl_qop
         );
         if self.engine_binary.is_some() {
             config.engine_binary = self.engine_binary;
@@ -664,6 +706,9 @@ impl Cli {
         }
         if self.kerberos_spnego_principal.is_some() {
             config.kerberos_spnego_principal = self.kerberos_spnego_principal;
+        }
+        if self.kerberos_auth_to_local.is_some() {
+            config.kerberos_auth_to_local = self.kerberos_auth_to_local;
         }
         for (flag, setting) in [
             (self.ldap_url, &mut config.ldap_url),
@@ -760,6 +805,11 @@ impl ServerConfig {
                 "kerberos-spnego-principal",
                 self.kerberos_spnego_principal.is_some(),
             ),
+            ("kerberos-sasl-qop", self.kerberos_sasl_qop != Qop::Auth),
+            (
+                "kerberos-auth-to-local",
+                self.kerberos_auth_to_local.is_some(),
+            ),
         ]
         .into_iter()
         .find_map(|(key, set)| set.then_some(key));
@@ -826,6 +876,9 @@ impl ServerConfig {
                 self.authentication
             ));
         }
+        if let Some(settings) = self.kerberos() {
+            settings.auth_to_local()?;
+        }
         Ok(())
     }
 
@@ -846,6 +899,8 @@ impl ServerConfig {
                 .as_deref()
                 .map(|spnego| crate::kerberos::service_principal(spnego, &host)),
             keytab: self.kerberos_keytab.clone()?,
+            sasl_qop: self.kerberos_sasl_qop,
+            auth_to_local: self.kerberos_auth_to_local.clone(),
         })
     }
 
@@ -996,6 +1051,7 @@ mod tests {
             "kerberos-principal",
             "kerberos-keytab",
             "kerberos-spnego-principal",
+            "kerberos-auth-to-local",
         ];
         let applied_by_ldap = [
             "ldap-guid-key",
@@ -1208,6 +1264,85 @@ mod tests {
         assert!(unknown.contains("use NONE, FILE"), "{unknown}");
         assert_eq!(Authentication::FILE.to_string(), "FILE");
         assert_eq!(Authentication::NONE.to_string(), "NONE");
+    }
+
+    #[test]
+    fn kerberos_takes_a_sasl_qop_and_auth_to_local_rules_as_the_readme_writes_them() {
+        let yaml = "authentication: KERBEROS\nkerberos-principal: kumiho/gw@EXAMPLE.COM\n\
+                    kerberos-keytab: /k\nkerberos-sasl-qop: auth-conf\n\
+                    kerberos-auth-to-local:\n\
+                    \x20 - RULE:[2:$1@$0](etl@OTHER\\.REALM)s/@.*//        # etl/host@OTHER.REALM -> etl\n\
+                    \x20 - RULE:[2:$1_$2@$0](svc_.*@EXAMPLE\\.COM)s/@.*//  # svc/batch1@EXAMPLE.COM -> svc_batch1\n\
+                    \x20 - DEFAULT\n";
+        let config = ServerConfig::from_yaml(yaml).unwrap();
+        assert_eq!(config.validate(), Ok(()));
+        let settings = config.kerberos().unwrap();
+        assert_eq!(settings.sasl_qop, Qop::AuthConf);
+        let rules = settings.auth_to_local().unwrap().unwrap();
+        for (principal, user) in [
+            ("etl/host@OTHER.REALM", "etl"),
+            ("svc/batch1@EXAMPLE.COM", "svc_batch1"),
+            ("alice/admin@EXAMPLE.COM", "alice"),
+        ] {
+            assert_eq!(rules.map(principal).as_deref(), Ok(user), "{principal}");
+        }
+        // The flags, and one string of rules.
+        let flags = Cli::try_parse_from([
+            "kumiho",
+            "--authentication",
+            "KERBEROS",
+            "--kerberos-principal",
+            "kumiho/gw@EXAMPLE.COM",
+            "--kerberos-keytab",
+            "/k",
+            "--kerberos-sasl-qop",
+            "auth-int",
+            "--kerberos-auth-to-local",
+            "RULE:[1:$1]/L DEFAULT",
+        ])
+        .unwrap()
+        .into_config()
+        .unwrap();
+        assert_eq!(flags.kerberos_sasl_qop, Qop::AuthInt);
+        assert_eq!(
+            flags
+                .kerberos()
+                .unwrap()
+                .auth_to_local()
+                .unwrap()
+                .unwrap()
+                .map("Bob@X"),
+            Ok("bob".to_owned())
+        );
+
+        let error = |yaml: &str| {
+            ServerConfig::from_yaml(yaml)
+                .and_then(|config| config.validate())
+                .unwrap_err()
+        };
+        let kerberos =
+            "authentication: KERBEROS\nkerberos-principal: kumiho/gw@R\nkerberos-keytab: /k\n";
+        let bad_rule = error(&format!("{kerberos}kerberos-auth-to-local: RULE:[2:$3]\n"));
+        assert!(
+            bad_rule.starts_with("kerberos-auth-to-local: auth_to_local rule `RULE:[2:$3]`"),
+            "{bad_rule}"
+        );
+        let bad_qop = error(&format!("{kerberos}kerberos-sasl-qop: privacy\n"));
+        assert!(
+            bad_qop.contains("SASL QOP `privacy` is unknown"),
+            "{bad_qop}"
+        );
+        for key in [
+            "kerberos-sasl-qop: auth-conf",
+            "kerberos-auth-to-local: DEFAULT",
+        ] {
+            let without_kerberos = error(&format!("{key}\n"));
+            let name = key.split(':').next().unwrap();
+            assert!(
+                without_kerberos.starts_with(&format!("{name} is set but authentication is NONE")),
+                "{without_kerberos}"
+            );
+        }
     }
 
     #[test]

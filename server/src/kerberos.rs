@@ -10,12 +10,18 @@
 //! thread, so `kumiho`'s `main` calls [`use_keytab`] before the runtime starts, and
 //! [`GssAcceptor::open`] checks that it was done. Opening also acquires the acceptor
 //! credentials, so a missing, unreadable or wrong keytab stops the start with its name.
+//!
+//! Client principals become session users by `kerberos-auth-to-local`'s rules (Hadoop's
+//! auth_to_local, [`AuthToLocal`]), or, without them, by their first component.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use kumiho_thrift::auth::Authenticator;
-use kumiho_thrift::kerberos::{kerberos_required, AcceptContext, KerberosAcceptor, Step};
+use kumiho_thrift::kerberos::{
+    kerberos_required, short_name, AcceptContext, AuthToLocal, KerberosAcceptor, Step, Unwrapped,
+};
+use kumiho_thrift::sasl::Qop;
 
 use gssapi::{AcceptorContext, Credentials, Name};
 
@@ -92,6 +98,8 @@ pub struct GssAcceptor {
     /// take any key in the keytab, so the ticket's principal is checked after acceptance.
     several: Option<Vec<String>>,
     credentials: Arc<Credentials>,
+    /// Maps client principals to session users; `None`: to their first component.
+    auth_to_local: Option<Arc<AuthToLocal>>,
 }
 
 impl GssAcceptor {
@@ -102,7 +110,14 @@ impl GssAcceptor {
             principal: principal.to_owned(),
             several: None,
             credentials: Self::credentials_for(principal, keytab)?,
+            auth_to_local: None,
         })
+    }
+
+    /// Maps client principals to session users by `rules` instead of their first component.
+    pub fn with_auth_to_local(mut self, rules: Option<Arc<AuthToLocal>>) -> Self {
+        self.auth_to_local = rules;
+        self
     }
 
     /// [`Self::open`] for tickets of any of `principals` (the first is the one messages
@@ -175,6 +190,13 @@ impl KerberosAcceptor for GssAcceptor {
             allowed: self.several.clone(),
         })
     }
+
+    fn session_user(&self, principal: &str) -> Result<String, String> {
+        match &self.auth_to_local {
+            Some(rules) => rules.map(principal),
+            None => Ok(short_name(principal).to_owned()),
+        }
+    }
 }
 
 /// One client's context in MIT krb5.
@@ -218,12 +240,20 @@ impl AcceptContext for GssContext {
         self.context.source_name()?.display()
     }
 
-    fn wrap(&mut self, message: &[u8]) -> Result<Vec<u8>, String> {
-        self.context.wrap(message)
+    fn wrap(&mut self, message: &[u8], confidential: bool) -> Result<Vec<u8>, String> {
+        self.context.wrap(message, confidential)
     }
 
-    fn unwrap(&mut self, token: &[u8]) -> Result<Vec<u8>, String> {
-        self.context.unwrap(token)
+    fn unwrap(&mut self, token: &[u8]) -> Result<Unwrapped, String> {
+        let (message, confidential) = self.context.unwrap(token)?;
+        Ok(Unwrapped {
+            message,
+            confidential,
+        })
+    }
+
+    fn wrap_size_limit(&self, confidential: bool, max_token: u32) -> Result<u32, String> {
+        self.context.wrap_size_limit(confidential, max_token)
     }
 }
 
@@ -255,9 +285,29 @@ pub struct KerberosSettings {
     /// The HTTP frontends' SPNEGO principal, `_HOST` replaced, if any.
     pub spnego_principal: Option<String>,
     pub keytab: PathBuf,
+    /// The protection SASL GSSAPI clients of the binary port must give their data.
+    pub sasl_qop: Qop,
+    /// `kerberos-auth-to-local`'s rules as written, if any.
+    pub auth_to_local: Option<String>,
 }
 
 impl KerberosSettings {
+    /// The auth_to_local rules, parsed, `DEFAULT` mapping the service principal's realm (where
+    /// Hadoop takes krb5.conf's default realm, the gateway's own in any sane setup); `None`
+    /// without the setting. The error says which rule is wrong.
+    pub fn auth_to_local(&self) -> Result<Option<AuthToLocal>, String> {
+        let Some(rules) = &self.auth_to_local else {
+            return Ok(None);
+        };
+        let realm = self
+            .principal
+            .rsplit_once('@')
+            .map_or("", |(_, realm)| realm);
+        AuthToLocal::parse(rules, realm)
+            .map(Some)
+            .map_err(|e| format!("kerberos-auth-to-local: {e}"))
+    }
+
     /// The principals the HTTP frontends take tickets for: the service principal (Hive JDBC
     /// asks for it), then the SPNEGO principal (curl, browsers and most HTTP clients ask
     /// for `HTTP/host`).

@@ -88,15 +88,24 @@ pub async fn start(mut config: ServerConfig) -> Result<RunningGateway, String> {
     // The HTTP frontends have an acceptor of their own when they take a SPNEGO principal too.
     let (kerberos, http_kerberos) = match config.kerberos() {
         Some(settings) => {
-            let acceptor = Arc::new(GssAcceptor::open(&settings.principal, &settings.keytab)?);
+            // Every frontend maps principals to users by the same rules.
+            let rules = settings.auth_to_local()?.map(Arc::new);
+            let acceptor = Arc::new(
+                GssAcceptor::open(&settings.principal, &settings.keytab)?
+                    .with_auth_to_local(rules.clone()),
+            );
             let http = match &settings.spnego_principal {
-                Some(_) => Some(Arc::new(GssAcceptor::open_any(
-                    &settings.http_principals(),
-                    &settings.keytab,
-                )?)),
+                Some(_) => Some(Arc::new(
+                    GssAcceptor::open_any(&settings.http_principals(), &settings.keytab)?
+                        .with_auth_to_local(rules.clone()),
+                )),
                 None => None,
             };
-            tracing::info!(principal = %settings.principal, spnego_principal = settings.spnego_principal.as_deref().unwrap_or("none"), keytab = %settings.keytab.display(), authentication = %config.authentication, "accepting Kerberos clients");
+            let auth_to_local = rules.map_or_else(
+                || "none (principals' first components)".to_owned(),
+                |rules| rules.to_string().replace('\n', " "),
+            );
+            tracing::info!(principal = %settings.principal, spnego_principal = settings.spnego_principal.as_deref().unwrap_or("none"), keytab = %settings.keytab.display(), authentication = %config.authentication, sasl_qop = %settings.sasl_qop, %auth_to_local, "accepting Kerberos clients");
             (Some(acceptor), http)
         }
         None => (None, None),
@@ -219,6 +228,7 @@ pub async fn start(mut config: ServerConfig) -> Result<RunningGateway, String> {
             .map(|acceptor| acceptor as Arc<dyn KerberosAcceptor>),
         http_kerberos: http_kerberos.map(|acceptor| acceptor as Arc<dyn KerberosAcceptor>),
         passwords_with_kerberos: config.authentication.passwords_with_kerberos(),
+        sasl_qop: config.kerberos_sasl_qop,
         allow_sasl: true,
         // NOSASL carries no credentials.
         allow_nosasl: config.authentication.accepts_nosasl(),

@@ -2,13 +2,16 @@
 //! raw (NOSASL) or in SASL data frames, never buffering more than the size limit.
 //!
 //! Both the server and the client use it: one owns a read buffer, asks the codec whether a
-//! whole message has arrived, and only then hands the bytes on.
+//! whole message has arrived, and only then hands the bytes on. A server's SASL frames may go
+//! through a security layer (GSSAPI's QOP `auth-int` or `auth-conf`): each frame read is
+//! unwrapped once whole, each message written is wrapped into frames.
 
 use bytes::{Buf, Bytes, BytesMut};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
 use crate::codec::MessageScanner;
 use crate::error::WireError;
+use crate::sasl::SecurityLayer;
 
 /// How messages are laid on the socket once any negotiation is over.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,6 +42,9 @@ pub struct Connection<S> {
     /// instead of walking every value to find where a message ends (see
     /// [`Self::trust_frame_boundaries`]).
     frames_are_messages: bool,
+    /// With SASL framing after GSSAPI's `auth-int` or `auth-conf`: every frame is a wrapped
+    /// token.
+    layer: Option<SecurityLayer>,
 }
 
 impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
@@ -56,6 +62,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
             payload: BytesMut::new(),
             scanner: MessageScanner::new(),
             frames_are_messages: false,
+            layer: None,
         }
     }
 
@@ -71,6 +78,13 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
     /// Switches framing (after a SASL negotiation).
     pub fn set_framing(&mut self, framing: Framing) {
         self.framing = framing;
+    }
+
+    /// Wraps and unwraps every SASL data frame from now on (after a GSSAPI negotiation that
+    /// chose QOP `auth-int` or `auth-conf`).
+    pub fn set_security_layer(&mut self, layer: SecurityLayer) {
+        debug_assert_eq!(self.framing, Framing::SaslFrames);
+        self.layer = Some(layer);
     }
 
     pub fn max_message_size(&self) -> usize {
@@ -130,8 +144,14 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
     }
 
     /// Writes one message (a header and a body written separately, so a forwarded body is
-    /// never copied), in one frame under SASL, and flushes.
+    /// never copied), in one frame under SASL (wrapped, in as many frames as the client's
+    /// buffer needs, under a security layer), and flushes.
     pub async fn write_message(&mut self, header: &[u8], body: &[u8]) -> Result<(), WireError> {
+        if let Some(layer) = &mut self.layer {
+            let mut out = BytesMut::new();
+            layer.wrap_into(&[header, body], &mut out)?;
+            return self.write_raw(&out).await;
+        }
         let total = header.len() + body.len();
         let frame_len;
         let prefix: &[u8] = match self.framing {
@@ -154,13 +174,28 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
     }
 
     /// Appends `message` to `out` as [`Self::write_message`] would write it (in its own frame
-    /// under SASL), for writing several messages at once with [`Self::write_raw`].
+    /// under SASL), for writing several messages at once with [`Self::write_raw`]. For a
+    /// client's calls: a client never has a security layer.
     pub fn frame_into(&self, message: &[u8], out: &mut BytesMut) {
-        self.frame_parts_into(&[message], out);
+        debug_assert!(self.layer.is_none(), "frame_into under a security layer");
+        self.plain_frame_into(&[message], out);
     }
 
-    /// [`Self::frame_into`] for a message in parts (a reply's header and body).
-    pub fn frame_parts_into(&self, parts: &[&[u8]], out: &mut BytesMut) {
+    /// [`Self::write_message`] into `out`, for a message in parts (a reply's header and body):
+    /// in its own frame under SASL, wrapped under a security layer.
+    pub fn frame_parts_into(
+        &mut self,
+        parts: &[&[u8]],
+        out: &mut BytesMut,
+    ) -> Result<(), WireError> {
+        if let Some(layer) = &mut self.layer {
+            return layer.wrap_into(parts, out);
+        }
+        self.plain_frame_into(parts, out);
+        Ok(())
+    }
+
+    fn plain_frame_into(&self, parts: &[&[u8]], out: &mut BytesMut) {
         if self.framing == Framing::SaslFrames {
             // Messages are bounded far below 4 GiB by whoever encoded them.
             let len: usize = parts.iter().map(|part| part.len()).sum();
@@ -227,9 +262,9 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
         Ok(())
     }
 
-    /// The payload of the complete data frame at the start of `incoming`, if it is all there;
-    /// a frame whose length (with what is already unwrapped) exceeds the limit is refused
-    /// before anything is allocated for it.
+    /// The payload of the complete data frame at the start of `incoming`, if it is all there
+    /// (its token unwrapped under a security layer); a frame whose length (with what is
+    /// already unwrapped) exceeds the limit is refused before anything is allocated for it.
     fn take_frame(&mut self) -> Result<Option<BytesMut>, WireError> {
         if self.incoming.len() < 4 {
             return Ok(None);
@@ -250,7 +285,19 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
             return Ok(None);
         }
         self.incoming.advance(4);
-        Ok(Some(self.incoming.split_to(len)))
+        let frame = self.incoming.split_to(len);
+        let Some(layer) = &mut self.layer else {
+            return Ok(Some(frame));
+        };
+        let message = layer.unwrap(&frame)?;
+        // A GSS-API token is never shorter than what it carries; checked all the same.
+        if self.payload.len() + message.len() > self.max {
+            return Err(WireError::TooLarge {
+                len: (self.payload.len() + message.len()) as u64,
+                max: self.max,
+            });
+        }
+        Ok(Some(BytesMut::from(&message[..])))
     }
 
     /// Waits for the peer to send more bytes (kept for the next read) or to hang up; false
@@ -281,6 +328,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
     /// Call it before any `read_message`, which unwraps frames.
     pub fn into_parts(self) -> (S, BytesMut) {
         debug_assert!(self.payload.is_empty(), "into_parts after read_message");
+        debug_assert!(self.layer.is_none(), "into_parts under a security layer");
         (self.stream, self.incoming)
     }
 }

@@ -1,10 +1,15 @@
 //! Kerberos on the frontends, apart from the GSS-API library that speaks it: the acceptor a
 //! server is given ([`KerberosAcceptor`]), one client's security context ([`AcceptContext`]),
-//! and the session user a client principal maps to ([`short_name`]).
+//! and the session user a client principal maps to ([`short_name`], or Hadoop's
+//! auth_to_local rules in [`AuthToLocal`]).
 //!
 //! The library (MIT krb5's GSS-API, loaded at run time) lives in the gateway, which owns the
 //! keytab; this crate only drives contexts, so that its negotiations can be tested with a
 //! stand-in context.
+
+mod auth_to_local;
+
+pub use auth_to_local::AuthToLocal;
 
 /// Accepts Kerberos clients for one service principal (the gateway's, from its keytab).
 pub trait KerberosAcceptor: Send + Sync + 'static {
@@ -12,6 +17,11 @@ pub trait KerberosAcceptor: Send + Sync + 'static {
     fn principal(&self) -> &str;
     /// A fresh security context for one client's authentication.
     fn start(&self) -> Box<dyn AcceptContext>;
+    /// The session user of an authenticated client's principal; `Err` refuses the client,
+    /// saying why. By default the principal's short name ([`short_name`]).
+    fn session_user(&self, principal: &str) -> Result<String, String> {
+        Ok(short_name(principal).to_owned())
+    }
 }
 
 /// The server side of one client's GSS-API security context.
@@ -23,11 +33,22 @@ pub trait AcceptContext: Send {
     fn step(&mut self, token: &[u8]) -> Result<Step, String>;
     /// The authenticated client's principal, e.g. `alice@EXAMPLE.COM`, once established.
     fn client_principal(&self) -> Result<String, String>;
-    /// Protects a message for integrity only (`gss_wrap` without confidentiality), as the
-    /// SASL GSSAPI security-layer exchange requires.
-    fn wrap(&mut self, message: &[u8]) -> Result<Vec<u8>, String>;
+    /// Protects a message (`gss_wrap`): for integrity, and for confidentiality too (encrypted)
+    /// when `confidential`. The SASL GSSAPI security-layer exchange wraps for integrity only.
+    fn wrap(&mut self, message: &[u8], confidential: bool) -> Result<Vec<u8>, String>;
     /// Checks and unprotects a message the client wrapped (`gss_unwrap`).
-    fn unwrap(&mut self, token: &[u8]) -> Result<Vec<u8>, String>;
+    fn unwrap(&mut self, token: &[u8]) -> Result<Unwrapped, String>;
+    /// The largest message whose wrapped token is at most `max_token` bytes
+    /// (`gss_wrap_size_limit`), for a peer that takes tokens of at most that size.
+    fn wrap_size_limit(&self, confidential: bool, max_token: u32) -> Result<u32, String>;
+}
+
+/// A message a peer wrapped, unprotected.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unwrapped {
+    pub message: Vec<u8>,
+    /// Whether the token was encrypted (`conf_state`), not only signed.
+    pub confidential: bool,
 }
 
 /// What one accept step produced.

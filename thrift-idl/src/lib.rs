@@ -16,10 +16,12 @@
 //! - [`codec`]: finding, reading and building whole messages in memory, with length checks.
 //! - [`error`]: [`error::WireError`], what went wrong on a connection and whose fault.
 //! - [`connection`]: a binary connection that reads and writes whole messages, raw or framed.
-//! - [`sasl`]: SASL PLAIN negotiation, server and client side; SASL GSSAPI, server side.
+//! - [`sasl`]: SASL PLAIN negotiation, server and client side; SASL GSSAPI, server side, with
+//!   its security layers (QOP `auth-int`, `auth-conf`) wrapping every frame after it.
 //! - [`auth`]: [`auth::Authenticator`], checking PLAIN and HTTP Basic credentials.
 //! - [`kerberos`]: [`kerberos::KerberosAcceptor`], accepting Kerberos clients (SASL GSSAPI,
-//!   HTTP SPNEGO) through a GSS-API library the server supplies.
+//!   HTTP SPNEGO) through a GSS-API library the server supplies, and mapping their principals
+//!   to users (Hadoop's auth_to_local rules).
 //! - [`dispatch`]: from a call message to its reply through a [`service::CliService`].
 //! - [`server`]: the binary port (SASL and NOSASL) and the HTTP port.
 //! - [`client`]: an async client over one binary connection.

@@ -1,5 +1,6 @@
 //! SASL negotiation as Thrift's `TSaslTransport` does it: PLAIN server side and client
-//! side, and GSSAPI (Kerberos) server side in [`gssapi`].
+//! side, and GSSAPI (Kerberos) server side in [`gssapi`], with its security layers (QOP
+//! `auth-int` and `auth-conf`) in [`security_layer`].
 //!
 //! Every negotiation frame is `[status u8][length u32 BE][payload]`. The client sends START
 //! with the mechanism name, then the PLAIN response `authzid \0 authcid \0 password` with
@@ -16,8 +17,10 @@ use crate::error::WireError;
 use crate::kerberos::{kerberos_required, KerberosAcceptor};
 
 mod gssapi;
+mod security_layer;
 
-pub use gssapi::{accept_gssapi, layer, LayerChoice, GSSAPI, MAX_BUFFER};
+pub use gssapi::{accept_gssapi, layer, LayerChoice, Qop, GSSAPI, MAX_BUFFER};
+pub use security_layer::SecurityLayer;
 
 /// Negotiation frame statuses.
 pub mod status {
@@ -127,7 +130,7 @@ pub async fn accept_plain<S: AsyncRead + AsyncWrite + Unpin>(
     conn: &mut Connection<S>,
     authenticator: &dyn Authenticator,
 ) -> Result<String, WireError> {
-    accept(conn, None, Some(authenticator))
+    accept(conn, None, Qop::Auth, Some(authenticator))
         .await
         .map(Identity::into_name)
 }
@@ -135,8 +138,15 @@ pub async fn accept_plain<S: AsyncRead + AsyncWrite + Unpin>(
 /// Who a SASL negotiation authenticated, by the mechanism the client chose.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Identity {
-    /// GSSAPI: the client's Kerberos principal, e.g. `alice@EXAMPLE.COM`.
-    Principal(String),
+    /// GSSAPI: the client's Kerberos principal and the session user it maps to.
+    Principal {
+        /// E.g. `etl/batch@EXAMPLE.COM`.
+        principal: String,
+        /// E.g. `etl` ([`KerberosAcceptor::session_user`]).
+        user: String,
+        /// The protection of the data frames that follow.
+        qop: Qop,
+    },
     /// PLAIN: the user whose password was accepted.
     User(String),
 }
@@ -145,28 +155,39 @@ impl Identity {
     /// The principal or the user, as authenticated.
     pub fn into_name(self) -> String {
         match self {
-            Identity::Principal(name) | Identity::User(name) => name,
+            Identity::Principal { principal, .. } => principal,
+            Identity::User(name) => name,
         }
     }
 }
 
 /// Server side: reads the client's START and negotiates the mechanism it chose among those
-/// offered, GSSAPI with `kerberos` and PLAIN with `passwords` (Kyuubi's
-/// `kyuubi.authentication=KERBEROS,LDAP` offers both); answers COMPLETE, or BAD or ERROR
-/// with the reason, a client choosing a mechanism not offered being told which are.
+/// offered, GSSAPI with `kerberos` (its data protected as `qop` requires) and PLAIN with
+/// `passwords` (Kyuubi's `kyuubi.authentication=KERBEROS,LDAP` offers both); answers
+/// COMPLETE, or BAD or ERROR with the reason, a client choosing a mechanism not offered being
+/// told which are. After GSSAPI with QOP `auth-int` or `auth-conf` the connection wraps and
+/// unwraps every data frame.
 pub async fn accept<S: AsyncRead + AsyncWrite + Unpin>(
     conn: &mut Connection<S>,
     kerberos: Option<&dyn KerberosAcceptor>,
+    qop: Qop,
     passwords: Option<&dyn Authenticator>,
 ) -> Result<Identity, WireError> {
     let result = match read_start(conn).await {
         Ok(mechanism) => match (mechanism.as_slice(), kerberos, passwords) {
-            (m, Some(acceptor), _) if m == GSSAPI.as_bytes() => gssapi::negotiate(conn, acceptor)
-                .await
-                .map(Identity::Principal),
-            (m, _, Some(authenticator)) if m == PLAIN.as_bytes() => {
-                negotiate(conn, authenticator).await.map(Identity::User)
+            (m, Some(acceptor), _) if m == GSSAPI.as_bytes() => {
+                gssapi::negotiate(conn, acceptor, qop).await.map(|done| {
+                    let identity = Identity::Principal {
+                        principal: done.principal,
+                        user: done.user,
+                        qop: done.layer.as_ref().map_or(Qop::Auth, SecurityLayer::qop),
+                    };
+                    (identity, done.layer)
+                })
             }
+            (m, _, Some(authenticator)) if m == PLAIN.as_bytes() => negotiate(conn, authenticator)
+                .await
+                .map(|user| (Identity::User(user), None)),
             (m, Some(acceptor), None) if m == PLAIN.as_bytes() => {
                 Err(Refusal::Bad(kerberos_required(acceptor.principal())))
             }
@@ -194,11 +215,12 @@ fn unsupported_mechanism(mechanism: &[u8], kerberos: bool, passwords: bool) -> S
     )
 }
 
-/// Ends a server-side negotiation: COMPLETE and data frames from now on, or BAD or ERROR
-/// with the reason (nothing when the connection itself failed).
+/// Ends a server-side negotiation: COMPLETE and data frames from now on (through the
+/// security layer, if one was negotiated), or BAD or ERROR with the reason (nothing when the
+/// connection itself failed or the client gave up).
 async fn finish<S: AsyncRead + AsyncWrite + Unpin, T>(
     conn: &mut Connection<S>,
-    result: Result<T, Refusal>,
+    result: Result<(T, Option<SecurityLayer>), Refusal>,
 ) -> Result<T, WireError> {
     match &result {
         Ok(_) => conn.write_raw(&encode_frame(status::COMPLETE, &[])).await?,
@@ -210,14 +232,19 @@ async fn finish<S: AsyncRead + AsyncWrite + Unpin, T>(
             conn.write_raw(&encode_frame(status::ERROR, message.as_bytes()))
                 .await?
         }
-        Err(Refusal::Wire(_)) => {}
+        Err(Refusal::Wire(_) | Refusal::Peer(_)) => {}
     }
     match result {
-        Ok(identity) => {
+        Ok((identity, layer)) => {
             conn.set_framing(Framing::SaslFrames);
+            if let Some(layer) = layer {
+                conn.set_security_layer(layer);
+            }
             Ok(identity)
         }
-        Err(Refusal::Bad(message) | Refusal::Error(message)) => Err(WireError::Sasl(message)),
+        Err(Refusal::Bad(message) | Refusal::Error(message) | Refusal::Peer(message)) => {
+            Err(WireError::Sasl(message))
+        }
         Err(Refusal::Wire(e)) => Err(e),
     }
 }
@@ -228,6 +255,9 @@ enum Refusal {
     Bad(String),
     /// The client broke the protocol.
     Error(String),
+    /// The client gave up with a BAD or ERROR frame of its own (its reason); it hears
+    /// nothing more.
+    Peer(String),
     /// The connection failed; nothing can be sent.
     Wire(WireError),
 }

@@ -21,6 +21,7 @@ use tokio_util::sync::CancellationToken;
 use crate::auth::{AnyPassword, Authenticator};
 use crate::codec::DEFAULT_MAX_MESSAGE_SIZE;
 use crate::kerberos::KerberosAcceptor;
+use crate::sasl::Qop;
 
 mod binary;
 mod cookie;
@@ -48,6 +49,10 @@ pub struct ServerOptions {
     /// and HTTP Basic clients are taken too, their passwords checked by `authenticator`,
     /// each client choosing its mechanism; NOSASL clients stay refused.
     pub passwords_with_kerberos: bool,
+    /// With `kerberos`, the protection SASL GSSAPI clients of the binary port must choose for
+    /// their data (HiveServer2's `hive.server2.thrift.sasl.qop`): `auth` (none, the default),
+    /// `auth-int` (signed frames) or `auth-conf` (encrypted frames).
+    pub sasl_qop: Qop,
     /// The HTTP port's acceptor when it takes more than `kerberos` does (HiveServer2's
     /// SPNEGO principal, `HTTP/host@REALM`, besides the service principal); `None`: the
     /// HTTP port uses `kerberos`.
@@ -86,6 +91,7 @@ impl Default for ServerOptions {
             authenticator: Arc::new(AnyPassword),
             kerberos: None,
             passwords_with_kerberos: false,
+            sasl_qop: Qop::Auth,
             http_kerberos: None,
             allow_sasl: true,
             allow_nosasl: true,
@@ -106,6 +112,7 @@ impl std::fmt::Debug for ServerOptions {
                 &self.kerberos.as_ref().map(|kerberos| kerberos.principal()),
             )
             .field("passwords_with_kerberos", &self.passwords_with_kerberos)
+            .field("sasl_qop", &self.sasl_qop)
             .field("allow_sasl", &self.allow_sasl)
             .field("allow_nosasl", &self.allow_nosasl)
             .field("max_message_size", &self.max_message_size)

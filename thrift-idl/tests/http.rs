@@ -20,7 +20,7 @@ use kumiho_thrift::binary::message_type;
 use kumiho_thrift::cli::*;
 use kumiho_thrift::codec::{self, exception_kind};
 use kumiho_thrift::error::WireError;
-use kumiho_thrift::kerberos::{AcceptContext, KerberosAcceptor, Step};
+use kumiho_thrift::kerberos::{AcceptContext, KerberosAcceptor, Step, Unwrapped};
 use kumiho_thrift::server::ServerOptions;
 use kumiho_thrift::service::Transport;
 use tokio::net::TcpStream;
@@ -392,11 +392,14 @@ impl AcceptContext for StandInContext {
     fn client_principal(&self) -> Result<String, String> {
         Ok("alice/admin@EXAMPLE.COM".into())
     }
-    fn wrap(&mut self, _: &[u8]) -> Result<Vec<u8>, String> {
+    fn wrap(&mut self, _: &[u8], _: bool) -> Result<Vec<u8>, String> {
         unreachable!("HTTP wraps nothing")
     }
-    fn unwrap(&mut self, _: &[u8]) -> Result<Vec<u8>, String> {
+    fn unwrap(&mut self, _: &[u8]) -> Result<Unwrapped, String> {
         unreachable!("HTTP unwraps nothing")
+    }
+    fn wrap_size_limit(&self, _: bool, _: u32) -> Result<u32, String> {
+        unreachable!("HTTP wraps nothing")
     }
 }
 

@@ -131,6 +131,14 @@ type Wrap = unsafe extern "C" fn(
     conf_state: *mut c_int,
     output_message_buffer: *mut gss_buffer_desc,
 ) -> OM_uint32;
+type WrapSizeLimit = unsafe extern "C" fn(
+    minor: *mut OM_uint32,
+    context_handle: gss_ctx_id_t,
+    conf_req_flag: c_int,
+    qop_req: OM_uint32,
+    req_output_size: OM_uint32,
+    max_input_size: *mut OM_uint32,
+) -> OM_uint32;
 type Unwrap = unsafe extern "C" fn(
     minor: *mut OM_uint32,
     context_handle: gss_ctx_id_t,
@@ -161,6 +169,7 @@ pub struct Gssapi {
     inquire_context: InquireContext,
     delete_sec_context: DeleteSecContext,
     wrap: Wrap,
+    wrap_size_limit: WrapSizeLimit,
     unwrap: Unwrap,
     display_status: DisplayStatus,
     release_buffer: ReleaseBuffer,
@@ -241,6 +250,7 @@ impl Gssapi {
             inquire_context: function!("gss_inquire_context"),
             delete_sec_context: function!("gss_delete_sec_context"),
             wrap: function!("gss_wrap"),
+            wrap_size_limit: function!("gss_wrap_size_limit"),
             unwrap: function!("gss_unwrap"),
             display_status: function!("gss_display_status"),
             release_buffer: function!("gss_release_buffer"),
@@ -576,40 +586,65 @@ impl AcceptorContext {
         Ok(name)
     }
 
-    /// Protects `message` for integrity only (no confidentiality), with the default QOP.
-    pub fn wrap(&mut self, message: &[u8]) -> Result<Vec<u8>, String> {
+    /// Protects `message` for integrity, and encrypts it too when `confidential`, with the
+    /// default QOP. Asked for confidentiality, a context that cannot give it is an error
+    /// rather than a token in clear.
+    pub fn wrap(&mut self, message: &[u8], confidential: bool) -> Result<Vec<u8>, String> {
         let mut wrapped = OutBuffer::new(self.gss);
+        let mut conf_state: c_int = 0;
         // SAFETY: `handle` is null or this context's; the message is only read; the output
-        // is the library's to fill and `OutBuffer` releases it; conf_state is not asked for.
+        // is the library's to fill and `OutBuffer` releases it; conf_state is a live local.
         call(self.gss, |minor| unsafe {
             (self.gss.wrap)(
                 minor,
                 self.handle,
-                0,
+                c_int::from(confidential),
                 GSS_C_QOP_DEFAULT,
                 &mut input(message),
-                ptr::null_mut(),
+                &mut conf_state,
                 &mut wrapped.desc,
             )
         })?;
+        if confidential && conf_state == 0 {
+            return Err("the security context cannot encrypt (no confidentiality)".into());
+        }
         Ok(wrapped.bytes().to_vec())
     }
 
-    /// Checks and unprotects a message the client wrapped.
-    pub fn unwrap(&mut self, token: &[u8]) -> Result<Vec<u8>, String> {
+    /// The largest message whose wrapped token is at most `max_token` bytes.
+    pub fn wrap_size_limit(&self, confidential: bool, max_token: u32) -> Result<u32, String> {
+        let mut max_input: OM_uint32 = 0;
+        // SAFETY: `handle` is null or this context's; max_input is a live local.
+        call(self.gss, |minor| unsafe {
+            (self.gss.wrap_size_limit)(
+                minor,
+                self.handle,
+                c_int::from(confidential),
+                GSS_C_QOP_DEFAULT,
+                max_token,
+                &mut max_input,
+            )
+        })?;
+        Ok(max_input)
+    }
+
+    /// Checks and unprotects a message the client wrapped: the message, and whether it was
+    /// encrypted.
+    pub fn unwrap(&mut self, token: &[u8]) -> Result<(Vec<u8>, bool), String> {
         let mut message = OutBuffer::new(self.gss);
-        // SAFETY: as for `wrap`; conf_state and qop_state are not asked for.
+        let mut conf_state: c_int = 0;
+        // SAFETY: as for `wrap`; conf_state is a live local, qop_state is not asked for.
         call(self.gss, |minor| unsafe {
             (self.gss.unwrap)(
                 minor,
                 self.handle,
                 &mut input(token),
                 &mut message.desc,
-                ptr::null_mut(),
+                &mut conf_state,
                 ptr::null_mut(),
             )
         })?;
-        Ok(message.bytes().to_vec())
+        Ok((message.bytes().to_vec(), conf_state != 0))
     }
 }
 

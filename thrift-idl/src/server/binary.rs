@@ -23,7 +23,7 @@ use crate::codec::{self, exception_kind};
 use crate::connection::{Connection, Framing};
 use crate::dispatch::{dispatch, Outgoing};
 use crate::error::WireError;
-use crate::kerberos::{kerberos_or_password_required, kerberos_required, short_name};
+use crate::kerberos::{kerberos_or_password_required, kerberos_required};
 use crate::sasl::{self, Identity};
 use crate::service::{CallContext, CliService, Transport};
 
@@ -177,11 +177,13 @@ async fn handle<S: CliService, T: AsyncRead + AsyncWrite + Unpin>(
             };
             let authenticated = if kerberos.is_some() || passwords {
                 let passwords = passwords.then_some(options.authenticator.as_ref());
-                match sasl::accept(&mut conn, kerberos, passwords).await {
-                    Ok(Identity::Principal(principal)) => {
-                        // The session user is the principal's short name, as HiveServer2's.
-                        let user = short_name(&principal).to_owned();
-                        tracing::debug!(%principal, %user, "SASL GSSAPI authenticated");
+                match sasl::accept(&mut conn, kerberos, options.sasl_qop, passwords).await {
+                    Ok(Identity::Principal {
+                        principal,
+                        user,
+                        qop,
+                    }) => {
+                        tracing::debug!(%principal, %user, %qop, "SASL GSSAPI authenticated");
                         Ok(user)
                     }
                     Ok(Identity::User(user)) => {
@@ -295,13 +297,13 @@ where
         // The reply of a call that waited goes at once: its client has been waiting on it
         // (a status poll on a statement that just finished), not on the calls behind it.
         if !waited && conn.has_buffered_input() && ctx.after_reply.is_empty() {
-            conn.frame_parts_into(&[&reply.header, &reply.body], &mut held);
+            conn.frame_parts_into(&[&reply.header, &reply.body], &mut held)?;
             continue;
         }
         if held.is_empty() {
             conn.write_message(&reply.header, &reply.body).await?;
         } else {
-            conn.frame_parts_into(&[&reply.header, &reply.body], &mut held);
+            conn.frame_parts_into(&[&reply.header, &reply.body], &mut held)?;
             write_held(conn, &mut held).await?;
         }
         ctx.after_reply.run().await;

@@ -384,7 +384,8 @@ pub struct HttpCredentials<'a> {
 /// Who an `Authorization` header authenticated.
 #[derive(Debug, PartialEq, Eq)]
 pub struct HttpUser {
-    /// The user: Basic's, or the short name of the SPNEGO client's principal.
+    /// The user: Basic's, or the session user of the SPNEGO client's principal
+    /// ([`KerberosAcceptor::session_user`]).
     pub user: String,
     /// SPNEGO's last token (Kerberos' AP-REP), for `WWW-Authenticate: Negotiate` on the
     /// reply.
@@ -442,7 +443,7 @@ impl<'a> HttpCredentials<'a> {
 
     fn spnego(kerberos: &dyn KerberosAcceptor, token: Vec<u8>) -> Result<HttpUser, String> {
         let (principal, negotiate_reply) = accept_in_one_step(kerberos, &token)?;
-        let user = short_name(&principal).to_owned();
+        let user = kerberos.session_user(&principal)?;
         tracing::debug!(%principal, %user, "SPNEGO authenticated");
         Ok(HttpUser {
             user,
