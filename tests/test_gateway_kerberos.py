@@ -6,8 +6,10 @@ short name. Clients without a ticket, with a ticket for another service, asking 
 other than auth, or with a password (PLAIN, NOSASL, Basic) are refused with what to do, and
 the gateway goes on serving; a gateway whose clock is off tells clients so; a gateway whose
 keytab is missing or holds another principal does not start; ZooKeeper discovery hands Hive
-JDBC the principal. Under `KERBEROS,FILE` (Kyuubi's `kyuubi.authentication=KERBEROS,LDAP`)
-one gateway takes tickets and passwords both, each client choosing."""
+JDBC the principal. Under `KERBEROS,FILE` and `KERBEROS,LDAP` (with a real slapd) one
+gateway takes tickets and passwords both, each client choosing. A gateway requiring SASL QOP
+auth-int signs or encrypts every frame (a relay recording the bytes sees no SQL text under
+auth-conf) and maps principals by Hadoop's auth_to_local rules."""
 
 import glob
 import os
@@ -24,6 +26,8 @@ from harness.beeline import http_url, run_beeline
 from harness.passwords import REFUSED
 from test_gateway_authentication import htpasswd
 from harness.kerberos import REALM, start_kdc
+from harness.ldap import PEOPLE_DN, start_slapd
+from harness.relay import Relay
 from harness.tls import TRUSTSTORE_PASSWORD, make_certificate
 
 # Clients name the host as the service principal does: `localhost`, as written (the realm's
@@ -33,6 +37,7 @@ SERVICE = "kumiho"
 PRINCIPAL = f"{SERVICE}/{HOST_NAME}@{REALM}"
 ALICE_PASSWORD = "alice-Krb-Passw0rd"
 BOB_PASSWORD = "bob-Krb-Passw0rd"
+ETL_PASSWORD = "etl-Krb-Passw0rd"
 # What a PLAIN, NOSASL or Basic client is told.
 KERBEROS_ONLY = "this server authenticates with Kerberos only"
 
@@ -44,6 +49,8 @@ def kdc(tmp_path_factory):
     kdc.add_principal("alice", password=ALICE_PASSWORD)
     # bob's ticket is for an instance: his session user is still `bob`.
     kdc.add_principal("bob/analyst", password=BOB_PASSWORD)
+    # A batch job's principal: auth_to_local rules map its instance into the user.
+    kdc.add_principal("etl/batchhost", password=ETL_PASSWORD)
     kdc.add_principal(f"{SERVICE}/{HOST_NAME}")
     # The SPNEGO principal, which HTTP clients such as curl ask for by default.
     kdc.add_principal(f"HTTP/{HOST_NAME}")
@@ -62,6 +69,7 @@ def tickets(kdc):
     return {
         "alice": kdc.kinit("alice", ALICE_PASSWORD, kdc.directory / "alice.ccache"),
         "bob": kdc.kinit("bob/analyst", BOB_PASSWORD, kdc.directory / "bob.ccache"),
+        "etl": kdc.kinit("etl/batchhost", ETL_PASSWORD, kdc.directory / "etl.ccache"),
         "nobody": kdc.directory / "nobody.ccache",
     }
 
@@ -413,3 +421,85 @@ def test_with_passwords_too_discovery_advertises_the_list_without_the_principal(
     url = discovery_url(both.zookeeper.address, "both")
     assert_beeline_runs_as("carol", url, user="carol", password=CAROL_PASSWORD)
     assert_beeline_runs_as("alice", f"{url};principal={PRINCIPAL}", env=kdc.java_env(tickets["alice"]))
+
+
+def test_with_ldap_beeline_brings_a_ticket_and_pyhive_a_directory_password(gateway_binary, kdc, tickets,  # noqa: F811
+                                                                          tmp_path):
+    """KERBEROS,LDAP with a real KDC and a real slapd on one gateway: beeline logs in with a
+    ticket, PyHive with carol's password in the directory, each as their own user; a wrong
+    password is refused."""
+    directory = start_slapd(tmp_path / "slapd", {"carol": CAROL_PASSWORD})
+    try:
+        running = start_gateway(gateway_binary, tmp_path / "work", default_cluster_dir(tmp_path),
+                                *kerberos_flags(kdc.directory / "kumiho.keytab", "KERBEROS,LDAP"),
+                                "--ldap-url", directory.url, "--ldap-user-dn-pattern", f"uid=%s,{PEOPLE_DN}",
+                                env=kdc.env())
+        try:
+            assert_beeline_runs_as("alice", binary_url(running), env=kdc.java_env(tickets["alice"]))
+            with hive.connect(running, "sasl", user="carol", password=CAROL_PASSWORD) as connection:
+                assert current_user_and_answer(connection) == [("carol", 42)]
+            with pytest.raises(Exception, match=REFUSED):
+                hive.connect(running, "sasl", user="carol", password="not-" + CAROL_PASSWORD)
+        finally:
+            running.stop()
+            kill_engines_on(str(tmp_path / "work"))
+    finally:
+        directory.stop()
+
+
+# Security layers and auth_to_local rules: a gateway requiring QOP auth-int (a client asking
+# for auth-conf gets it) whose rules map etl/batchhost to `etl_batchhost` and a one-component
+# principal of the realm to its name, and map nothing else (no DEFAULT): bob/analyst is refused.
+ESCAPED_REALM = REALM.replace(".", r"\.")
+AUTH_TO_LOCAL = (f"RULE:[2:$1_$2@$0](etl_.*@{ESCAPED_REALM})s/@.*//\n"
+                 f"RULE:[1:$1@$0](.*@{ESCAPED_REALM})s/@.*//")
+# Text that appears in the statement and in its result.
+MARKER = "kumiho-wire-marker"
+
+
+@pytest.fixture(scope="module")
+def protected(gateway_binary, kdc, tmp_path_factory):  # noqa: F811
+    root = tmp_path_factory.mktemp("kerberos-protected")
+    running = start_gateway(gateway_binary, root / "work", default_cluster_dir(root),
+                            *kerberos_flags(kdc.directory / "kumiho.keytab"), "--kerberos-sasl-qop", "auth-int",
+                            "--kerberos-auth-to-local", AUTH_TO_LOCAL, env=kdc.env())
+    yield running
+    running.stop()
+    kill_engines_on(str(root / "work"))
+
+
+@pytest.mark.parametrize("qop, ticket, user, in_clear", [
+    ("auth-conf", "etl", "etl_batchhost", False),
+    ("auth-int", "alice", "alice", True),
+])
+def test_security_layers_sign_or_encrypt_every_frame(protected, kdc, tickets, qop, ticket, user, in_clear):
+    """Through a relay that records the bytes: under auth-conf neither the statement nor its
+    result crosses in clear; under auth-int (signed, not encrypted) both do, which shows that
+    the relay sees them. The session user is the rules' (etl/batchhost is etl_batchhost)."""
+    with Relay(protected.port) as relay:
+        run = run_beeline(f"jdbc:hive2://{HOST_NAME}:{relay.port}/default;principal={PRINCIPAL};saslQop={qop}",
+                          [f"SELECT current_user() AS who, '{MARKER}' AS marker"], env=kdc.java_env(tickets[ticket]))
+    assert run.returncode == 0 and run.result_sets() == [[["who", "marker"], [user, MARKER]]], run.describe()
+    sent, received = relay.recorded()
+    assert sent and received
+    assert (MARKER.encode() in sent, MARKER.encode() in received) == (in_clear, in_clear), qop
+
+
+def test_a_client_below_the_qop_or_without_a_rule_is_refused_with_what_to_do(protected, kdc, tickets):
+    # Hive JDBC told to use QOP auth (without saslQop it takes the strongest layer offered)
+    # finds it not offered and says so.
+    before = len(protected.log())
+    run = run_beeline(binary_url(protected) + ";saslQop=auth", ["SELECT 1"], env=kdc.java_env(tickets["alice"]))
+    assert run.returncode != 0 and "No common protection layer" in run.stdout + run.stderr, run.describe()
+    logged = protected.wait_for_log(r"SASL authentication refused[^\n]*No common protection layer[^\n]*",
+                                    after=before)
+    assert "this server offers QOP auth-int or auth-conf" in logged and "saslQop=auth-int" in logged, logged
+    # No rule maps bob/analyst, on the binary port nor over HTTP.
+    refusal = f"no auth_to_local rule maps Kerberos principal bob/analyst@{REALM}"
+    run = run_beeline(binary_url(protected) + ";saslQop=auth-conf", ["SELECT 1"], env=kdc.java_env(tickets["bob"]))
+    assert run.returncode != 0 and refusal in run.stdout + run.stderr, run.describe()
+    batches = f"http://{HOST_NAME}:{protected.rest_port}/api/v1/batches"
+    body, status = curl_negotiate(kdc, tickets["bob"], batches).stdout.rsplit("\n", 1)
+    assert status == "401" and refusal in body, body
+    body, status = curl_negotiate(kdc, tickets["etl"], batches).stdout.rsplit("\n", 1)
+    assert status == "200", body
