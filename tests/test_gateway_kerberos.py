@@ -475,11 +475,17 @@ def protected(gateway_binary, kdc, tmp_path_factory):  # noqa: F811
 def test_security_layers_sign_or_encrypt_every_frame(protected, kdc, tickets, qop, ticket, user, in_clear):
     """Through a relay that records the bytes: under auth-conf neither the statement nor its
     result crosses in clear; under auth-int (signed, not encrypted) both do, which shows that
-    the relay sees them. The session user is the rules' (etl/batchhost is etl_batchhost)."""
+    the relay sees them. The session user is the rules' (etl/batchhost is etl_batchhost). A
+    statement and a reply larger than Java's 64 KiB SASL buffer cross too (the reply cut into
+    tokens that fit it)."""
+    statements = [f"SELECT current_user() AS who, '{MARKER}' AS marker",
+                  f"SELECT length('{'y' * 70000}') AS n, repeat('ab', 50000) AS big"]
     with Relay(protected.port) as relay:
         run = run_beeline(f"jdbc:hive2://{HOST_NAME}:{relay.port}/default;principal={PRINCIPAL};saslQop={qop}",
-                          [f"SELECT current_user() AS who, '{MARKER}' AS marker"], env=kdc.java_env(tickets[ticket]))
-    assert run.returncode == 0 and run.result_sets() == [[["who", "marker"], [user, MARKER]]], run.describe()
+                          statements, env=kdc.java_env(tickets[ticket]))
+    assert run.returncode == 0, run.describe()
+    assert run.result_sets() == [[["who", "marker"], [user, MARKER]], [["n", "big"], ["70000", "ab" * 50000]]], \
+        run.describe()[:4000]
     sent, received = relay.recorded()
     assert sent and received
     assert (MARKER.encode() in sent, MARKER.encode() in received) == (in_clear, in_clear), qop
