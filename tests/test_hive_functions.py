@@ -89,6 +89,16 @@ SPARK_ANSWERS = [
     # Up to b distinct values the histogram is exact, whatever Spark's partitions merged.
     "SELECT histogram_numeric(CAST(x AS DOUBLE), 5) AS h FROM (VALUES (1), (2), (2), (3), (NULL)) t(x)",
     # Charsets: UTF-16 writes a byte-order mark and reads either.
+    # Hive's XPath examples (LanguageManual XPathUDF): node values, the first node's text,
+    # booleans, numbers narrowed as Java narrows them; NULL for a NULL or empty XML.
+    "SELECT xpath('<a><b>b1</b><b>b2</b></a>', 'a/*/text()') AS a, xpath('<a><b id=\"foo\">b1</b><b id=\"bar\">b2</b></a>', '//@id') AS b, xpath('<a><b class=\"bb\">b1</b><b>b2</b><c class=\"bb\">c1</c></a>', 'a/*[@class=\"bb\"]/text()') AS c, xpath('<a><b id=\"1\"><c/></b><b id=\"2\"><c/></b></a>', '/descendant::c/ancestor::b/@id') AS d, xpath('<a><b>b1</b></a>', 'a/c') AS e, xpath('', 'a') AS f",
+    "SELECT xpath_string('<a><b>bb</b><c>cc</c></a>', 'a') AS a, xpath_string('<a><b>bb</b><c>cc</c></a>', 'a/d') AS b, xpath_string('<a><b>b1</b><b>b2</b></a>', 'a/b[2]') AS c, xpath_string('<a><b>b1</b><b id=\"b_2\">b2</b></a>', 'a/b[@id=\"b_2\"]') AS d, xpath_string('<a><b>3</b></a>', 'a/b div 2') AS e, xpath_string('<a/>', '1 div 0') AS f, xpath_string('<a xmlns=\"urn:x\"><b>ns</b></a>', '/a/b') AS g, xpath_string(NULL, 'a') AS h",
+    "SELECT xpath_boolean('<a><b>b</b></a>', 'a/b') AS a, xpath_boolean('<a><b>b</b></a>', 'a/c') AS b, xpath_boolean('<a><b>b</b></a>', 'a/b = \"b\"') AS c, xpath_boolean('<a><b>10</b></a>', 'a/b < 10') AS d, xpath_boolean('<a><b>10</b></a>', 'a/b = 10') AS e",
+    "SELECT xpath_int('<a>b</a>', 'a = 10') AS a, xpath_int('<a>this 2 is not a number</a>', 'a') AS b, xpath_int('<a><b>1</b><b>2</b><b>4</b><c>8</c></a>', 'sum(a/*)') AS c, xpath_int('<a><b class=\"odd\">1</b><b class=\"even\">2</b><b class=\"odd\">4</b></a>', 'sum(a/b[@class=\"odd\"])') AS d, xpath_int('<a><b>2000000000</b><c>40000000000</c></a>', 'a/b * a/c') AS e, xpath_long('<a><b>2000000000</b><c>40000000000</c></a>', 'a/b * a/c') AS f, xpath_short('<a><b>70000</b></a>', 'a/b') AS g, xpath_double('<a><b>2000000000</b><c>40000000000</c></a>', 'a/b * a/c') AS h, xpath_number('<a>no</a>', 'a') AS i, xpath_double('<a><b>1e3</b></a>', 'a/b') AS j, xpath_float('<a><b>0.5</b></a>', 'a/b') AS k, xpath_int('', 'a') AS l",
+    # reflect of the Java static methods analysts call; Java's toString of the value.
+    "SELECT reflect('java.lang.String', 'valueOf', 1) AS a, reflect('java.lang.Math', 'max', 2, 3) AS b, java_method('java.lang.Math', 'round', CAST(2.5 AS DOUBLE)) AS c, reflect('java.lang.Math', 'exp', CAST(1 AS DOUBLE)) AS d, reflect('java.lang.Math', 'floor', CAST(1.9 AS DOUBLE)) AS e, reflect('java.lang.Math', 'floorMod', -7, 3) AS f, reflect('java.util.UUID', 'fromString', 'A5CF6C42-0C85-418F-AF6C-3E4E5B1328F2') AS g, length(reflect('java.util.UUID', 'randomUUID')) AS h",
+    "SELECT reflect('java.net.URLDecoder', 'decode', 'a%20b+c%C3%A9', 'UTF-8') AS a, reflect('java.net.URLEncoder', 'encode', 'a b&c=\u00e9~*._-', 'UTF-8') AS b, reflect('java.lang.Integer', 'parseInt', '42') AS c, reflect('java.lang.Integer', 'toHexString', -1) AS d, reflect('java.lang.Long', 'toHexString', CAST(-1 AS BIGINT)) AS e, reflect('java.lang.Double', 'parseDouble', '1e3') AS f, reflect('java.lang.Boolean', 'parseBoolean', 'TRUE') AS g, reflect('java.lang.String', 'valueOf', CAST(1e20 AS DOUBLE)) AS h",
+    "SELECT url_encode('a b&c=\u00e9') AS a, url_decode('a%20b+c') AS b, try_url_decode('%zz') AS c",
     "SELECT hex(encode('abc', 'UTF-16')) AS a, hex(encode('abc', 'utf-16le')) AS b, hex(encode('abc', 'UTF-16BE')) AS c, decode(unhex('FEFF0061'), 'UTF-16') AS d, decode(unhex('FFFE6100'), 'UTF-16') AS e, decode(unhex('61'), 'ISO-8859-1') AS f, decode(encode('xyz', 'US-ASCII'), 'US-ASCII') AS g, decode(encode('xyz', 'UTF-8'), 'UTF-8') AS h",
 ]
 # Hive and Spark disagree here, or Spark spells it differently: Hive's answers only.
@@ -113,6 +123,11 @@ HIVE_ONLY = {
     "SELECT parse_url_tuple('http://u@a.com:80/p/q.html?k=1&j=2#r', 'HOST', 'PATH', 'QUERY:j', 'REF', 'QUERY:z') AS (h, p, j, r, z)": ["a.com", "/p/q.html", "2", "r", "NULL"],
     # Spark has no ngrams.
     "SELECT ngrams(sentences(lower('The cat sat. The cat ran! the cat sat')), 2, 2) AS g": ['[{"ngram":["the","cat"],"estfrequency":3.0},{"ngram":["cat","sat"],"estfrequency":2.0}]'],
+    # Hive leaves out the nodes without a value (elements), as its documentation shows;
+    # Spark keeps a NULL for each.
+    "SELECT xpath('<a><b>b1</b><b>b2</b></a>', 'a/*') AS x": ["[]"],
+    # Spark has no context_ngrams.
+    "SELECT context_ngrams(sentences(lower('I love cats. I love dogs! You love cats. i love cats')), array('i', 'love', NULL), 2) AS g": ['[{"ngram":["cats"],"estfrequency":2.0},{"ngram":["dogs"],"estfrequency":1.0}]'],
     # The session's user: beeline's here. (Spark's depends on how its engine runs.)
     "SELECT current_user() AS u": ["alice"],
 }
@@ -150,6 +165,24 @@ def test_show_partitions_and_tblproperties_through_the_gateway(kumiho, tmp_path)
     # Beeline stops at the failing statement and prints the engine's reason.
     assert run.returncode != 0
     assert "table tpch.nation is not partitioned" in run.stderr + run.stdout, run.describe()
+
+
+def test_function_errors_name_the_problem_through_the_gateway(kumiho):
+    # Beeline stops at the failing statement and prints the engine's reason.
+    statements = [
+        "SELECT xpath_string('<a><b>1</b></aa>', 'a') AS x",
+        "SELECT reflect('java.lang.Runtime', 'getRuntime') AS r",
+    ]
+    for sql, reason in zip(
+        statements,
+        [
+            "xpath_string: the XML is malformed at line 1, column 14",
+            "reflect: java.lang.Runtime.getRuntime() is not available in this engine",
+        ],
+    ):
+        run = run_beeline(binary_url(kumiho.port), [sql])
+        assert run.returncode != 0, run.describe()
+        assert reason in run.stderr + run.stdout, run.describe()
 
 
 @pytest.fixture

@@ -30,8 +30,13 @@
 //! - `generators`: `explode`, `posexplode`, `stack`, `inline` as the registry lists them
 //!   (`hive_syntax` rewrites their calls).
 //! - `sentences`: `sentences`, Java's `BreakIterator` sentences and words.
-//! - `ngrams`: the aggregate `ngrams`, the most frequent n-grams of sentences.
+//! - `ngrams`: the aggregates `ngrams` and `context_ngrams`, the most frequent n-grams of
+//!   sentences (in a context).
 //! - `histogram`: the aggregate `histogram_numeric`, Hive's streaming histogram.
+//! - `xpath`: `xpath`, `xpath_string`, `xpath_boolean`, `xpath_short`, `xpath_int`,
+//!   `xpath_long`, `xpath_float`, `xpath_double` (`xpath_number`), XPath 1.0 over XML text.
+//! - `reflect`: `reflect` (`java_method`), the Java static methods analysts call through it.
+//! - `url_coding`: `url_encode`, `url_decode`, `try_url_decode`, Java's form encoding.
 //! - `usage`: what `DESCRIBE FUNCTION` says of each.
 //!
 //! Plus Hive's names for DataFusion's functions ([`ALIASES`]).
@@ -75,9 +80,12 @@ pub mod masking;
 pub mod math;
 pub mod ngrams;
 pub mod printf;
+pub mod reflect;
 pub mod sentences;
 pub mod strings;
+pub mod url_coding;
 mod usage;
+pub mod xpath;
 
 /// Hive's (and Spark's) names for functions DataFusion has under another name, with the
 /// same meaning: `(DataFusion's name, Hive's name)`.
@@ -114,6 +122,9 @@ pub fn register(ctx: &SessionContext) {
         .chain(charsets::functions())
         .chain(sentences::functions())
         .chain(generators::functions())
+        .chain(xpath::functions())
+        .chain(reflect::functions())
+        .chain(url_coding::functions())
     {
         ctx.register_udf(udf);
     }
@@ -286,6 +297,15 @@ impl ScalarUDFImpl for HiveFunction {
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
         let rewrite = match self.body {
+            Body::Computed(compute) if self.signature.volatility == Volatility::Volatile => {
+                // A value for each row, even of constant arguments (`reflect`'s `randomUUID`).
+                let arrays = args
+                    .args
+                    .iter()
+                    .map(|arg| arg.to_array(args.number_rows))
+                    .collect::<Result<Vec<_>>>()?;
+                return Ok(ColumnarValue::Array(compute(&arrays)?));
+            }
             Body::Computed(compute) => {
                 let arrays = ColumnarValue::values_to_arrays(&args.args)?;
                 return columnar(compute(&arrays)?, &args.args);

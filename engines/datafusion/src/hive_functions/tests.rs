@@ -557,8 +557,8 @@ async fn describe_function_gives_the_hive_functions_usage() {
 #[test]
 fn every_hive_function_has_a_usage() {
     use super::{
-        charsets, collections, conditional, datetime, generators, json, masking, math, sentences,
-        strings,
+        charsets, collections, conditional, datetime, generators, json, masking, math, reflect,
+        sentences, strings, url_coding, xpath,
     };
     let scalars = [
         conditional::functions(),
@@ -571,6 +571,9 @@ fn every_hive_function_has_a_usage() {
         sentences::functions(),
         generators::functions(),
         json::functions(),
+        xpath::functions(),
+        reflect::functions(),
+        url_coding::functions(),
     ];
     for udf in scalars.iter().flatten() {
         assert!(udf.documentation().is_some(), "{} has no usage", udf.name());
@@ -1115,7 +1118,46 @@ async fn ngrams_counts_the_most_frequent_word_sequences() {
         "SELECT ngrams(array('a', 'b', 'a', 'b'), 1, 1), ngrams(array('a'), 2, 1)",
         &["[{ngram: [a], estfrequency: 2.0}]", "NULL"],
     )
+    .await; // In a context: the words in its NULLs where its words match; NULL words never match.
+    let (rows, _) = rows_with(
+        &engine,
+        &s,
+        "SELECT context_ngrams(sentences(lower(t)), array('i', 'love', NULL), 2), \
+         context_ngrams(sentences(lower(t)), array(NULL, 'love', NULL), 5, 10) \
+         FROM (VALUES ('I love cats. I love dogs! You love cats'), ('i love cats'), (NULL)) v(t)",
+        &BTreeMap::new(),
+    )
     .await;
+    assert_eq!(
+        rows,
+        [[
+            "[{ngram: [cats], estfrequency: 2.0}, {ngram: [dogs], estfrequency: 1.0}]",
+            "[{ngram: [i, cats], estfrequency: 2.0}, {ngram: [i, dogs], estfrequency: 1.0}, \
+             {ngram: [you, cats], estfrequency: 1.0}]"
+        ]]
+    );
+    check(
+        &engine,
+        &s,
+        "SELECT context_ngrams(array('a', 'b', 'a', 'c'), array('a', NULL), 3), \
+         context_ngrams(array('a'), array('z', NULL), 1)",
+        &[
+            "[{ngram: [b], estfrequency: 1.0}, {ngram: [c], estfrequency: 1.0}]",
+            "NULL",
+        ],
+    )
+    .await;
+    let e = error(
+        &engine,
+        &s,
+        "SELECT context_ngrams(array('a'), array('a'), 1)",
+    )
+    .await
+    .to_string();
+    assert!(
+        e.contains("context_ngrams: the context must hold a NULL"),
+        "{e}"
+    );
 }
 
 #[tokio::test]
@@ -1160,4 +1202,212 @@ async fn json_values_are_written_as_hives_jackson_writes_them() {
         ],
     )
     .await;
+}
+
+#[tokio::test]
+async fn xpath_functions_answer_as_hives_documentation_and_spark() {
+    let engine = engine().await;
+    let s = open(&engine);
+    // Hive's examples (LanguageManual XPathUDF), answered as the Spark Thrift Server answers.
+    check(
+        &engine,
+        &s,
+        r#"SELECT xpath('<a><b>b1</b><b>b2</b></a>', 'a/*/text()'), xpath('<a><b id="foo">b1</b><b id="bar">b2</b></a>', '//@id'), xpath('<a><b class="bb">b1</b><b>b2</b><b>b3</b><c class="bb">c1</c><c>c2</c></a>', 'a/*[@class="bb"]/text()'), xpath('<a><b id="1"><c/></b><b id="2"><c/></b></a>', '/descendant::c/ancestor::b/@id'), xpath('<a><b>b1</b><b>b2</b></a>', 'a/*'), xpath('<a><b>b1</b><!--x--><?p q?></a>', 'a/node()')"#,
+        &["[b1, b2]", "[foo, bar]", "[b1, c1]", "[1, 2]", "[]", "[x, q]"],
+    )
+    .await;
+    check(
+        &engine,
+        &s,
+        r#"SELECT xpath_string('<a><b>bb</b><c>cc</c></a>', 'a/b'), xpath_string('<a><b>bb</b><c>cc</c></a>', 'a'), xpath_string('<a><b>bb</b><c>cc</c></a>', 'a/d'), xpath_string('<a><b>b1</b><b>b2</b></a>', '//b'), xpath_string('<a><b>b1</b><b>b2</b></a>', 'a/b[2]'), xpath_string('<a><b>b1</b><b id="b_2">b2</b></a>', 'a/b[@id="b_2"]')"#,
+        &["bb", "bbcc", "", "b1", "b2", "b2"],
+    )
+    .await;
+    // Numbers written as XPath writes them.
+    check(
+        &engine,
+        &s,
+        "SELECT xpath_string('<a><b>3</b></a>', 'a/b div 2'), xpath_string('<a><b>3</b></a>', 'a/b * 2'), xpath_string('<a/>', '1 div 0'), xpath_string('<a/>', '0 div 0'), xpath_string('<a/>', '0.1 + 0.2'), xpath_string('<a/>', '1 = 1'), xpath_string('<a/>', '-0'), xpath_string('<a/>', '123456789012345678901234567890'), xpath_string('<a/>', '0.0000001')",
+        &["1.5", "6", "Infinity", "NaN", "0.30000000000000004", "true", "0", "123456789012345680000000000000", "0.0000001"],
+    )
+    .await;
+    check(
+        &engine,
+        &s,
+        r#"SELECT xpath_boolean('<a><b>b</b></a>', 'a/b'), xpath_boolean('<a><b>b</b></a>', 'a/c'), xpath_boolean('<a><b>b</b></a>', 'a/b = "b"'), xpath_boolean('<a><b>b</b></a>', 'a/b = "c"'), xpath_boolean('<a><b>10</b></a>', 'a/b < 10'), xpath_boolean('<a><b>10</b></a>', 'a/b = 10')"#,
+        &["true", "false", "true", "false", "false", "true"],
+    )
+    .await;
+    // Java's narrowing: NaN is 0, a number out of range its bound, a short the int's bits.
+    check(
+        &engine,
+        &s,
+        r#"SELECT xpath_int('<a>b</a>', 'a = 10'), xpath_int('<a>this is not a number</a>', 'a'), xpath_int('<a>this 2 is not a number</a>', 'a'), xpath_int('<a><b>1</b><b>2</b><b>4</b><c>8</c></a>', 'sum(a/*)'), xpath_int('<a><b>1</b><b>2</b><b>4</b><c>8</c></a>', 'sum(a/b)'), xpath_int('<a><b class="odd">1</b><b class="even">2</b><b class="odd">4</b><c>8</c></a>', 'sum(a/b[@class="odd"])'), xpath_int('<a><b>2000000000</b><c>40000000000</c></a>', 'a/b * a/c'), xpath_long('<a><b>2000000000</b><c>40000000000</c></a>', 'a/b * a/c'), xpath_short('<a><b>2000000000</b><c>40000000000</c></a>', 'a/b * a/c'), xpath_short('<a><b>70000</b></a>', 'a/b'), xpath_long('<a><b>-3.7</b></a>', 'a/b')"#,
+        &["0", "0", "0", "15", "7", "5", "2147483647", "9223372036854775807", "-1", "4464", "-3"],
+    )
+    .await;
+    // A text is a number as Java's XPath reads one: no exponent, no plus sign.
+    check(
+        &engine,
+        &s,
+        "SELECT xpath_double('<a><b>2000000000</b><c>40000000000</c></a>', 'a/b * a/c'), xpath_double('<a>b</a>', 'a = 10'), xpath_double('<a>no</a>', 'a'), xpath_number('<a><b> 1.5 </b></a>', 'a/b'), xpath_double('<a><b>1e3</b></a>', 'a/b'), xpath_double('<a><b>+3</b></a>', 'a/b'), xpath_double('<a><b>.5</b></a>', 'a/b'), xpath_float('<a><b>0.5</b></a>', 'a/b')",
+        &["8e19", "0.0", "NaN", "1.5", "NaN", "NaN", "0.5", "0.5"],
+    )
+    .await;
+    // NULL or empty XML or path: NULL. Namespaces ignored, as Java's default parser does;
+    // entities and CDATA read; attributes in the order of their names.
+    check(
+        &engine,
+        &s,
+        r#"SELECT xpath_int(NULL, 'a'), xpath_int('', 'a'), xpath_string('<a>x</a>', ''), xpath('', 'a'), xpath_string('<a xmlns="urn:x"><b>in ns</b></a>', '/a/b'), xpath_string('<p:a xmlns:p="urn:x"><p:b>pre</p:b></p:a>', '/a/b'), xpath_string('<a>&lt;&amp;&#65;<![CDATA[<x>]]></a>', 'a'), xpath('<a><b y="2" x="1" z="3"/></a>', 'a/b/@*'), xpath_string('<?xml version="1.0"?><!DOCTYPE a><a>d</a>', 'a')"#,
+        &["NULL", "NULL", "NULL", "NULL", "in ns", "pre", "<&A<x>", "[1, 2, 3]", "d"],
+    )
+    .await;
+    // A column of documents, and a path from a column.
+    let (rows, types) = rows_with(
+        &engine,
+        &s,
+        "SELECT xpath_int(x, p) FROM (VALUES ('<a>1</a>', 'a'), ('<a><b>2</b></a>', 'a/b'), (NULL, 'a'), ('<a>3</a>', 'a')) t(x, p)",
+        &BTreeMap::new(),
+    )
+    .await;
+    assert_eq!(rows, [["1"], ["2"], ["NULL"], ["3"]]);
+    assert_eq!(types, [DataType::Int32]);
+    // Malformed XML and an invalid path fail the query, saying what and where.
+    let e = error(&engine, &s, "SELECT xpath_string('<a><b>1</b></aa>', 'a')")
+        .await
+        .to_string();
+    assert!(
+        e.contains(
+            "xpath_string: the XML is malformed at line 1, column 14 (mismatched element end name)"
+        ),
+        "{e}"
+    );
+    let e = error(&engine, &s, "SELECT xpath_int('<a>1</a>', 'a[')")
+        .await
+        .to_string();
+    assert!(
+        e.contains("xpath_int: 'a[' is not a valid XPath 1.0 expression"),
+        "{e}"
+    );
+}
+
+#[tokio::test]
+async fn reflect_calls_the_java_methods_analysts_call() {
+    let engine = engine().await;
+    let s = open(&engine);
+    // Hive's and Spark's documented examples, answered as the Spark Thrift Server answers.
+    check(
+        &engine,
+        &s,
+        "SELECT reflect('java.lang.String', 'valueOf', 1), reflect('java.lang.Math', 'max', 2, 3), \
+         java_method('java.lang.Math', 'round', 2.5), reflect('java.lang.Math', 'exp', 1.0), \
+         reflect('java.lang.Math', 'floor', 1.9), reflect('java.lang.Math', 'abs', -3), \
+         reflect('java.lang.Math', 'pow', 2.0, 10.0), reflect('java.lang.Math', 'floorMod', -7, 3), \
+         reflect('java.lang.Math', 'floorDiv', -7, 3), reflect('java.lang.Math', 'round', -2.5), \
+         reflect('java.lang.Math', 'max', 2.0, 3.0), reflect('java.lang.Math', 'signum', -2.5)",
+        &[
+            "1", "3", "3", "2.718281828459045", "1.0", "3", "1024.0", "2", "-3", "-2", "3.0",
+            "-1.0",
+        ],
+    )
+    .await;
+    check(
+        &engine,
+        &s,
+        "SELECT reflect('java.util.UUID', 'fromString', 'A5CF6C42-0C85-418F-AF6C-3E4E5B1328F2'), \
+         reflect('java.net.URLDecoder', 'decode', 'a%20b+c%C3%A9', 'UTF-8'), \
+         reflect('java.net.URLEncoder', 'encode', 'a b&c=é~*._-', 'UTF-8'), \
+         reflect('java.lang.Integer', 'parseInt', '42'), \
+         reflect('java.lang.Integer', 'toHexString', -1), \
+         reflect('java.lang.Long', 'toHexString', -1), \
+         reflect('java.lang.Integer', 'toString', 255, 16), \
+         reflect('java.lang.Double', 'parseDouble', '1e3'), \
+         reflect('java.lang.Boolean', 'parseBoolean', 'TRUE'), \
+         reflect('java.lang.String', 'valueOf', 1e20), reflect('java.lang.String', 'valueOf', true), \
+         reflect('java.lang.Math', 'max', 2, CAST(NULL AS INT))",
+        &[
+            "a5cf6c42-0c85-418f-af6c-3e4e5b1328f2",
+            "a b cé",
+            "a+b%26c%3D%C3%A9%7E*._-",
+            "42",
+            "ffffffff",
+            "ffffffffffffffff",
+            "ff",
+            "1000.0",
+            "true",
+            "1.0E20",
+            "true",
+            "NULL",
+        ],
+    )
+    .await;
+    // A value for each row, even of constant arguments.
+    let (rows, _) = rows_with(
+        &engine,
+        &s,
+        "SELECT count(DISTINCT reflect('java.util.UUID', 'randomUUID')), \
+         max(CAST(reflect('java.lang.Math', 'random') AS DOUBLE)) < 1 \
+         FROM (VALUES (1), (2), (3)) t(x)",
+        &BTreeMap::new(),
+    )
+    .await;
+    assert_eq!(rows, [["3", "true"]]);
+    // Another method, and what Java throws, fail the query, naming the call.
+    for (sql, expected) in [
+        (
+            "SELECT reflect('java.lang.Runtime', 'getRuntime')",
+            "reflect: java.lang.Runtime.getRuntime() is not available in this engine",
+        ),
+        (
+            "SELECT reflect('java.lang.Math', 'max', 'a', 1)",
+            "reflect: java.lang.Math.max('a', 1) is not available in this engine",
+        ),
+        (
+            "SELECT reflect('java.lang.Integer', 'parseInt', 'x')",
+            "reflect: java.lang.Integer.parseInt('x') threw NumberFormatException: For input \
+             string: \"x\"",
+        ),
+        (
+            "SELECT reflect('java.lang.Math', 'floorMod', 1, 0)",
+            "threw ArithmeticException: / by zero",
+        ),
+    ] {
+        let e = error(&engine, &s, sql).await.to_string();
+        assert!(e.contains(expected), "{sql}: {e}");
+    }
+}
+
+#[tokio::test]
+async fn url_encode_and_decode_as_javas_form_encoding() {
+    let engine = engine().await;
+    let s = open(&engine);
+    check(
+        &engine,
+        &s,
+        "SELECT url_encode('a b&c=é~'), url_decode('a%20b+c%C3%A9'), try_url_decode('%zz'), \
+         try_url_decode('ok%21'), url_decode(NULL), url_decode('%C3')",
+        &[
+            "a+b%26c%3D%C3%A9%7E",
+            "a b cé",
+            "NULL",
+            "ok!",
+            "NULL",
+            "\u{fffd}",
+        ],
+    )
+    .await;
+    for (sql, expected) in [
+        (
+            "SELECT url_decode('%zz')",
+            "url_decode: illegal hex characters in escape (%) pattern at index 0 of '%zz'",
+        ),
+        (
+            "SELECT url_decode('a%2')",
+            "url_decode: incomplete trailing escape (%) pattern in 'a%2'",
+        ),
+    ] {
+        let e = error(&engine, &s, sql).await.to_string();
+        assert!(e.contains(expected), "{sql}: {e}");
+    }
 }
