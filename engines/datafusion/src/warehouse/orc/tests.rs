@@ -266,11 +266,16 @@ async fn hive_written_files_are_read_as_an_external_table() {
         .await[3..5],
         ["| 1  | x    |       |", "|    | y    |       |"]
     );
-    // Named columns, in another order than the table's, and the columns inferred.
+    // Named columns, in another order than the table's, and the columns inferred; a column
+    // of NULLs alone (its data stream is empty).
     let named = tempfile::tempdir().unwrap();
     let rows = batch(vec![
         ("name", Arc::new(StringArray::from(vec!["p", "q"]))),
         ("ID", Arc::new(Int32Array::from(vec![7, 8]))),
+        (
+            "gone",
+            Arc::new(StringArray::from(vec![None::<&str>, None])),
+        ),
     ]);
     write_orc_file(&named.path().join("part-00000.snappy.orc"), &rows);
     std::fs::write(named.path().join("_SUCCESS"), b"").unwrap();
@@ -285,16 +290,22 @@ async fn hive_written_files_are_read_as_an_external_table() {
         "{described}"
     );
     let sql = format!(
-        "CREATE EXTERNAL TABLE by_name (id INT, name STRING) STORED AS ORC LOCATION '{}'",
+        "CREATE EXTERNAL TABLE by_name (id INT, name STRING, gone STRING) STORED AS ORC \
+         LOCATION '{}'",
         named.path().display()
     );
     ok(&engine, &s, &sql).await;
     assert_eq!(
-        lines(&engine, &s, "SELECT id, name FROM by_name ORDER BY id").await[3..5],
-        ["| 7  | p    |", "| 8  | q    |"]
+        lines(
+            &engine,
+            &s,
+            "SELECT id, name, gone FROM by_name ORDER BY id"
+        )
+        .await[3..5],
+        ["| 7  | p    |      |", "| 8  | q    |      |"]
     );
     // What the engine appends sits beside the other engine's file, and both are read.
-    ok(&engine, &s, "INSERT INTO by_name VALUES (9, 'r')").await;
+    ok(&engine, &s, "INSERT INTO by_name VALUES (9, 'r', NULL)").await;
     assert_eq!(
         lines(&engine, &s, "SELECT sum(id) AS n FROM by_name").await[3],
         "| 24 |"
