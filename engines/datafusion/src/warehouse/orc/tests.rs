@@ -178,6 +178,50 @@ async fn partitions_ctas_and_overwrite() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_file_split_between_partitions_is_read_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = engine_at(dir.path()).await;
+    let s = open(&engine);
+    ok(
+        &engine,
+        &s,
+        "CREATE TABLE many STORED AS ORC AS SELECT value AS id, repeat('x', 50) AS pad \
+         FROM generate_series(1, 20000)",
+    )
+    .await;
+    // DataFusion splits a file larger than this into byte ranges, one per partition; each
+    // stripe belongs to the range holding its start.
+    ok(
+        &engine,
+        &s,
+        "SET datafusion.optimizer.repartition_file_min_size = 1",
+    )
+    .await;
+    ok(
+        &engine,
+        &s,
+        "SET datafusion.execution.target_partitions = 4",
+    )
+    .await;
+    let plan = lines(&engine, &s, "EXPLAIN SELECT sum(id) FROM many")
+        .await
+        .join("\n");
+    assert!(
+        plan.contains(".orc:0.."),
+        "files read in byte ranges: {plan}"
+    );
+    assert_eq!(
+        lines(
+            &engine,
+            &s,
+            "SELECT count(*) AS n, sum(id) AS total FROM many"
+        )
+        .await[3],
+        "| 20000 | 200010000 |"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn types_orc_files_cannot_hold_are_refused_naming_the_column() {
     let dir = tempfile::tempdir().unwrap();
     let engine = engine_at(dir.path()).await;
