@@ -10,6 +10,7 @@ from pyhive.exc import OperationalError
 
 from gateway_fixtures import *  # noqa: F401,F403 (fixtures)
 from harness import hive
+from test_object_stores import CREDENTIALS, engine_env, s3_endpoint  # noqa: F401 (fixture)
 
 # Spark reads and writes times in UTC, as the engine does (datafusion.execution.time_zone).
 SPARK_CONF = {
@@ -115,3 +116,30 @@ def test_spark_reads_the_orc_table_kumiho_wrote(spark, kumiho):
     rows = sorted((tuple(row) for row in frame.collect()), key=lambda row: row[5])
     assert rows == [APPLE, NULLS], rows
     assert spark.read.orc(str(kumiho.work_dir / "warehouse" / "events_copy")).count() == 2
+
+
+def test_an_orc_table_in_a_warehouse_on_s3(start_own_engine, s3_endpoint):
+    """ORC files uploaded to S3 (moto) and read back by byte ranges, by another engine."""
+    import boto3
+
+    s3 = boto3.client("s3", endpoint_url=s3_endpoint, region_name="us-east-1",
+                      aws_access_key_id=CREDENTIALS["AWS_ACCESS_KEY_ID"],
+                      aws_secret_access_key=CREDENTIALS["AWS_SECRET_ACCESS_KEY"])
+    s3.create_bucket(Bucket="orc-warehouse")
+    flags = ("--warehouse", "s3://orc-warehouse/wh/", "--tpch-scale", "0")
+    writer = hive.connect(start_own_engine(*flags, env=engine_env(s3_endpoint)))
+    reader = hive.connect(start_own_engine(*flags, env=engine_env(s3_endpoint)))
+    try:
+        with writer.cursor() as cursor:
+            cursor.execute("CREATE TABLE t (id INT, v STRING, note STRING) PARTITIONED BY (dt STRING) STORED AS ORC")
+            # note: NULL alone, an empty stream in the file.
+            cursor.execute("INSERT INTO t PARTITION (dt) VALUES (1, 'x', NULL, 'a'), (2, 'y', NULL, 'b')")
+            cursor.execute("INSERT OVERWRITE TABLE t PARTITION (dt='a') VALUES (3, 'z', 'new')")
+        keys = sorted(o["Key"] for o in s3.list_objects_v2(Bucket="orc-warehouse")["Contents"])
+        assert [k for k in keys if k.startswith("wh/t/dt=a/") and k.endswith(".orc")], keys
+        assert not [k for k in keys if ".staging" in k], keys
+        assert pyhive_rows(reader, "SELECT id, v, note, dt FROM t ORDER BY id") == [
+            (2, "y", None, "b"), (3, "z", "new", "a")]
+    finally:
+        writer.close()
+        reader.close()
