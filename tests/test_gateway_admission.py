@@ -15,15 +15,21 @@ from gateway_fixtures import DEFAULT_CLUSTER, wait_until
 from gateway_fixtures import gateway_binary, gateway_dirs, kumiho, start_kumiho  # noqa: F401 (fixtures)
 from harness.beeline import binary_url, run_beeline
 from harness.engine import HOST
+from harness.prometheus import scrape
 
 ADMIN = "adm_ops"
 
 
 def use_cluster(gateway, text: str):
-    """Puts `text` in force as the default cluster, as an operator's edit and refresh would."""
-    gateway.write_cluster("default", DEFAULT_CLUSTER + text)
+    """Puts `text` in force as the default cluster, as an operator's edit and refresh would;
+    the first time, ADMIN is no super-user yet, and the watcher's reload is waited for."""
+    mark = len(gateway.log())
+    gateway.write_cluster("default", DEFAULT_CLUSTER + f"super-users: [{ADMIN}]\n" + text)
     answer = requests.post(f"http://{HOST}:{gateway.rest_port}/api/v1/admin/refresh/deny_users",
                            auth=(ADMIN, "x"), timeout=30)
+    if answer.status_code == 403:
+        gateway.wait_for_log(r"cluster reloaded", after=mark)
+        return
     assert answer.status_code == 200 and "successfully" in answer.text, answer.text
 
 
@@ -39,8 +45,7 @@ def refusal(gateway, user: str) -> str:
 
 
 def test_caps_refuse_the_session_past_them_until_a_place_is_free(kumiho):
-    use_cluster(kumiho, f"""super-users: [{ADMIN}]
-limits:
+    use_cluster(kumiho, """limits:
   max-sessions-per-user: 2
   max-sessions-per-ip: 4
   unlimited-users: [adm_etl]
@@ -75,10 +80,15 @@ limits:
     wait_until(carol_gets_in, "the hung-up session's place is free")
     for connection in alice + bob:
         connection.close()
+    # Operators see the caps being hit.
+    metrics = scrape(kumiho.metrics_port)
+    refused = {reason: metrics.value("kumiho_sessions_refused_total", cluster="default", reason=reason)
+               for reason in ("max_sessions_per_user", "max_sessions_per_ip")}
+    assert refused["max_sessions_per_user"] == 1 and refused["max_sessions_per_ip"] >= 2, refused
 
 
 def test_denied_users_and_addresses_are_refused_and_a_refresh_applies_the_lists_at_once(kumiho):
-    use_cluster(kumiho, f"super-users: [{ADMIN}]\ndeny-users: [adm_mallory]\n")
+    use_cluster(kumiho, "deny-users: [adm_mallory]\n")
     run = run_beeline(binary_url(kumiho.port), ["SELECT 1"], user="adm_mallory")
     assert run.returncode != 0, run.describe()
     assert "user `adm_mallory` is denied on cluster `default` (its deny-users)" in run.stdout + run.stderr, \
@@ -91,12 +101,12 @@ def test_denied_users_and_addresses_are_refused_and_a_refresh_applies_the_lists_
     assert "user `adm_mallory` is denied" in message, message
     connect(kumiho, "adm_alice").close()
 
-    use_cluster(kumiho, f"super-users: [{ADMIN}]\ndeny-ips: ['127.0.0.0/8']\n")
+    use_cluster(kumiho, "deny-ips: ['127.0.0.0/8']\n")
     message = refusal(kumiho, "adm_alice")
     assert "sessions from 127.0.0.1 are denied on cluster `default` (its deny-ips, which has 127.0.0.0/8)" \
         in message, message
 
-    use_cluster(kumiho, f"super-users: [{ADMIN}]\n")
+    use_cluster(kumiho, "")
     connect(kumiho, "adm_mallory").close()
 
 

@@ -168,6 +168,12 @@ struct ClusterLabels {
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct RefusalLabels {
+    cluster: String,
+    reason: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct EngineLabels {
     cluster: String,
     engine_type: &'static str,
@@ -228,6 +234,7 @@ pub struct Metrics {
     open_binary_connections: DashSet<u64>,
     sessions_opened: Family<SessionLabels, Counter>,
     sessions_open: Family<ClusterLabels, Gauge>,
+    sessions_refused: Family<RefusalLabels, Counter>,
     operations: Counter,
     operations_open: Gauge,
     engine_launches: Family<LaunchLabels, Counter>,
@@ -334,6 +341,13 @@ impl Metrics {
             "Sessions open now, by cluster",
             sessions_open.clone(),
         );
+        let sessions_refused = Family::<RefusalLabels, Counter>::default();
+        registry.register(
+            "sessions_refused",
+            "Sessions refused by a cluster's deny lists (reason deny_user, deny_ip) or session caps \
+             (max_sessions_per_user, max_sessions_per_ip, max_sessions_per_user_ip)",
+            sessions_refused.clone(),
+        );
         let operations = Counter::default();
         registry.register(
             "operations",
@@ -407,6 +421,7 @@ impl Metrics {
             open_binary_connections: DashSet::new(),
             sessions_opened,
             sessions_open,
+            sessions_refused,
             operations,
             operations_open,
             engine_launches,
@@ -440,6 +455,16 @@ impl Metrics {
         if ctx.transport.is_binary() && self.open_binary_connections.insert(ctx.connection_id) {
             self.binary_connections.inc();
         }
+    }
+
+    /// A session was refused by its cluster's deny lists or session caps.
+    pub fn session_refused(&self, cluster: &str, reason: &'static str) {
+        self.sessions_refused
+            .get_or_create(&RefusalLabels {
+                cluster: cluster.to_owned(),
+                reason,
+            })
+            .inc();
     }
 
     /// A binary connection ended.

@@ -326,10 +326,17 @@ impl SessionManager {
             .router
             .route(&login_user, &conf, &id.guid.simple().to_string())
             .await?;
-        admission::check_deny_lists(&route.cluster, &login_user, &route.user, ctx.peer.ip())?;
-        let admission = self
-            .counts
-            .admit(&route.cluster, &route.user, ctx.peer.ip())?;
+        let admission =
+            admission::check_deny_lists(&route.cluster, &login_user, &route.user, ctx.peer.ip())
+                .and_then(|()| {
+                    self.counts
+                        .admit(&route.cluster, &route.user, ctx.peer.ip())
+                })
+                .map_err(|refused| {
+                    self.metrics
+                        .session_refused(&route.cluster.name, refused.reason);
+                    GatewayError::from(refused)
+                })?;
         let launch = LaunchEngine::new(route.engine_ref.clone());
         let session = Arc::new(GatewaySession {
             id,

@@ -21,6 +21,21 @@ use dashmap::DashMap;
 use crate::cluster::Cluster;
 use crate::errors::GatewayError;
 
+/// A session or batch refused here: why, as the metrics' `reason` label, and what its client
+/// is told.
+#[derive(Debug)]
+pub struct Refused {
+    /// `deny_user`, `deny_ip`, or the cap's key with underscores (`max_sessions_per_ip`).
+    pub reason: &'static str,
+    message: String,
+}
+
+impl From<Refused> for GatewayError {
+    fn from(refused: Refused) -> Self {
+        GatewayError::Refused(refused.message)
+    }
+}
+
 /// Refuses a user or client address the cluster denies: the login user and the user the
 /// session runs as (a proxy user) are both checked. For sessions and batches alike.
 pub fn check_deny_lists(
@@ -28,16 +43,19 @@ pub fn check_deny_lists(
     login_user: &str,
     user: &str,
     client: IpAddr,
-) -> Result<(), GatewayError> {
+) -> Result<(), Refused> {
     let config = &cluster.config;
     if let Some(denied) = [login_user, user]
         .into_iter()
         .find(|name| config.deny_users.iter().any(|denied| denied == name))
     {
-        return Err(GatewayError::Refused(format!(
-            "user `{denied}` is denied on cluster `{}` (its deny-users); ask an operator if this is a mistake",
-            cluster.name
-        )));
+        return Err(Refused {
+            reason: "deny_user",
+            message: format!(
+                "user `{denied}` is denied on cluster `{}` (its deny-users); ask an operator if this is a mistake",
+                cluster.name
+            ),
+        });
     }
     if let Some(rule) = config.deny_ips.iter().find(|rule| rule.matches(client)) {
         let client = client.to_canonical();
@@ -45,10 +63,13 @@ pub fn check_deny_lists(
             true => String::new(),
             false => format!(", which has {rule}"),
         };
-        return Err(GatewayError::Refused(format!(
-            "sessions from {client} are denied on cluster `{}` (its deny-ips{matched}); connect from another address or ask an operator",
-            cluster.name
-        )));
+        return Err(Refused {
+            reason: "deny_ip",
+            message: format!(
+                "sessions from {client} are denied on cluster `{}` (its deny-ips{matched}); connect from another address or ask an operator",
+                cluster.name
+            ),
+        });
     }
     Ok(())
 }
@@ -78,7 +99,7 @@ impl SessionCounts {
         cluster: &Cluster,
         user: &str,
         client: IpAddr,
-    ) -> Result<Admission, GatewayError> {
+    ) -> Result<Admission, Refused> {
         let limits = &cluster.config.limits;
         let unlimited = limits.unlimited_users.iter().any(|name| name == user);
         let cap = |cap: Option<u32>| cap.filter(|_| !unlimited);
@@ -111,9 +132,7 @@ impl SessionCounts {
                 client,
                 released: AtomicBool::new(false),
             }),
-            Err((cap, open)) => Err(GatewayError::Refused(refusal(
-                cap, open, user, client, cluster,
-            ))),
+            Err((cap, open)) => Err(refusal(cap, open, user, client, cluster)),
         }
     }
 
@@ -131,20 +150,32 @@ impl SessionCounts {
 }
 
 /// What a client whose session does not fit is told: which cap, and what to do.
-fn refusal(cap: Cap, open: u32, user: &str, client: IpAddr, cluster: &Cluster) -> String {
+fn refusal(cap: Cap, open: u32, user: &str, client: IpAddr, cluster: &Cluster) -> Refused {
     let name = &cluster.name;
-    let (who, key) = match cap {
-        Cap::User => (format!("user `{user}`"), "max-sessions-per-user"),
-        Cap::Address => (format!("client address {client}"), "max-sessions-per-ip"),
+    let (who, key, reason) = match cap {
+        Cap::User => (
+            format!("user `{user}`"),
+            "max-sessions-per-user",
+            "max_sessions_per_user",
+        ),
+        Cap::Address => (
+            format!("client address {client}"),
+            "max-sessions-per-ip",
+            "max_sessions_per_ip",
+        ),
         Cap::UserAddress => (
             format!("user `{user}` at {client}"),
             "max-sessions-per-user-ip",
+            "max_sessions_per_user_ip",
         ),
     };
-    format!(
-        "{who} already has {open} open {}, the limit of cluster `{name}` (limits.{key}); close some first, or ask an operator to raise it",
-        Sessions(open)
-    )
+    Refused {
+        reason,
+        message: format!(
+            "{who} already has {open} open {}, the limit of cluster `{name}` (limits.{key}); close some first, or ask an operator to raise it",
+            Sessions(open)
+        ),
+    }
 }
 
 /// "session" or "sessions".

@@ -17,11 +17,10 @@ fn ip(text: &str) -> IpAddr {
     text.parse().unwrap()
 }
 
-fn refusal(result: Result<Admission, GatewayError>) -> String {
+fn refusal(result: Result<Admission, Refused>) -> String {
     match result {
         Ok(_) => panic!("admitted"),
-        Err(GatewayError::Refused(message)) => message,
-        Err(other) => panic!("not a refusal: {other:?}"),
+        Err(refused) => refused.message,
     }
 }
 
@@ -136,7 +135,7 @@ fn denied_users_and_addresses_are_refused_saying_which_list() {
     let denied = |login: &str, user: &str, client: &str| {
         check_deny_lists(&prod, login, user, ip(client))
             .unwrap_err()
-            .to_string()
+            .message
     };
     assert!(denied("mallory", "mallory", "10.0.0.1")
         .contains("user `mallory` is denied on cluster `prod` (its deny-users)"));
