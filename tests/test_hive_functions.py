@@ -99,6 +99,10 @@ SPARK_ANSWERS = [
     "SELECT reflect('java.lang.String', 'valueOf', 1) AS a, reflect('java.lang.Math', 'max', 2, 3) AS b, java_method('java.lang.Math', 'round', CAST(2.5 AS DOUBLE)) AS c, reflect('java.lang.Math', 'exp', CAST(1 AS DOUBLE)) AS d, reflect('java.lang.Math', 'floor', CAST(1.9 AS DOUBLE)) AS e, reflect('java.lang.Math', 'floorMod', -7, 3) AS f, reflect('java.util.UUID', 'fromString', 'A5CF6C42-0C85-418F-AF6C-3E4E5B1328F2') AS g, length(reflect('java.util.UUID', 'randomUUID')) AS h",
     "SELECT reflect('java.net.URLDecoder', 'decode', 'a%20b+c%C3%A9', 'UTF-8') AS a, reflect('java.net.URLEncoder', 'encode', 'a b&c=\u00e9~*._-', 'UTF-8') AS b, reflect('java.lang.Integer', 'parseInt', '42') AS c, reflect('java.lang.Integer', 'toHexString', -1) AS d, reflect('java.lang.Long', 'toHexString', CAST(-1 AS BIGINT)) AS e, reflect('java.lang.Double', 'parseDouble', '1e3') AS f, reflect('java.lang.Boolean', 'parseBoolean', 'TRUE') AS g, reflect('java.lang.String', 'valueOf', CAST(1e20 AS DOUBLE)) AS h",
     "SELECT url_encode('a b&c=\u00e9') AS a, url_decode('a%20b+c') AS b, try_url_decode('%zz') AS c",
+    # Spark's functions DataFusion lacked, and its names for DataFusion's.
+    "SELECT regexp_extract_all('100-200, 300-400', '(\\\\d+)-(\\\\d+)', 2) AS a, regexp_extract_all('a1b22', '[0-9]+', 0) AS b, array_size(array(1, NULL, 3)) AS c, map_contains_key(map('a', 1), 'a') AS d, try_divide(1, 2) AS e, try_divide(1, 0) AS f, bit_count(7) AS g, bit_get(11, 2) AS h, getbit(11, 3) AS i",
+    "SELECT startswith('hello', 'he') AS a, endswith('hello', 'lo') AS b, len('h\u00e9llo') AS c, date_diff('2024-03-05', '2024-03-01') AS d, dateadd('2024-02-28', 2) AS e",
+    "SELECT every(x > 0) AS a, some(x > 2) AS b, any(x > 5) AS c FROM (VALUES (1), (2), (3)) t(x)",
     "SELECT hex(encode('abc', 'UTF-16')) AS a, hex(encode('abc', 'utf-16le')) AS b, hex(encode('abc', 'UTF-16BE')) AS c, decode(unhex('FEFF0061'), 'UTF-16') AS d, decode(unhex('FFFE6100'), 'UTF-16') AS e, decode(unhex('61'), 'ISO-8859-1') AS f, decode(encode('xyz', 'US-ASCII'), 'US-ASCII') AS g, decode(encode('xyz', 'UTF-8'), 'UTF-8') AS h",
 ]
 # Hive and Spark disagree here, or Spark spells it differently: Hive's answers only.
@@ -126,6 +130,8 @@ HIVE_ONLY = {
     # Hive leaves out the nodes without a value (elements), as its documentation shows;
     # Spark keeps a NULL for each.
     "SELECT xpath('<a><b>b1</b><b>b2</b></a>', 'a/*') AS x": ["[]"],
+    # Hive's >>> of an INT (Spark has no shiftrightunsigned).
+    "SELECT shiftrightunsigned(CAST(-16 AS INT), 28) AS a, shiftrightunsigned(16, 2) AS b": ["15", "4"],
     # Spark has no context_ngrams.
     "SELECT context_ngrams(sentences(lower('I love cats. I love dogs! You love cats. i love cats')), array('i', 'love', NULL), 2) AS g": ['[{"ngram":["cats"],"estfrequency":2.0},{"ngram":["dogs"],"estfrequency":1.0}]'],
     # The session's user: beeline's here. (Spark's depends on how its engine runs.)

@@ -37,6 +37,7 @@
 //!   `xpath_long`, `xpath_float`, `xpath_double` (`xpath_number`), XPath 1.0 over XML text.
 //! - `reflect`: `reflect` (`java_method`), the Java static methods analysts call through it.
 //! - `url_coding`: `url_encode`, `url_decode`, `try_url_decode`, Java's form encoding.
+//! - `bits`: `shiftrightunsigned`, and Spark's `bit_count` and `bit_get` (`getbit`).
 //! - `usage`: what `DESCRIBE FUNCTION` says of each.
 //!
 //! Plus Hive's names for DataFusion's functions ([`ALIASES`]).
@@ -68,6 +69,7 @@ use datafusion::optimizer::simplify_expressions::ExprSimplifier;
 use datafusion::physical_expr::create_physical_expr;
 use datafusion::prelude::SessionContext;
 
+pub mod bits;
 pub mod charsets;
 pub mod collections;
 pub mod conditional;
@@ -101,10 +103,23 @@ pub const ALIASES: &[(&str, &str)] = &[
     ("percentile_cont", "percentile"),
     ("approx_distinct", "approx_count_distinct"),
     ("regexp_like", "rlike"),
+    ("regexp_like", "regexp"),
+    // Hive's and Spark's: unix_timestamp with its argument required.
+    ("unix_timestamp", "to_unix_timestamp"),
     ("signum", "sign"),
     // The sample's, as Spark's `variance` and `std` (Hive's are the population's).
     ("var_samp", "variance"),
     ("stddev", "std"),
+    // Spark's names (3.3 and later) for functions of the same meaning.
+    ("starts_with", "startswith"),
+    ("ends_with", "endswith"),
+    ("character_length", "len"),
+    ("bool_and", "every"),
+    ("bool_or", "some"),
+    ("bool_or", "any"),
+    ("datediff", "date_diff"),
+    ("date_add", "dateadd"),
+    ("current_date", "curdate"),
 ];
 
 /// Registers the Hive functions and aliases in a session's context.
@@ -125,6 +140,7 @@ pub fn register(ctx: &SessionContext) {
         .chain(xpath::functions())
         .chain(reflect::functions())
         .chain(url_coding::functions())
+        .chain(bits::functions())
     {
         ctx.register_udf(udf);
     }

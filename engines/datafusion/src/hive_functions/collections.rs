@@ -1,4 +1,5 @@
-//! Hive's collection functions: `size`, `sort_array` and `str_to_map`, the aggregates
+//! Hive's collection functions: `size`, `sort_array` and `str_to_map` (and Spark's
+//! `array_size` and `map_contains_key`), the aggregates
 //! `collect_list` and `collect_set`, and `generator_field`, by which the generators read
 //! their structs' fields.
 
@@ -11,7 +12,9 @@ use datafusion::arrow::array::{
 use datafusion::arrow::datatypes::{DataType, Field, FieldRef};
 use datafusion::common::{DataFusionError, Result, ScalarValue};
 use datafusion::functions::expr_fn::coalesce;
-use datafusion::functions_nested::expr_fn::{array_length, array_sort, cardinality};
+use datafusion::functions_nested::expr_fn::{
+    array_has, array_length, array_sort, cardinality, map_keys,
+};
 use datafusion::logical_expr::function::{AccumulatorArgs, StateFieldsArgs};
 use datafusion::logical_expr::{
     cast, lit, Accumulator, AggregateUDF, AggregateUDFImpl, ColumnarValue, Expr,
@@ -23,6 +26,24 @@ use super::{bad_arguments, literal_string, HiveFunction};
 pub fn functions() -> Vec<ScalarUDF> {
     vec![
         HiveFunction::rewrite("size", array_or_map, |_| Ok(DataType::Int32), size).udf(),
+        HiveFunction::rewrite(
+            "array_size",
+            |name, types| match types {
+                [t] if is_array(t) => Ok(types.to_vec()),
+                [DataType::Null] => Ok(vec![DataType::new_list(DataType::Null, true)]),
+                _ => Err(bad_arguments(name, "an array", types)),
+            },
+            |_| Ok(DataType::Int32),
+            array_size,
+        )
+        .udf(),
+        HiveFunction::rewrite(
+            "map_contains_key",
+            map_and_key,
+            |_| Ok(DataType::Boolean),
+            map_contains_key,
+        )
+        .udf(),
         HiveFunction::rewrite(
             "sort_array",
             sort_array_types,
@@ -161,14 +182,45 @@ pub fn aggregates() -> Vec<AggregateUDF> {
 /// ANSI mode) answers.
 fn size(args: Vec<Expr>, types: &[DataType]) -> Result<Expr> {
     let value = args.into_iter().next().expect("one argument");
+    datafusion::logical_expr::when(value.clone().is_null(), lit(-1i32))
+        .otherwise(element_count(value, &types[0]))
+}
+
+/// `array_size(array)` (Spark's): the elements of an array, NULL for NULL.
+fn array_size(args: Vec<Expr>, types: &[DataType]) -> Result<Expr> {
+    let value = args.into_iter().next().expect("one argument");
+    datafusion::logical_expr::when(value.clone().is_null(), lit(ScalarValue::Int32(None)))
+        .otherwise(element_count(value, &types[0]))
+}
+
+/// The elements of an array, or the entries of a map, as an `INT`: `size`'s and
+/// `array_size`'s count.
+fn element_count(value: Expr, t: &DataType) -> Expr {
     // array_length counts the outer array only (cardinality would count nested elements),
     // and is NULL for an empty one.
-    let count = match &types[0] {
-        DataType::Map(..) => cardinality(value.clone()),
+    let count = match t {
+        DataType::Map(..) => cardinality(value),
         _ => coalesce(vec![array_length(value.clone()), lit(0u64)]),
     };
-    datafusion::logical_expr::when(value.is_null(), lit(-1i32))
-        .otherwise(cast(count, DataType::Int32))
+    cast(count, DataType::Int32)
+}
+
+/// `map_contains_key(map, key)` (Spark's): whether the map has the key.
+fn map_contains_key(args: Vec<Expr>, _: &[DataType]) -> Result<Expr> {
+    let [map, key] = <[Expr; 2]>::try_from(args).expect("two arguments");
+    Ok(array_has(map_keys(map), key))
+}
+
+fn map_and_key(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
+    match types {
+        [map @ DataType::Map(entries, _), _] => match entries.data_type() {
+            DataType::Struct(fields) if fields.len() == 2 => {
+                Ok(vec![map.clone(), fields[0].data_type().clone()])
+            }
+            _ => Err(bad_arguments(name, "(map, key)", types)),
+        },
+        _ => Err(bad_arguments(name, "(map, key)", types)),
+    }
 }
 
 /// `sort_array(array[, ascending])`: sorted ascending with NULLs first (Hive's order), or

@@ -1,6 +1,6 @@
 //! Hive's arithmetic functions DataFusion lacks or takes otherwise: `pmod`, `rand` with a
 //! seed, `e`, `negative`, `positive`, `shiftleft`, `shiftright`, `bround`,
-//! `format_number`, `width_bucket`.
+//! `format_number`, `width_bucket`, and Spark's `try_divide`.
 
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex};
@@ -26,6 +26,18 @@ use super::{bad_arguments, is_integer, HiveFunction};
 pub fn functions() -> Vec<ScalarUDF> {
     vec![
         HiveFunction::rewrite("pmod", two_numbers, |t| Ok(t[0].clone()), pmod).udf(),
+        HiveFunction::rewrite(
+            "try_divide",
+            |name, types| match types {
+                [a, b] if (a.is_numeric() || a.is_null()) && (b.is_numeric() || b.is_null()) => {
+                    Ok(vec![DataType::Float64; 2])
+                }
+                _ => Err(bad_arguments(name, "two numbers", types)),
+            },
+            |_| Ok(DataType::Float64),
+            try_divide,
+        )
+        .udf(),
         ScalarUDF::new_from_impl(Rand::new()),
         HiveFunction::rewrite(
             "e",
@@ -464,6 +476,13 @@ fn pmod(args: Vec<Expr>, types: &[DataType]) -> Result<Expr> {
     let [a, b] = <[Expr; 2]>::try_from(args).expect("two arguments");
     let divisor = nullif(b, lit(ScalarValue::new_zero(&types[1])?));
     Ok(((a % divisor.clone()) + divisor.clone()) % divisor)
+}
+
+/// `try_divide(a, b)` (Spark's): `a / b` as a `DOUBLE`, NULL when `b` is 0, as the engine's
+/// `/` divides.
+fn try_divide(args: Vec<Expr>, _: &[DataType]) -> Result<Expr> {
+    let [a, b] = <[Expr; 2]>::try_from(args).expect("two arguments");
+    Ok(a / nullif(b, lit(0.0)))
 }
 
 fn two_numbers(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {

@@ -1,13 +1,17 @@
-//! Hive's string functions: `concat`, `substr`, `split`, `regexp_extract`, `regexp_replace`,
+//! Hive's string functions: `concat`, `substr`, `split`, `regexp_extract` (and Spark's
+//! `regexp_extract_all`), `regexp_replace`,
 //! `locate`, `sha2`, `space`, `hex`, `base64`, `elt`, `parse_url`, `parse_url_tuple` (a
 //! struct per row; `hive_syntax` makes it a generator).
 //!
 //! Hive's patterns are Java regular expressions; the engine's are Rust's `regex`, which has
 //! the same classes, groups and flags (`(?i)`) but no look-around and no back-references.
 
+use std::sync::Arc;
+
 use datafusion::arrow::array::{Array, ArrayRef, AsArray, StringBuilder};
-use datafusion::arrow::datatypes::DataType;
-use datafusion::common::{Result, ScalarValue};
+
+use datafusion::arrow::datatypes::{DataType, Int64Type};
+use datafusion::common::{DataFusionError, Result, ScalarValue};
 use datafusion::functions::expr_fn::{concat, regexp_match, regexp_replace, strpos, substr};
 use datafusion::functions_nested::expr_fn::{array_element, make_array, string_to_array};
 use datafusion::logical_expr::{
@@ -15,6 +19,7 @@ use datafusion::logical_expr::{
     Volatility,
 };
 
+use super::encoding::strings_of;
 use super::{bad_arguments, is_integer, is_string, HiveFunction};
 
 /// Stands for each match of `split`'s pattern before the string is cut at it: a control
@@ -29,6 +34,13 @@ pub fn functions() -> Vec<ScalarUDF> {
             regexp_extract_types,
             |_| Ok(DataType::Utf8),
             regexp_extract,
+        )
+        .udf(),
+        HiveFunction::computed(
+            "regexp_extract_all",
+            regexp_extract_types,
+            list_of_strings,
+            regexp_extract_all,
         )
         .udf(),
         HiveFunction::rewrite("locate", locate_types, |_| Ok(DataType::Int32), locate).udf(),
@@ -292,6 +304,49 @@ fn regexp_extract(args: Vec<Expr>, _: &[DataType]) -> Result<Expr> {
         extracted,
         lit(""),
     ]))
+}
+
+/// `regexp_extract_all(text, regex[, group])` (Spark's): the `group`th group (default 1; 0
+/// the whole match) of every match, `''` for a group that took no part, `[]` without a
+/// match. A regex is compiled once for the rows that share it; a group the regex does not
+/// have, or a regex that does not compile, is the caller's mistake.
+fn regexp_extract_all(args: &[ArrayRef]) -> Result<ArrayRef> {
+    use datafusion::arrow::array::{Int64Array, ListBuilder};
+    let (texts, patterns) = (strings_of(&args[0]), strings_of(&args[1]));
+    let groups = args.get(2).map(|g| g.as_primitive::<Int64Type>());
+    let fail = |why: String| DataFusionError::Execution(format!("regexp_extract_all: {why}"));
+    let mut compiled: Option<(&str, regex::Regex)> = None;
+    let mut out = ListBuilder::new(StringBuilder::new());
+    for row in 0..texts.len() {
+        let group = groups.map_or(Some(1), |g: &Int64Array| {
+            (!g.is_null(row)).then(|| g.value(row))
+        });
+        let (Some(text), Some(pattern), Some(group)) = (texts[row], patterns[row], group) else {
+            out.append_null();
+            continue;
+        };
+        if compiled.as_ref().is_none_or(|(p, _)| *p != pattern) {
+            let regex = regex::Regex::new(pattern)
+                .map_err(|e| fail(format!("the regex '{pattern}' does not compile: {e}")))?;
+            compiled = Some((pattern, regex));
+        }
+        let (_, regex) = compiled.as_ref().expect("compiled above");
+        let count = regex.captures_len() - 1;
+        let group = usize::try_from(group)
+            .ok()
+            .filter(|&g| g <= count)
+            .ok_or_else(|| {
+                fail(format!(
+                    "the regex '{pattern}' has {count} groups: group {group} is none of them"
+                ))
+            })?;
+        for captures in regex.captures_iter(text) {
+            out.values()
+                .append_value(captures.get(group).map_or("", |m| m.as_str()));
+        }
+        out.append(true);
+    }
+    Ok(Arc::new(out.finish()))
 }
 
 /// `locate(substring, text[, start])`: the 1-based position of the first `substring` in

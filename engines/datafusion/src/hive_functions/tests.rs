@@ -557,8 +557,8 @@ async fn describe_function_gives_the_hive_functions_usage() {
 #[test]
 fn every_hive_function_has_a_usage() {
     use super::{
-        charsets, collections, conditional, datetime, generators, json, masking, math, reflect,
-        sentences, strings, url_coding, xpath,
+        bits, charsets, collections, conditional, datetime, generators, json, masking, math,
+        reflect, sentences, strings, url_coding, xpath,
     };
     let scalars = [
         conditional::functions(),
@@ -574,6 +574,7 @@ fn every_hive_function_has_a_usage() {
         xpath::functions(),
         reflect::functions(),
         url_coding::functions(),
+        bits::functions(),
     ];
     for udf in scalars.iter().flatten() {
         assert!(udf.documentation().is_some(), "{} has no usage", udf.name());
@@ -1410,4 +1411,102 @@ async fn url_encode_and_decode_as_javas_form_encoding() {
         let e = error(&engine, &s, sql).await.to_string();
         assert!(e.contains(expected), "{sql}: {e}");
     }
+}
+
+#[tokio::test]
+async fn sparks_common_functions_the_engine_lacked() {
+    let engine = engine().await;
+    let s = open(&engine);
+    // Bits: Java's >>>, Long.bitCount, a bit by position. A literal is a BIGINT here (Hive's
+    // an INT), so that -16 shifts as 64 bits.
+    check(
+        &engine,
+        &s,
+        "SELECT shiftrightunsigned(-16, 28), shiftrightunsigned(CAST(-16 AS BIGINT), 60), \
+         shiftrightunsigned(CAST(-16 AS INT), 28), shiftrightunsigned(16, 2), bit_count(7), \
+         bit_count(-1), bit_count(true), bit_get(11, 0), getbit(11, 2), bit_get(NULL, 1)",
+        &[
+            "68719476735",
+            "15",
+            "15",
+            "4",
+            "3",
+            "64",
+            "1",
+            "1",
+            "0",
+            "NULL",
+        ],
+    )
+    .await;
+    let e = error(&engine, &s, "SELECT bit_get(CAST(1 AS INT), 32)")
+        .await
+        .to_string();
+    assert!(
+        e.contains("bit_get: the bit position 32 is outside 0..31"),
+        "{e}"
+    );
+    // Every match's group; '' for a group that took no part; [] without a match.
+    check(
+        &engine,
+        &s,
+        "SELECT regexp_extract_all('100-200, 300-400', '(\\\\d+)-(\\\\d+)'), \
+         regexp_extract_all('100-200, 300-400', '(\\\\d+)-(\\\\d+)', 2), \
+         regexp_extract_all('a1b', '[0-9]', 0), regexp_extract_all('ab', '(x)?b')[0] = '', \
+         size(regexp_extract_all('abc', '([0-9])')), regexp_extract_all(NULL, 'a')",
+        &["[100, 300]", "[200, 400]", "[1]", "true", "0", "NULL"],
+    )
+    .await;
+    let e = error(&engine, &s, "SELECT regexp_extract_all('a', '(a)', 2)")
+        .await
+        .to_string();
+    assert!(
+        e.contains("regexp_extract_all: the regex '(a)' has 1 groups"),
+        "{e}"
+    );
+    // Collections and division; Spark's names of DataFusion's functions.
+    check(
+        &engine,
+        &s,
+        "SELECT array_size(array(1, NULL, 3)), array_size(array()), \
+         array_size(CAST(NULL AS INT[])), map_contains_key(map('a', 1), 'a'), \
+         map_contains_key(map('a', 1), 'b'), try_divide(1, 2), try_divide(1, 0), \
+         startswith('hello', 'he'), endswith('hello', 'lo'), len('héllo'), \
+         date_diff('2024-03-05', '2024-03-01'), dateadd('2024-02-28', 2)",
+        &[
+            "3",
+            "0",
+            "NULL",
+            "true",
+            "false",
+            "0.5",
+            "NULL",
+            "true",
+            "true",
+            "5",
+            "4",
+            "2024-03-01",
+        ],
+    )
+    .await;
+    // DataFusion's current_date answers only once simplified (the optimizer on).
+    assert_eq!(
+        row(&engine, &s, "SELECT curdate() = current_date()").await,
+        ["true"]
+    );
+    check(
+        &engine,
+        &s,
+        "SELECT regexp('foobar', 'o+b'), to_unix_timestamp('1970-01-02 00:00:00'), \
+         to_unix_timestamp('02/01/1970', 'dd/MM/yyyy')",
+        &["true", "86400", "86400"],
+    )
+    .await;
+    check(
+        &engine,
+        &s,
+        "SELECT every(x > 0), some(x > 2), any(x > 5) FROM (VALUES (1), (2), (3)) t(x)",
+        &["true", "true", "false"],
+    )
+    .await;
 }
