@@ -178,6 +178,37 @@ async fn partitions_ctas_and_overwrite() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_insert_into_many_dynamic_partitions_writes_them_all() {
+    // 600 files open at once, each fed batch after batch: more than tokio's blocking pool
+    // has threads (512), where the encoders first ran and this INSERT never ended.
+    let dir = tempfile::tempdir().unwrap();
+    let engine = engine_at(dir.path()).await;
+    let s = open(&engine);
+    ok(
+        &engine,
+        &s,
+        "CREATE TABLE daily (id BIGINT) PARTITIONED BY (day BIGINT) STORED AS ORC",
+    )
+    .await;
+    ok(
+        &engine,
+        &s,
+        "INSERT INTO daily PARTITION (day) SELECT value, value % 600 FROM generate_series(1, 60000)",
+    )
+    .await;
+    assert_eq!(data_files(&dir.path().join("daily")).len(), 600);
+    assert_eq!(
+        lines(
+            &engine,
+            &s,
+            "SELECT count(*) AS n, count(DISTINCT day) AS days FROM daily"
+        )
+        .await[3],
+        "| 60000 | 600  |"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_file_split_between_partitions_is_read_once() {
     let dir = tempfile::tempdir().unwrap();
     let engine = engine_at(dir.path()).await;

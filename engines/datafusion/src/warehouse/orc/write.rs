@@ -173,7 +173,7 @@ impl FileSink for OrcSink {
             .execution
             .objectstore_writer_buffer_size;
         let mut tasks: JoinSet<Result<u64>> = JoinSet::new();
-        while let Some((path, mut batches)) = file_stream_rx.recv().await {
+        while let Some((path, batches)) = file_stream_rx.recv().await {
             let mut out = ObjectWriterBuilder::new(
                 // ORC compresses its own streams; the file as a whole never is.
                 FileCompressionType::UNCOMPRESSED,
@@ -183,40 +183,32 @@ impl FileSink for OrcSink {
             .with_buffer_size(Some(buffer_size))
             .build()?;
             let schema = Arc::clone(&schema);
-            // orc-rust's writer is synchronous and not Send: it encodes on a blocking
-            // thread, whose bytes this task puts in the store, a stripe at most in memory.
+            // orc-rust's writer is synchronous and not Send: it encodes on a thread of its
+            // own, whose bytes this task puts in the store, a stripe at most in memory. Not
+            // tokio's blocking pool: DataFusion's demultiplexer feeds every open file (one
+            // per partition) at once, and with more files than the pool has threads (512)
+            // it waits on a file whose encoder waits for a thread: a deadlock.
             let (chunks, mut encoded) = tokio::sync::mpsc::channel::<Vec<u8>>(2);
-            let encoder = tokio::task::spawn_blocking(move || -> Result<u64> {
-                let buffer = SharedBuffer::default();
-                let mut writer = ArrowWriterBuilder::new(buffer.clone(), Arc::clone(&schema))
-                    // Snappy, as Spark writes ORC: fast, and read by Hive, Spark and Trino.
-                    .with_compression(CompressionType::Snappy)
-                    .with_stripe_byte_size(STRIPE_BYTES)
-                    .try_build()
-                    .map_err(orc_error)?;
-                let mut rows = 0u64;
-                while let Some(batch) = batches.blocking_recv() {
-                    rows += batch.num_rows() as u64;
-                    writer
-                        .write(&as_written(&batch, &schema)?)
-                        .map_err(orc_error)?;
-                    let bytes = buffer.take();
-                    if !bytes.is_empty() && chunks.blocking_send(bytes).is_err() {
-                        // The store failed; its task reports why.
-                        return Ok(rows);
-                    }
-                }
-                writer.close().map_err(orc_error)?;
-                let _ = chunks.blocking_send(buffer.take());
-                Ok(rows)
-            });
+            let (done, encoder) = tokio::sync::oneshot::channel();
+            let target = path.to_string();
+            std::thread::Builder::new()
+                .name("orc-writer".to_owned())
+                .spawn(move || {
+                    let _ = done.send(encode(batches, chunks, &schema));
+                })
+                .map_err(|e| {
+                    DataFusionError::ResourcesExhausted(format!(
+                        "cannot start a thread to write {target}: {e}"
+                    ))
+                })?;
+            let target = path.to_string();
             tasks.spawn(async move {
                 while let Some(bytes) = encoded.recv().await {
                     out.write_all(&bytes).await?;
                 }
-                let rows = encoder
-                    .await
-                    .map_err(|e| DataFusionError::ExecutionJoin(Box::new(e)))??;
+                let rows = encoder.await.map_err(|_| {
+                    DataFusionError::Internal(format!("the ORC writer of {target} panicked"))
+                })??;
                 // Completed only when the encoder finished the file: a failed one is never
                 // made whole (and its staging directory is deleted).
                 out.shutdown().await?;
@@ -237,6 +229,37 @@ impl FileSink for OrcSink {
             .map_err(|e| DataFusionError::ExecutionJoin(Box::new(e)))??;
         Ok(rows)
     }
+}
+
+/// Encodes one file's batches, handing its bytes to `chunks` as stripes fill; the rows
+/// written. Runs on its own thread (orc-rust's writer blocks and is not Send).
+fn encode(
+    mut batches: tokio::sync::mpsc::Receiver<RecordBatch>,
+    chunks: tokio::sync::mpsc::Sender<Vec<u8>>,
+    schema: &SchemaRef,
+) -> Result<u64> {
+    let buffer = SharedBuffer::default();
+    let mut writer = ArrowWriterBuilder::new(buffer.clone(), Arc::clone(schema))
+        // Snappy, as Spark 3 writes ORC: fast, and read by Hive, Spark and Trino.
+        .with_compression(CompressionType::Snappy)
+        .with_stripe_byte_size(STRIPE_BYTES)
+        .try_build()
+        .map_err(orc_error)?;
+    let mut rows = 0u64;
+    while let Some(batch) = batches.blocking_recv() {
+        rows += batch.num_rows() as u64;
+        writer
+            .write(&as_written(&batch, schema)?)
+            .map_err(orc_error)?;
+        let bytes = buffer.take();
+        if !bytes.is_empty() && chunks.blocking_send(bytes).is_err() {
+            // The store failed; the task writing to it reports why.
+            return Ok(rows);
+        }
+    }
+    writer.close().map_err(orc_error)?;
+    let _ = chunks.blocking_send(buffer.take());
+    Ok(rows)
 }
 
 fn orc_error(e: orc_rust::error::OrcError) -> DataFusionError {
