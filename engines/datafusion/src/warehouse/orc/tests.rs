@@ -86,6 +86,23 @@ async fn every_writable_type_round_trips_and_another_engine_reads_it() {
         described.contains("| Provider                     | orc"),
         "{described}"
     );
+    // DataFusion's unsigned integers (row_number()'s), which ORC has not, as signed ones.
+    ok(
+        &engine,
+        &s,
+        "CREATE TABLE ranked STORED AS ORC AS \
+         SELECT row_number() OVER (ORDER BY r_regionkey) AS rn FROM tpch.region",
+    )
+    .await;
+    assert_eq!(
+        lines(
+            &other,
+            &o,
+            "SELECT sum(rn) AS n, max(rn) AS top FROM ranked"
+        )
+        .await[3],
+        "| 15 | 5   |"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

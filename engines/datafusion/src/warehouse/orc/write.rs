@@ -33,7 +33,8 @@ const STRIPE_BYTES: usize = 64 * 1024 * 1024;
 
 /// The type a column of table type `table_type` is written as, None when ORC files written
 /// here cannot hold it. DataFusion's in-memory variants become the ORC type they stand for
-/// (`Utf8View` a string); unsigned integers, which Hive has not, the next wider signed one.
+/// (`Utf8View` a string); unsigned integers, which Hive has not, a signed one that holds them
+/// (an unsigned 64-bit value beyond BIGINT's range fails the write).
 pub fn written_type(table_type: &DataType) -> Option<DataType> {
     use DataType::*;
     Some(match table_type {
