@@ -416,6 +416,32 @@ async fn hive_written_files_are_read_as_an_external_table() {
     .await
     .to_string();
     assert!(refused.contains("no ORC files"), "{refused}");
+    // Hive's DDL of a Parquet table takes the same form; other input formats are refused,
+    // named.
+    ok(
+        &engine,
+        &s,
+        "CREATE TABLE pq (a INT) \
+         ROW FORMAT SERDE 'org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe' \
+         STORED AS INPUTFORMAT 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat' \
+         OUTPUTFORMAT 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat'",
+    )
+    .await;
+    let create = lines(&engine, &s, "SHOW CREATE TABLE pq").await.join("\n");
+    assert!(create.contains("STORED AS PARQUET"), "{create}");
+    let refused = error(
+        &engine,
+        &s,
+        "CREATE TABLE seq (a INT) STORED AS \
+         INPUTFORMAT 'org.apache.hadoop.mapred.SequenceFileInputFormat' \
+         OUTPUTFORMAT 'org.apache.hadoop.hive.ql.io.HiveSequenceFileOutputFormat'",
+    )
+    .await
+    .to_string();
+    assert!(
+        refused.contains("SequenceFileInputFormat") && refused.contains("ORC"),
+        "{refused}"
+    );
     // A file that is not ORC is named when read.
     std::fs::write(data.path().join("notes.txt"), b"not orc").unwrap();
     let broken = error(&engine, &s, "SELECT count(*) FROM hive_t")
