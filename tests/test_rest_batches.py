@@ -34,6 +34,7 @@ from pyspark.sql import SparkSession
 spark = SparkSession.builder.getOrCreate()
 print("kumiho-batch-answer", spark.range(5).count(), "args", sys.argv[1:], flush=True)
 print("kumiho-batch-app", spark.sparkContext.applicationId, flush=True)
+print("kumiho-batch-user", spark.sparkContext.sparkUser(), flush=True)
 spark.stop()
 """
 FAIL = """\
@@ -190,7 +191,9 @@ def test_a_pyspark_batch_finishes_with_its_output_and_app_id(gateway, batches):
     assert 0 < batch["createTime"] <= batch["appStartTime"] <= batch["endTime"]
     # The command line: the cluster's master and conf, the batch's conf over it, client mode.
     [command] = [line for line in lines if line.startswith("kumiho: starting ")]
-    assert "--master local[1] --deploy-mode client --name hello" in command, command
+    assert "--master local[1] --deploy-mode client --name hello --proxy-user alice" in command, command
+    # Spark ran as the batch's user (spark-submit --proxy-user), not as the gateway's.
+    assert "kumiho-batch-user alice" in lines, lines[-30:]
     assert "--conf spark.sql.shuffle.partitions=1" in command and "--conf spark.ui.enabled=false" in command
     # Paged reads.
     status, page, _ = rest(gateway.rest_port, "GET", f"/batches/{batch['id']}/localLog?from=1&size=2")

@@ -74,6 +74,10 @@ def test_beeline_runs_spark_sql_sees_the_spark_submit_log_and_the_idle_engine_st
     # The first statement's log is the launch log: the spark-submit command and Spark's own lines.
     output = run.stdout + run.stderr
     assert "spark-submit --master local[1] --deploy-mode client" in output, run.describe()
+    # The engine runs as its user (spark-submit --proxy-user, Kyuubi's doAs): Spark's security
+    # manager names the OS user and the user the JVM acts as (the OS user alone without it).
+    assert "--proxy-user alice " in output, run.describe()
+    assert re.search(r"Changing view acls to: (\w+,)?alice\n", output), run.describe()
     assert "HiveThriftServer2 started" in output, run.describe()
 
     # Spark's files stay in the engine's directory.

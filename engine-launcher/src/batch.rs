@@ -1,14 +1,14 @@
 //! Batch jobs: the `spark-submit` command of a Spark or PySpark batch, and its process.
 //!
 //! ```text
-//! SPARK_HOME/bin/spark-submit --master M --deploy-mode client --name NAME --conf k=v ... \
-//!   [--class MAIN] RESOURCE ARGS...
+//! SPARK_HOME/bin/spark-submit --master M --deploy-mode client --name NAME [--proxy-user USER] \
+//!   --conf k=v ... [--class MAIN] RESOURCE ARGS...
 //! ```
 //!
 //! The conf is the cluster's `spark.conf` with the batch's `spark.*` keys laid over it, and
 //! `spark.master` / `spark.submit.deployMode` become `--master` / `--deploy-mode`, exactly as
-//! for a Spark SQL engine ([`SparkSettings`]). `spark-submit` runs as the gateway's user (the
-//! Spark engine launcher passes no `--proxy-user` either), in a process group of its own so
+//! for a Spark SQL engine ([`SparkSettings`]); so is `--proxy-user`, the batch's user unless
+//! the cluster turns `do-as` off. `spark-submit` runs in a process group of its own so
 //! that cancelling a batch stops the driver JVM and whatever it started, with stdout and
 //! stderr in one log file and its working directory (Spark's `spark-warehouse`,
 //! `metastore_db`) the batch's own.

@@ -626,7 +626,7 @@ impl BatchManager {
                 .config
                 .engine
                 .spark
-                .to_launch_settings(&ruled.conf.settings),
+                .to_launch_settings(&ruled.conf.settings, Some(&user)),
             env: cluster.config.env.clone(),
             cluster: cluster.name.clone(),
             work_dir,

@@ -226,7 +226,7 @@ impl DataFusionSettings {
 }
 
 /// Settings of the Spark SQL engine (Spark Thrift Server through `spark-submit`).
-#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(default, rename_all = "kebab-case", deny_unknown_fields)]
 pub struct SparkSettings {
     /// `SPARK_HOME`; by default `SPARK_HOME` of the cluster's `env`, then the gateway's.
@@ -239,13 +239,32 @@ pub struct SparkSettings {
     pub deploy_mode: Option<String>,
     /// `--conf` pairs; a session's `spark.*` keys are laid over them when it launches an engine.
     pub conf: BTreeMap<String, String>,
+    /// Spark engines and batches run as their user (`spark-submit --proxy-user`), as Kyuubi's
+    /// `kyuubi.engine.doAs.enabled` (default true): a USER or CONNECTION engine as its user, a
+    /// GROUP engine as the group, a batch as its user; a SERVER engine runs as the gateway.
+    /// `false`: everything runs as the gateway's OS user.
+    pub do_as: bool,
+}
+
+impl Default for SparkSettings {
+    fn default() -> Self {
+        Self {
+            home: None,
+            master: None,
+            deploy_mode: None,
+            conf: BTreeMap::new(),
+            do_as: true,
+        }
+    }
 }
 
 impl SparkSettings {
-    /// The launcher's form of these settings, with the session's `spark.*` keys over the conf.
+    /// The launcher's form of these settings, with the session's `spark.*` keys over the conf,
+    /// for an engine or batch of `user` (`None`: one of the gateway's own, a SERVER engine).
     pub fn to_launch_settings(
         &self,
         session: &BTreeMap<String, String>,
+        user: Option<&str>,
     ) -> kumiho_engine_launcher::SparkSettings {
         kumiho_engine_launcher::SparkSettings {
             home: self.home.clone(),
@@ -253,6 +272,7 @@ impl SparkSettings {
             deploy_mode: self.deploy_mode.clone(),
             conf: self.conf.clone(),
             session_conf: BTreeMap::new(),
+            proxy_user: user.filter(|_| self.do_as).map(str::to_owned),
         }
         .with_session_conf(session)
     }

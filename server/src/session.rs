@@ -756,7 +756,15 @@ async fn launch_and_connect(
                 EngineSettings::DataFusion(engine.datafusion.to_launch_settings())
             }
             EngineType::SparkSql => {
-                EngineSettings::Spark(engine.spark.to_launch_settings(&route.conf.settings))
+                // The engine's owner: its user, its group, or (SERVER) the gateway itself.
+                let engine_ref = &route.engine_ref;
+                let runs_as = (engine_ref.share_level != ShareLevel::Server)
+                    .then_some(engine_ref.routing_user.as_str());
+                EngineSettings::Spark(
+                    engine
+                        .spark
+                        .to_launch_settings(&route.conf.settings, runs_as),
+                )
             }
         },
         idle_timeout: route.idle_timeout,

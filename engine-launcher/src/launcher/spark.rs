@@ -7,7 +7,7 @@
 //! ```text
 //! kumiho-spark-engine <registry flags> --bind-host H --work-dir WORK/engines/ID [--remove-work-dir] \
 //!   -- SPARK_HOME/bin/spark-submit --master M --deploy-mode client --name kumiho-ID \
-//!      --conf k=v ... --class org.apache.spark.sql.hive.thriftserver.HiveThriftServer2 spark-internal
+//!      [--proxy-user USER] --conf k=v ... --class org.apache.spark.sql.hive.thriftserver.HiveThriftServer2 spark-internal
 //! ```
 //!
 //! The supervisor adds the Thrift Server's own port and bind host (`--hiveconf ...`) and its
@@ -51,6 +51,10 @@ pub struct SparkSettings {
     /// The session's `spark.*` keys, which win over the cluster's (see
     /// [`SparkSettings::with_session_conf`]).
     pub session_conf: BTreeMap<String, String>,
+    /// `--proxy-user`: the user Spark runs as, impersonated by the gateway's OS user (and,
+    /// on a secure Hadoop cluster, its Kerberos ticket), as Kyuubi's
+    /// `kyuubi.engine.doAs.enabled` launches engines. `None`: Spark runs as the gateway.
+    pub proxy_user: Option<String>,
 }
 
 impl SparkSettings {
@@ -174,6 +178,10 @@ pub(crate) fn spark_submit_prefix(
         "--name".to_owned(),
         name.to_owned(),
     ];
+    if let Some(user) = &settings.proxy_user {
+        command.push("--proxy-user".to_owned());
+        command.push(user.clone());
+    }
     for (key, value) in conf {
         command.push("--conf".to_owned());
         command.push(format!("{key}={value}"));

@@ -52,6 +52,24 @@ limits:
 }
 
 #[test]
+fn spark_runs_as_its_user_unless_the_cluster_says_otherwise() {
+    let proxy = |yaml: &str, user: Option<&str>| {
+        ClusterConfig::from_yaml(yaml)
+            .unwrap()
+            .engine
+            .spark
+            .to_launch_settings(&BTreeMap::new(), user)
+            .proxy_user
+    };
+    assert_eq!(proxy("", Some("alice")).as_deref(), Some("alice"));
+    assert_eq!(proxy("", None), None);
+    assert_eq!(
+        proxy("engine: {spark: {do-as: false}}\n", Some("alice")),
+        None
+    );
+}
+
+#[test]
 fn shipped_configs_parse() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cluster-configs");
     let default = std::fs::read_to_string(dir.join("default.yaml")).unwrap();

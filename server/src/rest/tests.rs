@@ -226,7 +226,7 @@ async fn a_batch_runs_to_finished_with_its_log_and_app_id() {
     assert_eq!(log["rowCount"], lines.len());
     assert!(lines[0].starts_with("kumiho: starting "), "{lines:?}");
     assert!(
-        lines.iter().any(|l| l.contains("--master local[1] --deploy-mode client --name n-/jobs/ok.py --conf spark.ui.enabled=false /jobs/ok.py a1")),
+        lines.iter().any(|l| l.contains("--master local[1] --deploy-mode client --name n-/jobs/ok.py --proxy-user alice --conf spark.ui.enabled=false /jobs/ok.py a1")),
         "{lines:?}"
     );
     // from < 0 reads on from the last such read.

@@ -216,3 +216,19 @@ fn spark_home_falls_back_to_the_cluster_environment() {
     assert_eq!(home_found, home.path());
     assert_eq!(spark_submit, home.path().join("bin/spark-submit"));
 }
+
+#[test]
+fn a_proxy_user_comes_before_the_conf_and_the_thrift_server_class() {
+    let home = spark_home();
+    let settings = SparkSettings {
+        home: Some(home.path().to_owned()),
+        proxy_user: Some("alice".to_owned()),
+        conf: BTreeMap::from([("spark.ui.enabled".to_owned(), "false".to_owned())]),
+        ..SparkSettings::default()
+    };
+    let (command, _work) = build(settings).unwrap();
+    let submit = &command.args[command.args.iter().position(|arg| arg == "--").unwrap() + 1..];
+    assert_eq!(value_of(submit, "--proxy-user"), "alice");
+    let at = |flag: &str| submit.iter().position(|arg| arg == flag).unwrap();
+    assert!(at("--proxy-user") < at("--conf") && at("--conf") < at("--class"));
+}
