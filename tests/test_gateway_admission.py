@@ -7,9 +7,12 @@ batch for the deny lists. Every client here comes from 127.0.0.1; no engine is n
 OpenSession is answered before the launch.
 """
 
+import base64
+
 import pytest
 import requests
 from pyhive import hive
+from thrift.transport import THttpClient
 
 from gateway_fixtures import DEFAULT_CLUSTER, wait_until
 from gateway_fixtures import gateway_binary, gateway_dirs, kumiho, start_kumiho  # noqa: F401 (fixtures)
@@ -35,6 +38,14 @@ def use_cluster(gateway, text: str):
 
 def connect(gateway, user: str):
     return hive.connect(HOST, gateway.port, username=user)
+
+
+def http_connect(gateway, user: str, client_address: str):
+    """PyHive over Thrift HTTP through a proxy that writes the client's address in X-Real-IP."""
+    transport = THttpClient.THttpClient(f"http://{HOST}:{gateway.http_port}/cliservice")
+    transport.setCustomHeaders({"Authorization": "Basic " + base64.b64encode(f"{user}:x".encode()).decode(),
+                                "X-Real-IP": client_address})
+    return hive.connect(thrift_transport=transport, username=user)
 
 
 def refusal(gateway, user: str) -> str:
@@ -105,6 +116,9 @@ def test_denied_users_and_addresses_are_refused_and_a_refresh_applies_the_lists_
     message = refusal(kumiho, "adm_alice")
     assert "sessions from 127.0.0.1 are denied on cluster `default` (its deny-ips, which has 127.0.0.0/8)" \
         in message, message
+    # Unless the operator names a client address header, the header is nobody's word.
+    with pytest.raises(Exception, match="sessions from 127.0.0.1 are denied"):
+        http_connect(kumiho, "adm_alice", "10.1.2.3")
 
     use_cluster(kumiho, "")
     connect(kumiho, "adm_mallory").close()
@@ -115,3 +129,26 @@ def refusal_as(gateway, user: str, proxy: str) -> str:
         hive.connect(HOST, gateway.port, username=user,
                      configuration={"hive.server2.proxy.user": proxy}).close()
     return str(refused.value)
+
+
+def test_behind_a_proxy_the_address_it_records_is_the_one_listed_counted_and_denied(start_kumiho):
+    gateway = start_kumiho("--client-ip-header", "X-Real-IP")
+    use_cluster(gateway, "deny-ips: [10.9.9.9]\nlimits: {max-sessions-per-ip: 1}\n")
+    with pytest.raises(Exception, match=r"sessions from 10\.9\.9\.9 are denied on cluster `default`"):
+        http_connect(gateway, "adm_pia", "10.9.9.9")
+    rest = requests.post(f"http://{HOST}:{gateway.rest_port}/api/v1/sessions", auth=("adm_pia", "x"),
+                         headers={"X-Real-IP": "10.9.9.9"}, json={"configs": {}}, timeout=30)
+    assert rest.status_code == 403 and "sessions from 10.9.9.9 are denied" in rest.text, rest.text
+
+    pia = http_connect(gateway, "adm_pia", "10.1.2.3")
+    # Each address has its own place: another client's address is not the proxy's.
+    rex = http_connect(gateway, "adm_rex", "10.1.2.4")
+    with pytest.raises(Exception, match=r"client address 10\.1\.2\.3 already has 1 open session"):
+        http_connect(gateway, "adm_zoe", "10.1.2.3")
+    listed = requests.get(f"http://{HOST}:{gateway.rest_port}/api/v1/admin/sessions", auth=(ADMIN, "x"),
+                          timeout=30).json()
+    assert {(s["user"], s["ipAddr"]) for s in listed} == {("adm_pia", "10.1.2.3"), ("adm_rex", "10.1.2.4")}, listed
+    # The binary port has no headers: its clients are their TCP peers.
+    connect(gateway, "adm_bin").close()
+    pia.close()
+    rex.close()

@@ -198,6 +198,13 @@ pub struct ServerConfig {
     /// Private key of `ssl-cert-file`, PEM, unencrypted (PKCS#8, RSA or EC): Kyuubi's keystore
     /// and key passwords have no counterpart, so protect the file (mode 0600). Never logged.
     pub ssl_key_file: Option<PathBuf>,
+    /// The HTTP header a proxy in front of the Thrift HTTP and REST ports writes each client's
+    /// address into, e.g. `X-Real-IP` or `X-Forwarded-For` (its last entry): Kyuubi's
+    /// `kyuubi.frontend.proxy.http.client.ip.header`. Sessions are then listed, counted
+    /// (`limits.max-sessions-per-ip`) and denied (`deny-ips`) by that address. Set it only
+    /// when every HTTP client comes through such a proxy: a client reaching the gateway
+    /// directly could write any address there. Default: none, the TCP peer is the client.
+    pub client_ip_header: Option<String>,
 }
 
 /// How clients prove who they are: Kerberos tickets, passwords checked one way, or both
@@ -466,6 +473,7 @@ impl Default for ServerConfig {
             cookie_secret: None,
             ssl_cert_file: None,
             ssl_key_file: None,
+            client_ip_header: None,
         }
     }
 }
@@ -647,6 +655,10 @@ pub struct Cli {
     /// Private key (PEM, unencrypted) of `--ssl-cert-file` [default: none, plaintext].
     #[arg(long)]
     pub ssl_key_file: Option<PathBuf>,
+    /// HTTP header a proxy in front writes client addresses into, e.g. `X-Real-IP`
+    /// [default: none, the TCP peer is the client].
+    #[arg(long)]
+    pub client_ip_header: Option<String>,
 }
 
 impl Cli {
@@ -762,12 +774,21 @@ impl Cli {
         if self.ssl_key_file.is_some() {
             config.ssl_key_file = self.ssl_key_file;
         }
+        if self.client_ip_header.is_some() {
+            config.client_ip_header = self.client_ip_header;
+        }
         config.validate()?;
         Ok(config)
     }
 }
 
 impl ServerConfig {
+    /// `client-ip-header` as a header name (checked by [`ServerConfig::validate`]).
+    pub fn client_ip_header(&self) -> Option<hyper::header::HeaderName> {
+        let header = self.client_ip_header.as_deref()?;
+        hyper::header::HeaderName::from_bytes(header.trim().as_bytes()).ok()
+    }
+
     /// Each authentication has its own settings, and takes none of the others'.
     fn validate_authentication(&self) -> Result<(), String> {
         let ldap_keys = [
@@ -921,6 +942,13 @@ impl ServerConfig {
 
     /// Checks settings that parse but cannot work, with what to change.
     pub fn validate(&self) -> Result<(), String> {
+        if let Some(header) = &self.client_ip_header {
+            if hyper::header::HeaderName::from_bytes(header.trim().as_bytes()).is_err() {
+                return Err(format!(
+                    "client-ip-header `{header}` is no HTTP header name; write e.g. X-Real-IP"
+                ));
+            }
+        }
         if self.binary_port != 0 && self.binary_port == self.http_port {
             return Err(format!(
                 "binary-port and http-port are both {}; give them different ports",
@@ -1052,6 +1080,7 @@ mod tests {
             "kerberos-keytab",
             "kerberos-spnego-principal",
             "kerberos-auth-to-local",
+            "client-ip-header",
         ];
         let applied_by_ldap = [
             "ldap-guid-key",
@@ -1083,6 +1112,19 @@ mod tests {
             checked += 1;
         }
         assert!(checked >= 20, "only {checked} flags state a default");
+    }
+
+    #[test]
+    fn a_client_ip_header_must_be_a_header_name() {
+        let parse = |value: &str| {
+            Cli::try_parse_from(["kumiho", "--client-ip-header", value])
+                .unwrap()
+                .into_config()
+        };
+        let config = parse("X-Real-IP").unwrap();
+        assert_eq!(config.client_ip_header().unwrap().as_str(), "x-real-ip");
+        let refused = parse("Real IP").unwrap_err();
+        assert!(refused.contains("is no HTTP header name"), "{refused}");
     }
 
     #[test]

@@ -57,7 +57,7 @@ use kumiho_engine_launcher::batch::BatchType;
 use kumiho_thrift::auth::Authenticator;
 use kumiho_thrift::kerberos::KerberosAcceptor;
 use kumiho_thrift::server::{
-    method_not_allowed, serve_http1_tls, text_response, HttpCredentials, ServerTls,
+    client_address, method_not_allowed, serve_http1_tls, text_response, HttpCredentials, ServerTls,
 };
 use serde::Serialize;
 use tokio::net::TcpListener;
@@ -97,6 +97,9 @@ pub struct RestApi {
     pub kerberos: Option<Arc<dyn KerberosAcceptor>>,
     /// With `kerberos`, Basic too (KERBEROS,FILE; KERBEROS,LDAP), each client choosing.
     pub passwords_with_kerberos: bool,
+    /// The header a proxy in front writes each client's address into (`client-ip-header`);
+    /// `None`: the TCP peer is the client.
+    pub client_ip_header: Option<hyper::header::HeaderName>,
 }
 
 /// Serves the API on `listener` until `shutdown`; sessions and operations when `sessions`
@@ -205,6 +208,7 @@ impl RestApi {
         B: Body<Data = Bytes> + Send + 'static,
         B::Error: std::fmt::Display + Into<Box<dyn std::error::Error + Send + Sync>>,
     {
+        let peer = client_address(req.headers(), self.client_ip_header.as_ref(), peer);
         let path = req.uri().path().to_owned();
         let Some(route) = route(&path) else {
             return text_response(

@@ -237,6 +237,7 @@ pub async fn start(mut config: ServerConfig) -> Result<RunningGateway, String> {
         cookie_secret,
         http_connections: Some(sessions.metrics.http_connections()),
         tls: tls.clone(),
+        client_ip_header: config.client_ip_header(),
     });
     let mut tasks = vec![
         (
@@ -275,6 +276,7 @@ pub async fn start(mut config: ServerConfig) -> Result<RunningGateway, String> {
                 .clone()
                 .or_else(|| options.kerberos.clone()),
             passwords_with_kerberos: options.passwords_with_kerberos,
+            client_ip_header: options.client_ip_header.clone(),
         });
         // REST sessions are calls on the same service the Thrift frontends serve.
         let directory = GatewayDirectory {

@@ -24,11 +24,13 @@ use crate::kerberos::KerberosAcceptor;
 use crate::sasl::Qop;
 
 mod binary;
+mod client_address;
 mod cookie;
 mod http;
 mod tls;
 
 pub use binary::{serve_binary, serve_local};
+pub use client_address::client_address;
 pub use http::{
     basic_credentials, method_not_allowed, negotiate_token, serve_http, serve_http1,
     serve_http1_tls, text as text_response, HttpCredentials, HttpUser,
@@ -77,6 +79,9 @@ pub struct ServerOptions {
     /// TLS on the binary (TCP) and HTTP ports; `None`: plaintext. A local socket
     /// ([`serve_local`]) is never under TLS.
     pub tls: Option<Arc<ServerTls>>,
+    /// The header a proxy in front of the HTTP port writes each client's address into
+    /// (`X-Real-IP`); `None`: the TCP peer is the client ([`client_address`]).
+    pub client_ip_header: Option<hyper::header::HeaderName>,
 }
 
 /// Follows a server's connections as they open and close.
@@ -100,6 +105,7 @@ impl Default for ServerOptions {
             cookie_secret: None,
             http_connections: None,
             tls: None,
+            client_ip_header: None,
         }
     }
 }
@@ -119,6 +125,7 @@ impl std::fmt::Debug for ServerOptions {
             .field("http_path", &self.http_path)
             .field("cookie_secret", &self.cookie_secret.as_ref().map(|_| "***"))
             .field("tls", &self.tls.as_ref().map(|tls| tls.cert_file()))
+            .field("client_ip_header", &self.client_ip_header)
             .finish_non_exhaustive()
     }
 }

@@ -12,6 +12,17 @@ use kumiho_engine_launcher::batch::BatchType;
 /// A stand-in `spark-submit` (a shell script): prints its arguments and an application id,
 /// fails for `fail.py`, sleeps for `sleep.py`.
 /// The client address of batches submitted by a test straight to the manager.
+/// The API over `batches` taking any password (authentication NONE), clients by their peer.
+fn open_api(batches: Arc<BatchManager>) -> RestApi {
+    RestApi {
+        batches,
+        authenticator: Arc::new(AnyPassword),
+        kerberos: None,
+        passwords_with_kerberos: false,
+        client_ip_header: None,
+    }
+}
+
 const LOOPBACK: std::net::IpAddr = std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST);
 
 const SPARK_SUBMIT: &str = r#"#!/bin/sh
@@ -61,12 +72,7 @@ fn fixture() -> Fixture {
     )
     .unwrap();
     Fixture {
-        api: RestApi {
-            batches,
-            authenticator: Arc::new(AnyPassword),
-            kerberos: None,
-            passwords_with_kerberos: false,
-        },
+        api: open_api(batches),
         _dir: dir,
     }
 }
@@ -735,12 +741,7 @@ async fn a_restarted_manager_follows_a_batch_whose_process_lives_and_can_cancel_
     };
     let (long, mut long_child) = start_orphan("60");
     let (short, mut short_child) = start_orphan("0.3");
-    let restarted = RestApi {
-        batches: f.another_gateway("h:1"),
-        authenticator: Arc::new(AnyPassword),
-        kerberos: None,
-        passwords_with_kerberos: false,
-    };
+    let restarted = open_api(f.another_gateway("h:1"));
     let running = on_batch(&restarted, "GET", &long, "alice").await;
     assert_eq!(running["state"], "RUNNING");
     // The short one ends on its own (reaped here, as init would reap an orphan).
@@ -954,12 +955,7 @@ async fn gateways_sharing_a_work_directory_serve_each_others_batches() {
     // is submitted to `a` after `b` started, so `b` knows it only from its record.
     let serve_gateway = |instance_listener: tokio::net::TcpListener| {
         let instance = instance_listener.local_addr().unwrap().to_string();
-        let api = Arc::new(RestApi {
-            batches: f.another_gateway(&instance),
-            authenticator: Arc::new(AnyPassword),
-            kerberos: None,
-            passwords_with_kerberos: false,
-        });
+        let api = Arc::new(open_api(f.another_gateway(&instance)));
         let shutdown = CancellationToken::new();
         let server = tokio::spawn(serve(
             instance_listener,

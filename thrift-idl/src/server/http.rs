@@ -24,6 +24,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tracing::Instrument;
 
+use super::client_address::client_address;
 use super::cookie::CookieSigner;
 use super::{accept, next_connection_id, ConnectionObserver, ServerOptions, ServerTls};
 use crate::auth::Authenticator;
@@ -222,6 +223,7 @@ struct Endpoint<S> {
 
 impl<S: CliService> Endpoint<S> {
     async fn handle(&self, req: Request<Incoming>, peer: SocketAddr) -> Response<Full<Bytes>> {
+        let peer = client_address(req.headers(), self.options.client_ip_header.as_ref(), peer);
         // HiveServer2 maps its servlet at `/cliservice/*`: PyHive posts to `/cliservice/`.
         if req.uri().path().trim_end_matches('/') != self.path {
             return text(
