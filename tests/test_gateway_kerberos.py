@@ -14,12 +14,14 @@ auth-conf) and maps principals by Hadoop's auth_to_local rules."""
 import glob
 import os
 import subprocess
+from pathlib import Path
 
 import pytest
 import requests
 from pyhive import hive as pyhive
 
-from gateway_fixtures import default_cluster_dir, discovery_url, ha_flags, kill_engines_on, start_gateway
+from gateway_fixtures import (default_cluster_dir, discovery_url, engine_pids, ha_flags, kill_engines_on,
+                              start_gateway)
 from gateway_fixtures import gateway_binary, zookeeper  # noqa: F401 (fixtures)
 from harness import hive
 from harness.beeline import http_url, run_beeline
@@ -124,6 +126,22 @@ def test_beeline_with_a_ticket_runs_queries_as_the_principals_short_name(gateway
                       env=kdc.java_env(tickets["alice"]))
     assert run.returncode == 0, run.describe()
     assert run.result_sets() == [[["who", "answer"], ["alice", "42"]]], run.describe()
+
+
+def test_engines_get_the_gateways_ticket_for_secure_hadoop(gateway, kdc, tickets):
+    """What spark-submit --proxy-user needs on a secure cluster: a ticket of the gateway's
+    principal, which the gateway gets with kinit from its keytab and hands engines in
+    KRB5CCNAME."""
+    run = run_beeline(binary_url(gateway), ["SELECT 1 AS one"], env=kdc.java_env(tickets["alice"]))
+    assert run.returncode == 0, run.describe()
+    [pid, *_] = engine_pids(gateway.work_dir)
+    environ = (Path("/proc") / str(pid) / "environ").read_bytes().decode().split("\0")
+    [cache] = [entry.split("=", 1)[1] for entry in environ if entry.startswith("KRB5CCNAME=")]
+    assert cache == f"FILE:{gateway.work_dir.resolve()}/kerberos/krb5cc_gateway", cache
+    listed = subprocess.run(["klist", "-c", cache], env=kdc.env(), capture_output=True, text=True)
+    assert listed.returncode == 0, listed.stderr
+    assert f"Default principal: {PRINCIPAL}" in listed.stdout and f"krbtgt/{REALM}@{REALM}" in listed.stdout, \
+        listed.stdout
 
 
 def test_beeline_over_http_authenticates_with_spnego_then_its_cookie(gateway, kdc, tickets):

@@ -195,6 +195,9 @@ pub trait EngineBuilder: Send + Sync {
 #[derive(Clone, Default)]
 pub struct Launcher {
     builders: HashMap<EngineType, Arc<dyn EngineBuilder>>,
+    /// Environment every engine gets from the gateway itself (its Kerberos ticket cache);
+    /// a cluster's `env` wins over it.
+    env: BTreeMap<String, String>,
 }
 
 impl fmt::Debug for Launcher {
@@ -214,6 +217,12 @@ impl Launcher {
     /// Adds (or replaces) the builder for its engine type.
     pub fn with_builder(mut self, builder: Arc<dyn EngineBuilder>) -> Launcher {
         self.builders.insert(builder.engine_type(), builder);
+        self
+    }
+
+    /// Gives every engine these environment variables, under its cluster's `env`.
+    pub fn with_env(mut self, env: BTreeMap<String, String>) -> Launcher {
+        self.env = env;
         self
     }
 
@@ -239,6 +248,19 @@ impl Launcher {
             engine_space: space.clone(),
             ref_id: ref_id.to_owned(),
             idle_timeout: spec.idle_timeout,
+        };
+        // The gateway's environment under the cluster's (a later key wins when collected).
+        let merged;
+        let spec = match self.env.is_empty() {
+            true => spec,
+            false => {
+                let env = self.env.iter().chain(&spec.env);
+                merged = EngineLaunchSpec {
+                    env: env.map(|(k, v)| (k.clone(), v.clone())).collect(),
+                    ..spec.clone()
+                };
+                &merged
+            }
         };
         let command = builder.build(spec, &registration_args)?;
 

@@ -403,6 +403,9 @@ pub struct BatchManager {
     /// The last `createTime` given: each batch gets a later one, so that listing by creation
     /// keeps the order of submission.
     last_created: Mutex<u64>,
+    /// Environment the gateway gives every batch under its cluster's `env` (its Kerberos
+    /// ticket cache), set once at start ([`BatchManager::give_env`]).
+    gateway_env: std::sync::OnceLock<BTreeMap<String, String>>,
 }
 
 /// Milliseconds since the epoch.
@@ -437,6 +440,7 @@ impl BatchManager {
             batches: Mutex::new(BTreeMap::new()),
             log_cursors: Mutex::new(HashMap::new()),
             last_created: Mutex::new(0),
+            gateway_env: Default::default(),
         });
         manager.clone().recover();
         Ok(manager)
@@ -627,7 +631,14 @@ impl BatchManager {
                 .engine
                 .spark
                 .to_launch_settings(&ruled.conf.settings, Some(&user)),
-            env: cluster.config.env.clone(),
+            env: self
+                .gateway_env
+                .get()
+                .into_iter()
+                .flatten()
+                .chain(&cluster.config.env)
+                .map(|(key, value)| (key.clone(), value.clone()))
+                .collect(),
             cluster: cluster.name.clone(),
             work_dir,
             log_path: self.log_path(id),
@@ -1193,6 +1204,12 @@ impl BatchManager {
                 msg: format!("batch {id} is still stopping; ask for its state again shortly"),
             },
         }
+    }
+
+    /// Gives every batch started from now on these environment variables, under its
+    /// cluster's `env`; only the first call counts.
+    pub fn give_env(&self, env: BTreeMap<String, String>) {
+        let _ = self.gateway_env.set(env);
     }
 
     /// Forgets, now and then every [`CLEAN_INTERVAL`], the batches that ended more than

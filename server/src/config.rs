@@ -128,6 +128,11 @@ pub struct ServerConfig {
     /// first component (`etl/host@ANY.REALM` is `etl`).
     #[serde(deserialize_with = "rule_lines")]
     pub kerberos_auth_to_local: Option<String>,
+    /// Under KERBEROS, how often the gateway renews its own ticket (`kinit` from
+    /// `kerberos-keytab` into `WORK/kerberos/krb5cc_gateway`), which engines and batches get
+    /// in `KRB5CCNAME` to act on a secure Hadoop cluster (Kyuubi's `kyuubi.kinit.interval`).
+    #[serde(with = "duration::serde_text")]
+    pub kinit_interval: Duration,
     /// Directory with one YAML file per cluster; relative paths start at the working directory.
     pub cluster_configs: PathBuf,
     /// Where engine registries, launch locks and engine logs live (embedded registry).
@@ -451,6 +456,7 @@ impl Default for ServerConfig {
             kerberos_spnego_principal: None,
             kerberos_sasl_qop: Qop::Auth,
             kerberos_auth_to_local: None,
+            kinit_interval: Duration::from_secs(3600),
             cluster_configs: PathBuf::from("cluster-configs"),
             work_dir: PathBuf::from("work"),
             default_cluster: "default".to_owned(),
@@ -586,6 +592,10 @@ pub struct Cli {
     /// [default: none, the principal's first component].
     #[arg(long)]
     pub kerberos_auth_to_local: Option<String>,
+    /// Under KERBEROS, how often the gateway's ticket for its engines is renewed (kinit)
+    /// [default: 1h].
+    #[arg(long, value_parser = duration::parse)]
+    pub kinit_interval: Option<Duration>,
     /// How long an ended REST batch is kept, e.g. `72h` or `P3D` [default: 72h].
     #[arg(long, value_parser = duration::parse)]
     pub batch_max_age: Option<Duration>,
@@ -699,7 +709,8 @@ impl Cli {
             ha_session_timeout,
             ha_connect_timeout,
             ha_transport_mode,
-            kerberos_sasl_qop
+            kerberos_sasl_qop,
+            kinit_interval
         );
         if self.engine_binary.is_some() {
             config.engine_binary = self.engine_binary;
@@ -1003,6 +1014,9 @@ impl ServerConfig {
         }
         if self.cluster_rescan_interval.is_zero() {
             return Err("cluster-rescan-interval must be longer than zero, e.g. `10s`".to_owned());
+        }
+        if self.kinit_interval.is_zero() {
+            return Err("kinit-interval must be longer than zero, e.g. `1h`".to_owned());
         }
         if self.max_message_size < 1024 {
             return Err(format!(

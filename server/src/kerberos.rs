@@ -29,6 +29,8 @@ use gssapi::{AcceptorContext, Credentials, Name};
 #[allow(unsafe_code)]
 mod gssapi;
 
+pub mod ticket;
+
 pub use gssapi::LIBRARY_VARIABLE;
 
 /// The environment variable MIT krb5 takes the default keytab's name from.

@@ -12,6 +12,7 @@
 //! gateway on this work directory follows them), then the watcher and the metrics endpoint
 //! stop: Prometheus sees the sessions drain.
 
+use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::path::Path;
 use std::sync::Arc;
@@ -29,6 +30,7 @@ use crate::batch::BatchManager;
 use crate::cluster::{watcher, ClusterRegistry};
 use crate::config::{PasswordCheck, ServerConfig};
 use crate::discovery::{advertised_host, Advertised, Ensemble, GatewayRegistration};
+use crate::kerberos::ticket::{TicketCache, CACHE_VARIABLE};
 use crate::kerberos::{GssAcceptor, KerberosOnly};
 use crate::ldap::{LdapAuthenticator, LdapSettings};
 use crate::metrics::{Metered, Metrics};
@@ -110,6 +112,21 @@ pub async fn start(mut config: ServerConfig) -> Result<RunningGateway, String> {
         }
         None => (None, None),
     };
+    // Under KERBEROS the gateway keeps a ticket of its principal for the engines and batches
+    // it launches (spark-submit --proxy-user on a secure Hadoop cluster), renewed on a
+    // schedule; they get its cache in KRB5CCNAME.
+    let ticket = match config.kerberos() {
+        Some(settings) => {
+            let ticket = TicketCache::new(&settings.principal, &settings.keytab, &config.work_dir)?;
+            ticket.renew_logged().await;
+            Some(ticket)
+        }
+        None => None,
+    };
+    let engine_env: BTreeMap<String, String> = ticket
+        .iter()
+        .map(|ticket| (CACHE_VARIABLE.to_owned(), ticket.variable_value()))
+        .collect();
     // One authenticator for every frontend: Thrift (SASL PLAIN, HTTP Basic) and REST; under
     // KERBEROS alone one that refuses every password, should a password reach it.
     let authenticator: Arc<dyn Authenticator> = match (config.authentication.passwords, &kerberos) {
@@ -148,6 +165,9 @@ pub async fn start(mut config: ServerConfig) -> Result<RunningGateway, String> {
         );
     }
     let background = CancellationToken::new();
+    if let Some(ticket) = ticket {
+        tokio::spawn(ticket.keep_fresh(config.kinit_interval, background.clone()));
+    }
     let watcher = watcher::spawn(
         clusters.clone(),
         config.cluster_rescan_interval,
@@ -169,7 +189,7 @@ pub async fn start(mut config: ServerConfig) -> Result<RunningGateway, String> {
         }
     };
 
-    let started = start_frontends(&config, clusters.clone()).await;
+    let started = start_frontends(&config, clusters.clone(), engine_env.clone()).await;
     let (sessions, binary, http, metrics_listener, rest_listener) = match started {
         Ok(started) => started,
         Err(e) => {
@@ -208,6 +228,7 @@ pub async fn start(mut config: ServerConfig) -> Result<RunningGateway, String> {
             ) {
                 Ok(batches) => {
                     batches.keep_for(config.batch_max_age);
+                    batches.give_env(engine_env.clone());
                     Some(batches)
                 }
                 Err(e) => {
@@ -435,6 +456,7 @@ type Started = (
 async fn start_frontends(
     config: &ServerConfig,
     clusters: Arc<ClusterRegistry>,
+    engine_env: BTreeMap<String, String>,
 ) -> Result<Started, String> {
     let engine = DataFusionBuilder::locate(config.engine_binary.as_deref()).map_err(|e| {
         format!("{e} (set --engine-binary; from a checkout, `cargo build --workspace` builds it beside kumiho)")
@@ -448,7 +470,8 @@ async fn start_frontends(
     let launcher = Arc::new(
         Launcher::new()
             .with_builder(Arc::new(engine))
-            .with_builder(Arc::new(SparkBuilder::locate(None))),
+            .with_builder(Arc::new(SparkBuilder::locate(None)))
+            .with_env(engine_env),
     );
     let router = Router {
         clusters,
