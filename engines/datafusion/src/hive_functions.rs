@@ -7,7 +7,7 @@
 //! and vectorised like the built-ins it is made of. The rest are written out
 //! (`get_json_object`, `collect_list`, `collect_set`). The families:
 //!
-//! - `conditional`: `if`, `isnull`, `isnotnull`, `field`.
+//! - `conditional`: `if`, `isnull`, `isnotnull`, `field`, and the aggregate `count_if`.
 //! - `datetime`: `year` ... `second`, `quarter`, `dayofweek`, `weekofyear`, `dayofyear`,
 //!   `datediff`, `date_add`, `date_sub`, `add_months`, `next_day`, `last_day`, `months_between`,
 //!   `trunc`, `to_date`, `from_utc_timestamp`, `to_utc_timestamp`, `date_format`,
@@ -146,6 +146,7 @@ pub fn register(ctx: &SessionContext) {
     }
     for udaf in collections::aggregates()
         .into_iter()
+        .chain(conditional::aggregates())
         .chain(ngrams::aggregates())
         .chain(histogram::aggregates())
     {

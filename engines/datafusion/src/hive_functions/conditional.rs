@@ -1,10 +1,18 @@
 //! Hive's conditional functions: `if`, `isnull`, `isnotnull`, and `field`, a search among
-//! its arguments.
+//! its arguments; and Spark's aggregate `count_if`.
 
-use datafusion::arrow::datatypes::DataType;
+use std::sync::Arc;
+
+use datafusion::arrow::array::{ArrayRef, AsArray};
+use datafusion::arrow::datatypes::{DataType, Field, FieldRef, Int64Type};
+use datafusion::common::ScalarValue;
 use datafusion::error::Result;
+use datafusion::logical_expr::function::{AccumulatorArgs, StateFieldsArgs};
 use datafusion::logical_expr::type_coercion::binary::type_union_resolution;
-use datafusion::logical_expr::{lit, when, Expr, ScalarUDF};
+use datafusion::logical_expr::{
+    lit, when, Accumulator, AggregateUDF, AggregateUDFImpl, Documentation, Expr, ScalarUDF,
+    Signature, Volatility,
+};
 
 use super::{bad_arguments, HiveFunction};
 
@@ -81,4 +89,88 @@ fn any_one(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
 
 fn boolean(_: &[DataType]) -> Result<DataType> {
     Ok(DataType::Boolean)
+}
+
+/// The conditional aggregates: Spark's `count_if`.
+pub fn aggregates() -> Vec<AggregateUDF> {
+    vec![AggregateUDF::new_from_impl(CountIf {
+        signature: Signature::exact(vec![DataType::Boolean], Volatility::Immutable),
+    })]
+}
+
+/// `count_if(condition)` (Spark's): the group's rows where the condition is true, a `BIGINT`,
+/// 0 for a group without one (NULL counts as false).
+#[derive(Debug, PartialEq, Eq, Hash)]
+struct CountIf {
+    signature: Signature,
+}
+
+impl AggregateUDFImpl for CountIf {
+    fn name(&self) -> &str {
+        "count_if"
+    }
+
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    fn return_type(&self, _: &[DataType]) -> Result<DataType> {
+        Ok(DataType::Int64)
+    }
+
+    fn is_nullable(&self) -> bool {
+        false
+    }
+
+    fn documentation(&self) -> Option<&Documentation> {
+        super::usage::documentation(self.name())
+    }
+
+    fn state_fields(&self, args: StateFieldsArgs) -> Result<Vec<FieldRef>> {
+        Ok(vec![Arc::new(Field::new(
+            format!("{}[count]", args.name),
+            DataType::Int64,
+            false,
+        ))])
+    }
+
+    fn accumulator(&self, _: AccumulatorArgs) -> Result<Box<dyn Accumulator>> {
+        Ok(Box::<TrueCount>::default())
+    }
+
+    fn default_value(&self, _: &DataType) -> Result<ScalarValue> {
+        Ok(ScalarValue::Int64(Some(0)))
+    }
+}
+
+/// The rows counted so far.
+#[derive(Debug, Default)]
+struct TrueCount(i64);
+
+impl Accumulator for TrueCount {
+    fn update_batch(&mut self, values: &[ArrayRef]) -> Result<()> {
+        self.0 += values[0].as_boolean().true_count() as i64;
+        Ok(())
+    }
+
+    fn merge_batch(&mut self, states: &[ArrayRef]) -> Result<()> {
+        self.0 += states[0]
+            .as_primitive::<Int64Type>()
+            .iter()
+            .flatten()
+            .sum::<i64>();
+        Ok(())
+    }
+
+    fn state(&mut self) -> Result<Vec<ScalarValue>> {
+        Ok(vec![ScalarValue::Int64(Some(self.0))])
+    }
+
+    fn evaluate(&mut self) -> Result<ScalarValue> {
+        Ok(ScalarValue::Int64(Some(self.0)))
+    }
+
+    fn size(&self) -> usize {
+        std::mem::size_of_val(self)
+    }
 }

@@ -581,6 +581,7 @@ fn every_hive_function_has_a_usage() {
     }
     for udaf in collections::aggregates()
         .into_iter()
+        .chain(conditional::aggregates())
         .chain(super::ngrams::aggregates())
         .chain(super::histogram::aggregates())
     {
@@ -1284,6 +1285,13 @@ async fn xpath_functions_answer_as_hives_documentation_and_spark() {
         ),
         "{e}"
     );
+    let e = error(&engine, &s, "SELECT xpath('<a><b/></a>', 'count(a/b)')")
+        .await
+        .to_string();
+    assert!(
+        e.contains("xpath: the XPath expression gives a value ('1'), not nodes"),
+        "{e}"
+    );
     let e = error(&engine, &s, "SELECT xpath_int('<a>1</a>', 'a[')")
         .await
         .to_string();
@@ -1502,11 +1510,23 @@ async fn sparks_common_functions_the_engine_lacked() {
         &["true", "86400", "86400"],
     )
     .await;
+    // count_if counts true rows (NULL as false): 0 for a group without one, or no rows.
+    assert_eq!(
+        row(
+            &engine,
+            &s,
+            "SELECT count_if(x > 1) FROM (VALUES (1)) t(x) WHERE x > 5"
+        )
+        .await,
+        ["0"]
+    );
     check(
         &engine,
         &s,
-        "SELECT every(x > 0), some(x > 2), any(x > 5) FROM (VALUES (1), (2), (3)) t(x)",
-        &["true", "true", "false"],
+        "SELECT every(x > 0), some(x > 2), any(x > 5), count_if(x > 1), \
+         count_if(CASE WHEN x > 2 THEN NULL ELSE x > 1 END), count_if(x > 9) \
+         FROM (VALUES (1), (2), (3)) t(x)",
+        &["true", "true", "false", "2", "1", "0"],
     )
     .await;
 }

@@ -101,6 +101,7 @@ const USAGE: &[(&str, &str, &str)] = &[
     ("array_size", "array_size(array)", "the number of elements of the array"),
     ("map_contains_key", "map_contains_key(map, key)", "true when the map has the key"),
     ("try_divide", "try_divide(a, b)", "a / b as a DOUBLE, NULL when b is 0"),
+    ("count_if", "count_if(condition)", "the number of the group's rows where the condition is true"),
     ("e", "e()", "the base of natural logarithms"),
     ("negative", "negative(x)", "-x"),
     ("positive", "positive(x)", "x"),

@@ -60,6 +60,7 @@ fn xpath_types(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
 /// left out, as Hive leaves it out (`xpath('<a><b>1</b></a>', 'a/*')` is `[]`).
 fn xpath(args: &[ArrayRef]) -> Result<ArrayRef> {
     let mut out = ListBuilder::new(StringBuilder::new());
+    let mut not_nodes = None;
     evaluate("xpath", args, |value| match value {
         None => out.append_null(),
         Some(Value::Nodeset(nodes)) => {
@@ -70,9 +71,19 @@ fn xpath(args: &[ArrayRef]) -> Result<ArrayRef> {
             }
             out.append(true);
         }
-        // A number, string or boolean is no node list: Java's evaluation as NODESET fails.
-        Some(_) => out.append(true),
+        Some(other) => {
+            not_nodes.get_or_insert(other.into_string());
+            out.append(true);
+        }
     })?;
+    // A number, string or boolean is no list of nodes: Java's evaluation as NODESET fails,
+    // and so does Hive's and Spark's xpath.
+    if let Some(value) = not_nodes {
+        return Err(DataFusionError::Execution(format!(
+            "xpath: the XPath expression gives a value ('{value}'), not nodes; \
+             xpath_string, xpath_double or xpath_boolean answer a value"
+        )));
+    }
     Ok(Arc::new(out.finish()))
 }
 
