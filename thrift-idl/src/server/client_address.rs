@@ -29,8 +29,7 @@ pub fn client_address(
         .filter_map(|value| value.to_str().ok())
         .flat_map(|value| value.split(','))
         .map(str::trim)
-        .filter(|entry| !entry.is_empty())
-        .next_back();
+        .rfind(|entry| !entry.is_empty());
     match last.and_then(parse_address) {
         Some(ip) => SocketAddr::new(ip.to_canonical(), peer.port()),
         None => {
