@@ -470,6 +470,12 @@ impl Operation {
             Planned::Command(command) => match statement::run_command(session, &command).await? {
                 Executed::Rows(schema, batches) => self.start_rows(schema, batches).await,
                 Executed::NoResult => self.start_rows(Arc::new(Schema::empty()), vec![]).await,
+                Executed::Noted(lines) => {
+                    for line in lines {
+                        self.log(line);
+                    }
+                    self.start_rows(Arc::new(Schema::empty()), vec![]).await
+                }
                 Executed::Written(count) => {
                     self.log(format!("{count} rows affected"));
                     let count = i64::try_from(count).unwrap_or(i64::MAX);

@@ -54,6 +54,9 @@ pub struct Session {
     views: Arc<TemporaryViews>,
     /// The engine's catalog list, under the session's.
     engine_catalogs: Arc<dyn CatalogProviderList>,
+    /// `ADD JAR|FILE|ARCHIVE` resources as `(kind, path)`, for `LIST JARS`: listed, never
+    /// loaded ([`crate::statement`]). Never held across an await.
+    resources: Mutex<Vec<(String, String)>>,
 }
 
 /// Why a session could not be opened or changed: the client's request was wrong.
@@ -309,6 +312,34 @@ impl Session {
     pub fn operation_ids(&self) -> Vec<HandleId> {
         self.lock_operations().iter().copied().collect()
     }
+
+    /// Records an `ADD JAR|FILE|ARCHIVE` resource (`kind` `jar`, `file` or `archive`);
+    /// false if it was added already.
+    pub fn add_resource(&self, kind: &str, path: &str) -> bool {
+        let mut resources = self.resources.lock().unwrap_or_else(|p| p.into_inner());
+        let entry = (kind.to_owned(), path.to_owned());
+        if resources.contains(&entry) {
+            return false;
+        }
+        resources.push(entry);
+        true
+    }
+
+    /// Forgets resources of `kind` (`DELETE JAR path`); every one of them with no paths.
+    pub fn delete_resources(&self, kind: &str, paths: &[String]) {
+        let mut resources = self.resources.lock().unwrap_or_else(|p| p.into_inner());
+        resources.retain(|(k, p)| k != kind || !(paths.is_empty() || paths.contains(p)));
+    }
+
+    /// The resources of `kind` added, in order.
+    pub fn resources(&self, kind: &str) -> Vec<String> {
+        let resources = self.resources.lock().unwrap_or_else(|p| p.into_inner());
+        resources
+            .iter()
+            .filter(|(k, _)| k == kind)
+            .map(|(_, p)| p.clone())
+            .collect()
+    }
 }
 
 /// All open sessions of the engine, and what they share.
@@ -376,6 +407,7 @@ impl SessionManager {
             operations: Mutex::new(HashSet::new()),
             views,
             engine_catalogs,
+            resources: Mutex::new(Vec::new()),
         };
         for (key, value) in &conf.settings {
             session.set(key, value)?;

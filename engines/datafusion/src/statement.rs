@@ -63,7 +63,14 @@ pub enum HiveCommand {
     /// as the Spark Thrift Server does, a blank row and `# Detailed Table Information`
     /// rows (catalog, database, table, type, and a view's text or the files' format and
     /// location).
-    Describe { table: Vec<String>, detailed: bool },
+    /// With a PARTITION clause (`DESCRIBE FORMATTED t PARTITION (dt='x')`), a warehouse
+    /// table's partition: its columns, and when detailed its values, location and
+    /// parameters instead of the table's details.
+    Describe {
+        table: Vec<String>,
+        detailed: bool,
+        partition: Vec<(String, String)>,
+    },
     /// `DESCRIBE|DESC [EXTENDED|FORMATTED] [TABLE] table column`: the `DESCRIBE` row of one
     /// column.
     DescribeColumn { table: Vec<String>, column: String },
@@ -105,6 +112,30 @@ pub enum HiveCommand {
         table: Vec<String>,
         spec: Vec<(String, String)>,
     },
+    /// `SHOW TABLE EXTENDED [IN|FROM db] LIKE 'pattern' [PARTITION (...)]`: Hive's one
+    /// column `tab_name`, a block of `key:value` lines per table ([`table_info`]).
+    ShowTableExtended {
+        database: Option<String>,
+        pattern: String,
+        partition: Vec<(String, String)>,
+    },
+    /// `ANALYZE TABLE t [PARTITION (...)] COMPUTE STATISTICS [NOSCAN | FOR COLUMNS ...]`
+    /// ([`warehouse::properties::analyze`]).
+    Analyze {
+        table: Vec<String>,
+        partition: Option<warehouse::ddl::PartitionSpec>,
+        mode: warehouse::properties::AnalyzeMode,
+    },
+    /// `ADD JAR|FILE|ARCHIVE path ...` ([`resources`]).
+    AddResources { kind: String, paths: Vec<String> },
+    /// `LIST JARS|FILES|ARCHIVES [path ...]`: Hive's one column `resource`.
+    ListResources { kind: String, paths: Vec<String> },
+    /// `DELETE JAR|FILE|ARCHIVE [path ...]`.
+    DeleteResources { kind: String, paths: Vec<String> },
+    /// `CREATE [TEMPORARY] FUNCTION f AS 'class' ...`: refused, a Java UDF.
+    JavaFunction { name: String, class: String },
+    /// `DROP [TEMPORARY] FUNCTION [IF EXISTS] f`.
+    DropFunction(String),
     /// A statement over the engine's warehouse (`CREATE TABLE`, `INSERT`, ...;
     /// [`crate::warehouse`]).
     Warehouse(Box<WarehouseCommand>),
@@ -131,6 +162,9 @@ pub enum Executed {
     /// A statement with no result set that wrote rows (a warehouse INSERT or CTAS): the
     /// operation's modified-row count.
     Written(u64),
+    /// A statement with no result set, and lines for the operation log: what it did, or
+    /// accepted without doing, that the client should hear of (beeline prints them).
+    Noted(Vec<String>),
 }
 
 impl Planned {
@@ -144,6 +178,11 @@ impl Planned {
             | Planned::Command(HiveCommand::Warehouse(_))
             | Planned::Command(HiveCommand::CreateTemporaryView(_))
             | Planned::Command(HiveCommand::DropTemporaryView(_))
+            | Planned::Command(HiveCommand::Analyze { .. })
+            | Planned::Command(HiveCommand::AddResources { .. })
+            | Planned::Command(HiveCommand::DeleteResources { .. })
+            | Planned::Command(HiveCommand::JavaFunction { .. })
+            | Planned::Command(HiveCommand::DropFunction(_))
             | Planned::Command(HiveCommand::Set(SetCommand::Assign(..))) => false,
             Planned::Command(_) => true,
             Planned::Plan(plan) => !is_side_effect(plan),
@@ -329,8 +368,17 @@ pub async fn run_command(session: &Session, command: &HiveCommand) -> Result<Exe
             catalog::ensure_database(&catalogs, name)?;
             Ok(Executed::NoResult)
         }
-        HiveCommand::Describe { table, detailed } => {
+        HiveCommand::Describe {
+            table,
+            detailed,
+            partition,
+        } => {
             let provider = table_provider(session, table).await?;
+            // A partition's details replace the table's; the partition must exist.
+            let partition_rows = match partition.is_empty() {
+                true => None,
+                false => Some(table_info::partition_details(session, table, partition).await?),
+            };
             let schema = provider.schema();
             let mut rows: Vec<[String; 3]> = schema
                 .fields()
@@ -359,7 +407,11 @@ pub async fn run_command(session: &Session, command: &HiveCommand) -> Result<Exe
                     }
                 }
             }
-            if *detailed {
+            if let Some(details) = partition_rows {
+                if *detailed {
+                    rows.extend(details);
+                }
+            } else if *detailed {
                 let name = qualified(session, table);
                 let detail =
                     |key: &str, value: &str| [key.to_owned(), value.to_owned(), String::new()];
@@ -395,6 +447,15 @@ pub async fn run_command(session: &Session, command: &HiveCommand) -> Result<Exe
                     let paths: Vec<&str> =
                         listing.table_paths().iter().map(|p| p.as_str()).collect();
                     rows.push(detail("Location", &paths.join(",")));
+                }
+                if let Some((warehouse, meta)) = &stored {
+                    let name = warehouse::ddl::TableName {
+                        database: name[0].clone(),
+                        table: name[1].clone(),
+                    };
+                    let parameters =
+                        warehouse::properties::parameters(warehouse, &name, meta, &[]).await?;
+                    rows.extend(table_info::parameter_rows("Table Parameters:", parameters));
                 }
             }
             let column = |i: usize| rows.iter().map(|row| row[i].clone()).collect();
@@ -488,12 +549,34 @@ pub async fn run_command(session: &Session, command: &HiveCommand) -> Result<Exe
         HiveCommand::ShowPartitions { table, spec } => {
             table_info::show_partitions(session, table, spec).await
         }
-        HiveCommand::Warehouse(command) => Ok(
-            match warehouse::commands::run(session.context(), command).await? {
+        HiveCommand::ShowTableExtended {
+            database,
+            pattern,
+            partition,
+        } => {
+            let database = database
+                .clone()
+                .unwrap_or_else(|| session.current_database());
+            table_info::show_table_extended(session, &database, pattern, partition).await
+        }
+        HiveCommand::Analyze {
+            table,
+            partition,
+            mode,
+        } => table_info::analyze(session, table, partition.as_deref(), mode).await,
+        HiveCommand::AddResources { kind, paths } => resources::add(session, kind, paths),
+        HiveCommand::ListResources { kind, paths } => resources::list(session, kind, paths),
+        HiveCommand::DeleteResources { kind, paths } => resources::delete(session, kind, paths),
+        HiveCommand::JavaFunction { name, class } => resources::create_function(name, class),
+        HiveCommand::DropFunction(name) => resources::drop_function(session, name),
+        HiveCommand::Warehouse(command) => {
+            let outcome = warehouse::commands::run(session.context(), command).await?;
+            Ok(match outcome.rows {
                 Some(rows) => Executed::Written(rows),
-                None => Executed::NoResult,
-            },
-        ),
+                None if outcome.notes.is_empty() => Executed::NoResult,
+                None => Executed::Noted(outcome.notes),
+            })
+        }
     }
 }
 
@@ -728,6 +811,10 @@ fn recognise(sql: &str) -> Result<Option<Recognised>> {
     if let Some(value) = set_value(sql) {
         return Ok(recognise_set(value.trim()).map(Recognised::Command));
     }
+    // So are ADD JAR's paths.
+    if let Some(command) = resources::recognise(sql) {
+        return Ok(Some(Recognised::Command(command)));
+    }
     let tokens = match Tokenizer::new(&GenericDialect {}, sql).tokenize() {
         Ok(tokens) => tokens,
         // DataFusion's parser reports the error with its position.
@@ -790,6 +877,29 @@ impl Words {
                 return self
                     .done()
                     .then_some(Recognised::Command(HiveCommand::ShowDatabases(pattern)));
+            }
+            if self.eat("table") {
+                // SHOW TABLE EXTENDED [IN|FROM db] LIKE 'pattern' [PARTITION (...)].
+                if !self.eat("extended") {
+                    return None;
+                }
+                let database = if self.eat_any(&["in", "from"]) {
+                    Some(self.identifier()?)
+                } else {
+                    None
+                };
+                if !self.eat("like") {
+                    return None;
+                }
+                let pattern = self.string().or_else(|| self.identifier())?;
+                let partition = self.partition_values()?;
+                return self.done().then_some(Recognised::Command(
+                    HiveCommand::ShowTableExtended {
+                        database,
+                        pattern,
+                        partition,
+                    },
+                ));
             }
             if self.eat_any(&["tables", "views"]) {
                 let views = self.said("views");
@@ -860,25 +970,7 @@ impl Words {
             }
             if self.eat("partitions") {
                 let table = self.dotted_name()?;
-                let mut spec = Vec::new();
-                if self.eat("partition") {
-                    if !self.punct(&Token::LParen) {
-                        return None;
-                    }
-                    loop {
-                        let column = self.identifier()?;
-                        if !self.punct(&Token::Eq) {
-                            return None;
-                        }
-                        spec.push((column, self.value()?));
-                        if self.punct(&Token::RParen) {
-                            break;
-                        }
-                        if !self.punct(&Token::Comma) {
-                            return None;
-                        }
-                    }
-                }
+                let spec = self.partition_values()?;
                 return self
                     .done()
                     .then_some(Recognised::Command(HiveCommand::ShowPartitions {
@@ -898,7 +990,22 @@ impl Words {
             return None;
         }
         if self.eat("create") {
-            if !self.eat_any(&["database", "schema"]) {
+            let or_replace = self.eat("or") && self.eat("replace");
+            let temporary = self.eat_any(&["temporary", "temp"]);
+            if self.eat("function") {
+                // CREATE [TEMPORARY] FUNCTION [IF NOT EXISTS] f AS 'class' [USING JAR ...].
+                let _ = self.eat("if") && self.eat("not") && self.eat("exists");
+                let name = self.dotted_name()?.join(".");
+                if !self.eat("as") {
+                    return None;
+                }
+                let class = self.string()?;
+                return Some(Recognised::Command(HiveCommand::JavaFunction {
+                    name,
+                    class,
+                }));
+            }
+            if or_replace || temporary || !self.eat_any(&["database", "schema"]) {
                 return None;
             }
             let if_not_exists = self.eat("if") && self.eat("not") && self.eat("exists");
@@ -911,8 +1018,16 @@ impl Words {
             }));
         }
         if self.eat("drop") {
+            let temporary = self.eat_any(&["temporary", "temp"]);
+            if self.eat("function") {
+                let _ = self.eat("if") && self.eat("exists");
+                let name = self.dotted_name()?.join(".");
+                return self
+                    .done()
+                    .then_some(Recognised::Command(HiveCommand::DropFunction(name)));
+            }
             // DataFusion's DATABASE is a catalog; Hive's is a schema.
-            if !self.eat("database") {
+            if temporary || !self.eat("database") {
                 return None;
             }
             let if_exists = self.eat("if") && self.eat("exists");
@@ -952,6 +1067,16 @@ impl Words {
             let detailed = self.eat_any(&["extended", "formatted"]);
             self.eat("table");
             let parts = self.dotted_name()?;
+            let partition = self.partition_values()?;
+            if !partition.is_empty() {
+                return self
+                    .done()
+                    .then_some(Recognised::Command(HiveCommand::Describe {
+                        table: parts,
+                        detailed,
+                        partition,
+                    }));
+            }
             if let Some(column) = self.identifier() {
                 return self
                     .done()
@@ -965,9 +1090,56 @@ impl Words {
                 .then_some(Recognised::Command(HiveCommand::Describe {
                     table: parts,
                     detailed,
+                    partition: Vec::new(),
+                }));
+        }
+        if self.eat("analyze") {
+            // ANALYZE TABLE t [PARTITION (...)] COMPUTE STATISTICS [NOSCAN | FOR COLUMNS ...].
+            if !self.eat("table") {
+                return None;
+            }
+            let table = self.dotted_name()?;
+            let partition = warehouse::ddl::partition_spec(&mut self).ok()?;
+            if !(self.eat("compute") && self.eat("statistics")) {
+                return None;
+            }
+            let mode = if self.eat("noscan") {
+                warehouse::properties::AnalyzeMode::NoScan
+            } else if self.eat("for") {
+                if !self.eat("columns") {
+                    return None;
+                }
+                let mut columns = Vec::new();
+                while let Some(column) = self.identifier() {
+                    columns.push(column);
+                    if !self.punct(&Token::Comma) {
+                        break;
+                    }
+                }
+                warehouse::properties::AnalyzeMode::Columns(columns)
+            } else {
+                warehouse::properties::AnalyzeMode::Scan
+            };
+            return self
+                .done()
+                .then_some(Recognised::Command(HiveCommand::Analyze {
+                    table,
+                    partition,
+                    mode,
                 }));
         }
         None
+    }
+
+    /// `PARTITION (col='value', ...)` if next, every column with a value; empty when there
+    /// is none, None when it is malformed.
+    fn partition_values(&mut self) -> Option<Vec<(String, String)>> {
+        let spec = warehouse::ddl::partition_spec(self)
+            .ok()?
+            .unwrap_or_default();
+        spec.into_iter()
+            .map(|(column, value)| value.map(|v| (column, v)))
+            .collect()
     }
 }
 
@@ -976,6 +1148,7 @@ fn quote_identifier(name: &str) -> String {
     format!("\"{}\"", name.replace('"', "\"\""))
 }
 
+mod resources;
 mod table_info;
 
 #[cfg(test)]

@@ -18,12 +18,16 @@
 //! - [`commands`]: running them; writes are staged and then made visible
 //!   ([`commands`] says what is atomic).
 //! - [`orc`]: ORC tables' reading and writing.
+//! - [`load`]: `LOAD DATA`, files put into a table as they are.
+//! - [`properties`]: a table's parameters (properties, comment, statistics) and `ANALYZE`.
 
 pub mod catalog;
 pub mod commands;
 pub mod ddl;
+pub mod load;
 pub mod meta;
 pub mod orc;
+pub mod properties;
 
 use std::future::Future;
 use std::sync::Arc;

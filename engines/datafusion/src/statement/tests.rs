@@ -160,10 +160,12 @@ fn describe_variants_are_answered_in_hive_columns() {
     let describe = |parts: &[&str]| HiveCommand::Describe {
         table: table(parts),
         detailed: false,
+        partition: Vec::new(),
     };
     let detailed = |parts: &[&str]| HiveCommand::Describe {
         table: table(parts),
         detailed: true,
+        partition: Vec::new(),
     };
     assert_eq!(
         command("DESCRIBE FORMATTED tpch.Nation"),
@@ -278,4 +280,127 @@ fn show_tblproperties_and_partitions() {
     );
     assert!(passed_through("SHOW PARTITIONS t PARTITION (year)"));
     assert!(passed_through("SHOW TBLPROPERTIES t ('a' 'b')"));
+}
+
+#[test]
+fn jars_functions_analyze_and_show_table_extended_are_recognised() {
+    assert_eq!(
+        command("ADD JAR /opt/udf/a.jar 'hdfs:///b.jar'"),
+        HiveCommand::AddResources {
+            kind: "jar".into(),
+            paths: vec!["/opt/udf/a.jar".into(), "hdfs:///b.jar".into()],
+        }
+    );
+    assert_eq!(
+        command("list jars"),
+        HiveCommand::ListResources {
+            kind: "jar".into(),
+            paths: Vec::new(),
+        }
+    );
+    assert_eq!(
+        command("CREATE TEMPORARY FUNCTION f AS 'com.example.F' USING JAR 'x.jar'"),
+        HiveCommand::JavaFunction {
+            name: "f".into(),
+            class: "com.example.F".into(),
+        }
+    );
+    assert_eq!(
+        command("DROP FUNCTION IF EXISTS db.f"),
+        HiveCommand::DropFunction("db.f".into())
+    );
+    assert_eq!(
+        command("ANALYZE TABLE t PARTITION (dt='x') COMPUTE STATISTICS NOSCAN"),
+        HiveCommand::Analyze {
+            table: vec!["t".into()],
+            partition: Some(vec![("dt".into(), Some("x".into()))]),
+            mode: warehouse::properties::AnalyzeMode::NoScan,
+        }
+    );
+    assert_eq!(
+        command("ANALYZE TABLE t COMPUTE STATISTICS FOR COLUMNS a, b"),
+        HiveCommand::Analyze {
+            table: vec!["t".into()],
+            partition: None,
+            mode: warehouse::properties::AnalyzeMode::Columns(vec!["a".into(), "b".into()]),
+        }
+    );
+    assert_eq!(
+        command("SHOW TABLE EXTENDED IN sales LIKE 'ev*' PARTITION (dt='x')"),
+        HiveCommand::ShowTableExtended {
+            database: Some("sales".into()),
+            pattern: "ev*".into(),
+            partition: vec![("dt".into(), "x".into())],
+        }
+    );
+    assert_eq!(
+        command("DESCRIBE FORMATTED t PARTITION (dt='x')"),
+        HiveCommand::Describe {
+            table: vec!["t".into()],
+            detailed: true,
+            partition: vec![("dt".into(), "x".into())],
+        }
+    );
+    assert_eq!(
+        table_info::thrift_ddl(
+            "columns",
+            &[
+                ("id".into(), "int".into()),
+                ("tags".into(), "array<bigint>".into()),
+                ("price".into(), "decimal(10,2)".into()),
+            ]
+        ),
+        "struct columns { i32 id, list<i64> tags, decimal(10,2) price}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn add_jar_warns_list_jars_lists_and_java_functions_are_refused() {
+    use kumiho_thrift::handle::HandleId;
+    use std::collections::BTreeMap;
+
+    let engine = crate::test_util::engine().await;
+    let session = crate::test_util::open(&engine);
+    let op = engine
+        .execute_as(
+            HandleId::new(),
+            &session.id,
+            "ADD JAR /opt/udf/geo.jar",
+            &BTreeMap::new(),
+            false,
+            None,
+        )
+        .await
+        .unwrap();
+    op.wait_until_done().await;
+    let log = op.fetch_log(true, 100).join("\n");
+    assert!(
+        log.contains("not loaded") && log.contains("SPARK_SQL"),
+        "{log}"
+    );
+    let listed = crate::test_util::lines(&engine, &session, "LIST JARS").await;
+    assert_eq!(listed[1].replace(' ', ""), "|resource|");
+    assert_eq!(listed[3].replace(' ', ""), "|/opt/udf/geo.jar|");
+    let refused = crate::test_util::error(
+        &engine,
+        &session,
+        "CREATE TEMPORARY FUNCTION geo AS 'com.example.Geo' USING JAR '/opt/udf/geo.jar'",
+    )
+    .await
+    .to_string();
+    assert!(
+        refused.contains("com.example.Geo") && refused.contains("kyuubi.engine.type=SPARK_SQL"),
+        "{refused}"
+    );
+    crate::test_util::run(&engine, &session, "DROP FUNCTION IF EXISTS geo")
+        .await
+        .unwrap();
+    let refused = crate::test_util::error(&engine, &session, "DROP FUNCTION upper")
+        .await
+        .to_string();
+    assert!(refused.contains("built-in"), "{refused}");
+    let refused = crate::test_util::error(&engine, &session, "ADD FILE /tmp/map.py")
+        .await
+        .to_string();
+    assert!(refused.contains("SPARK_SQL"), "{refused}");
 }

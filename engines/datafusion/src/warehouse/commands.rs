@@ -27,6 +27,7 @@ use datafusion::error::{DataFusionError, Result};
 use datafusion::logical_expr::LogicalPlan;
 use datafusion::prelude::SessionContext;
 use object_store::path::Path;
+use object_store::ObjectMeta;
 use url::Url;
 
 use super::ddl::{TableName, WarehouseCommand};
@@ -34,12 +35,187 @@ use super::meta::{StoredFormat, TableKind, TableMeta};
 use super::{child_dir, local_dir, object_path, warehouse_of, Warehouse};
 use crate::catalog::{CATALOG, DEFAULT_DATABASE};
 
-/// Runs a warehouse statement in `context` (the session's); returns the rows written, if
-/// it writes rows.
-pub async fn run(context: &SessionContext, command: &WarehouseCommand) -> Result<Option<u64>> {
+/// What a warehouse statement did.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    /// The rows it wrote, if it writes rows (INSERT, CTAS).
+    pub rows: Option<u64>,
+    /// Lines for the operation log: what it did that the client should hear of.
+    pub notes: Vec<String>,
+}
+
+/// Runs a warehouse statement in `context` (the session's).
+pub async fn run(context: &SessionContext, command: &WarehouseCommand) -> Result<Outcome> {
     let warehouse = warehouse_of(context).ok_or_else(|| {
         DataFusionError::Internal("a warehouse statement without a warehouse".to_owned())
     })?;
+    let notes = match command {
+        WarehouseCommand::Load {
+            name,
+            local,
+            path,
+            overwrite,
+            partition,
+        } => {
+            let meta = existing(&warehouse, name).await?;
+            let request = super::load::LoadRequest {
+                local: *local,
+                path,
+                overwrite: *overwrite,
+                partition,
+            };
+            super::load::load(&warehouse, name, &meta, &request).await?
+        }
+        WarehouseCommand::SetProperties { name, properties } => {
+            let mut meta = existing(&warehouse, name).await?;
+            super::properties::set_properties(name, &mut meta, &warehouse, properties)?;
+            write_meta(&warehouse, name, &meta).await?
+        }
+        WarehouseCommand::UnsetProperties {
+            name,
+            keys,
+            if_exists,
+        } => {
+            let mut meta = existing(&warehouse, name).await?;
+            super::properties::unset_properties(name, &mut meta, keys, *if_exists)?;
+            write_meta(&warehouse, name, &meta).await?
+        }
+        WarehouseCommand::SetSerdeProperties { name, properties } => {
+            let mut meta = existing(&warehouse, name).await?;
+            set_serde_properties(name, &mut meta, properties)?;
+            write_meta(&warehouse, name, &meta).await?
+        }
+        WarehouseCommand::SetFileFormat { name, format } => {
+            let mut meta = existing(&warehouse, name).await?;
+            set_file_format(&warehouse, name, &mut meta, *format).await?;
+            write_meta(&warehouse, name, &meta).await?
+        }
+        WarehouseCommand::SetLocation { name, location } => {
+            let mut meta = existing(&warehouse, name).await?;
+            if meta.kind == TableKind::View {
+                return Err(DataFusionError::Plan(format!(
+                    "{name} is a view; it has no location"
+                )));
+            }
+            meta.location = Some(location.clone());
+            // The counts were of the old location's files.
+            meta.statistics.clear();
+            if let Some(dir) = local_dir(&super::directory_url(location, false)?) {
+                let _ = std::fs::create_dir_all(dir);
+            }
+            write_meta(&warehouse, name, &meta).await?;
+            vec![format!(
+                "{name} now reads and writes its files at {location}; files already there are \
+                 its rows, and none were moved (as in Hive)"
+            )]
+        }
+        _ => {
+            return Ok(Outcome {
+                rows: run_statement(context, &warehouse, command).await?,
+                notes: Vec::new(),
+            })
+        }
+    };
+    Ok(Outcome { rows: None, notes })
+}
+
+async fn write_meta(
+    warehouse: &Warehouse,
+    name: &TableName,
+    meta: &TableMeta,
+) -> Result<Vec<String>> {
+    warehouse
+        .write_table_meta(&name.database, &name.table, meta, false)
+        .await?;
+    Ok(Vec::new())
+}
+
+/// `SET SERDEPROPERTIES` of a text table: Hive's `field.delim` (and `separatorChar`,
+/// OpenCSV's) is its delimiter; what else a SerDe takes has no meaning here and is refused,
+/// named.
+fn set_serde_properties(
+    name: &TableName,
+    meta: &mut TableMeta,
+    properties: &std::collections::BTreeMap<String, String>,
+) -> Result<()> {
+    let text = matches!(
+        meta.format,
+        Some(StoredFormat::Csv) | Some(StoredFormat::Textfile)
+    );
+    for (key, value) in properties {
+        match key.as_str() {
+            "field.delim" | "separatorChar" | "serialization.format" if text => {
+                let mut chars = value.chars();
+                match (chars.next(), chars.next()) {
+                    (Some(c), None) if c.is_ascii() => meta.delimiter = Some(c),
+                    _ => {
+                        return Err(DataFusionError::Plan(format!(
+                            "{key} '{value}' of {name}: the field delimiter is one ASCII character"
+                        )))
+                    }
+                }
+            }
+            _ => {
+                return Err(DataFusionError::Plan(format!(
+                    "SET SERDEPROPERTIES ('{key}'): the DataFusion engine reads {name} by its \
+                     format, {}, without a Java SerDe; of a TEXTFILE or CSV table it takes \
+                     'field.delim', the field delimiter",
+                    meta.format.unwrap_or(StoredFormat::Parquet).name()
+                )))
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `SET FILEFORMAT` of a table without data files; a table with files would be left
+/// unreadable (Hive changes the format and leaves the files, which then fail to read).
+async fn set_file_format(
+    warehouse: &Warehouse,
+    name: &TableName,
+    meta: &mut TableMeta,
+    format: StoredFormat,
+) -> Result<()> {
+    if meta.kind == TableKind::View {
+        return Err(DataFusionError::Plan(format!(
+            "{name} is a view; it has no file format"
+        )));
+    }
+    if meta.format == Some(format) {
+        return Ok(());
+    }
+    let location = warehouse.data_location(&name.database, &name.table, meta)?;
+    let files = data_objects(warehouse, &location).await?.len();
+    if files > 0 {
+        return Err(DataFusionError::Plan(format!(
+            "{name} holds {files} {} file{}, which would not read as {}: files are not \
+             converted. CREATE TABLE ... STORED AS {} AS SELECT * FROM {name} makes a copy in \
+             that format",
+            meta.format.unwrap_or(StoredFormat::Parquet).name(),
+            if files == 1 { "" } else { "s" },
+            format.name(),
+            format.name()
+        )));
+    }
+    if meta.kind == TableKind::Managed && format == StoredFormat::Orc {
+        super::orc::check_writable(
+            meta.file_schema()?.fields().iter().map(|f| f.as_ref()),
+            &name.to_string(),
+        )?;
+    }
+    meta.format = Some(format);
+    meta.file_extension = None;
+    Ok(())
+}
+
+/// Runs the statements that write rows or change tables without notes; returns the rows
+/// written, if it writes rows.
+async fn run_statement(
+    context: &SessionContext,
+    warehouse: &Arc<Warehouse>,
+    command: &WarehouseCommand,
+) -> Result<Option<u64>> {
+    let warehouse = Arc::clone(warehouse);
     match command {
         WarehouseCommand::CreateDatabase {
             name,
@@ -196,6 +372,14 @@ pub async fn run(context: &SessionContext, command: &WarehouseCommand) -> Result
                 .await?;
             Ok(None)
         }
+        WarehouseCommand::Load { .. }
+        | WarehouseCommand::SetProperties { .. }
+        | WarehouseCommand::UnsetProperties { .. }
+        | WarehouseCommand::SetSerdeProperties { .. }
+        | WarehouseCommand::SetFileFormat { .. }
+        | WarehouseCommand::SetLocation { .. } => Err(DataFusionError::Internal(
+            "a statement with notes reached run_statement".to_owned(),
+        )),
     }
 }
 
@@ -269,10 +453,13 @@ async fn drop_database(
 
 async fn drop_table(warehouse: &Warehouse, name: &TableName, meta: &TableMeta) -> Result<()> {
     let dir = warehouse.table_dir(&name.database, &name.table);
+    let data = match meta.kind {
+        TableKind::View => None,
+        _ => Some(warehouse.data_location(&name.database, &name.table, meta)?),
+    };
     if meta.kind == TableKind::Managed {
-        let data = warehouse.data_location(&name.database, &name.table, meta)?;
-        if data != dir {
-            warehouse.delete_dir(&data).await?;
+        if let Some(data) = data.as_ref().filter(|data| **data != dir) {
+            warehouse.delete_dir(data).await?;
         }
     }
     // The metadata file first: from then on the table is gone for every reader.
@@ -282,6 +469,11 @@ async fn drop_table(warehouse: &Warehouse, name: &TableName, meta: &TableMeta) -
     warehouse
         .delete_files(&file, std::iter::once(object_path(&file)))
         .await?;
+    // An EXTERNAL table whose files are in its warehouse directory (a managed table made
+    // EXTERNAL) keeps them.
+    if meta.kind == TableKind::External && data.as_ref() == Some(&dir) {
+        return Ok(());
+    }
     warehouse.delete_dir(&dir).await
 }
 
@@ -446,7 +638,7 @@ async fn rename(warehouse: &Warehouse, from: &TableName, to: &TableName) -> Resu
 
 /// The static part of a PARTITION clause, in the table's partition order; it must come
 /// before any dynamic column, as in Hive.
-fn static_prefix(
+pub(super) fn static_prefix(
     meta: &TableMeta,
     partition: &[(String, impl AsRef<str> + Clone)],
     name: &TableName,
@@ -620,9 +812,9 @@ async fn publish(
     warehouse.delete_files(target, replaced.into_iter()).await
 }
 
-/// The data files under `dir`: every file but hidden ones (a name or directory starting
-/// with `.` or `_`: metadata, staging, Hadoop's `_SUCCESS`).
-async fn data_files(warehouse: &Warehouse, dir: &Url) -> Result<Vec<Path>> {
+/// The data files under `dir`, at any depth: every file but hidden ones (a name or
+/// directory starting with `.` or `_`: metadata, staging, Hadoop's `_SUCCESS`).
+pub(super) async fn data_objects(warehouse: &Warehouse, dir: &Url) -> Result<Vec<ObjectMeta>> {
     let prefix = object_path(dir);
     Ok(warehouse
         .list_files(dir)
@@ -635,6 +827,14 @@ async fn data_files(warehouse: &Warehouse, dir: &Url) -> Result<Vec<Path>> {
                     parts.all(|p| !p.as_ref().starts_with('.') && !p.as_ref().starts_with('_'))
                 })
         })
+        .collect())
+}
+
+/// The paths of [`data_objects`].
+async fn data_files(warehouse: &Warehouse, dir: &Url) -> Result<Vec<Path>> {
+    Ok(data_objects(warehouse, dir)
+        .await?
+        .into_iter()
         .map(|file| file.location)
         .collect())
 }

@@ -7,6 +7,7 @@
 //! `TRUNCATE`, `DROP TABLE|VIEW` and `ALTER TABLE` are the warehouse's when they name a
 //! warehouse table; otherwise they stay DataFusion's (in-memory and configured tables).
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use datafusion::arrow::datatypes::{DataType, Field};
@@ -65,7 +66,8 @@ pub enum WarehouseCommand {
         name: TableName,
         if_not_exists: bool,
         or_replace: bool,
-        meta: TableMeta,
+        /// Boxed: the largest of the commands by far.
+        meta: Box<TableMeta>,
         /// CTAS: the rows, already cast to the table's columns.
         query: Option<LogicalPlan>,
     },
@@ -103,6 +105,41 @@ pub enum WarehouseCommand {
         name: TableName,
         columns: Vec<ColumnMeta>,
     },
+    /// `LOAD DATA [LOCAL] INPATH 'path' [OVERWRITE] INTO TABLE t [PARTITION (...)]`
+    /// ([`super::load`]).
+    Load {
+        name: TableName,
+        /// LOCAL: the path is on the engine's host and its files are copied; otherwise it
+        /// is in the warehouse's filesystem and they are moved.
+        local: bool,
+        path: String,
+        overwrite: bool,
+        partition: Vec<(String, String)>,
+    },
+    /// `ALTER TABLE|VIEW t SET TBLPROPERTIES ('k'='v', ...)`.
+    SetProperties {
+        name: TableName,
+        properties: BTreeMap<String, String>,
+    },
+    /// `ALTER TABLE|VIEW t UNSET TBLPROPERTIES [IF EXISTS] ('k', ...)`.
+    UnsetProperties {
+        name: TableName,
+        keys: Vec<String>,
+        if_exists: bool,
+    },
+    /// `ALTER TABLE t SET SERDEPROPERTIES ('field.delim'='x', ...)`: a text table's delimiter.
+    SetSerdeProperties {
+        name: TableName,
+        properties: BTreeMap<String, String>,
+    },
+    /// `ALTER TABLE t SET FILEFORMAT f` of a table without files.
+    SetFileFormat {
+        name: TableName,
+        format: StoredFormat,
+    },
+    /// `ALTER TABLE t SET LOCATION 'url'`: where its files are read and written from now
+    /// on; none are moved, as in Hive.
+    SetLocation { name: TableName, location: String },
 }
 
 /// The warehouse statement `sql` is, or None to leave it to DataFusion. Statements that
@@ -114,13 +151,22 @@ pub async fn recognise(context: &SessionContext, sql: &str) -> Result<Option<War
         .split(|c: char| !c.is_ascii_alphabetic())
         .next()
         .unwrap_or("");
-    let candidate = ["create", "insert", "drop", "truncate", "alter", "msck"]
-        .iter()
-        .any(|w| first.eq_ignore_ascii_case(w));
+    let candidate = [
+        "create", "insert", "drop", "truncate", "alter", "msck", "load",
+    ]
+    .iter()
+    .any(|w| first.eq_ignore_ascii_case(w));
     if !candidate {
         return Ok(None);
     }
     let Some(warehouse) = warehouse_of(context) else {
+        if first.eq_ignore_ascii_case("load") {
+            return Err(DataFusionError::Plan(
+                "LOAD DATA loads files into the warehouse's tables, and this engine has no \
+                 warehouse; start it with --warehouse DIR|URL"
+                    .to_owned(),
+            ));
+        }
         return Ok(None);
     };
     let Ok(tokens) = Tokenizer::new(&GenericDialect {}, sql).tokenize() else {
@@ -276,7 +322,12 @@ pub async fn recognise(context: &SessionContext, sql: &str) -> Result<Option<War
                 partitions,
             }));
         }
-        return Ok(None);
+        return alter_set(&mut words, name);
+    }
+    if words.eat("load") {
+        return load(&mut words, context, &warehouse, current)
+            .await
+            .map(Some);
     }
     if words.eat("msck") {
         // Partitions are the table's directories, read at every query: nothing to repair.
@@ -297,6 +348,222 @@ pub async fn recognise(context: &SessionContext, sql: &str) -> Result<Option<War
         return insert(&state, &warehouse, context, sql).await;
     }
     Ok(None)
+}
+
+/// `ALTER TABLE t [PARTITION (...)] SET|UNSET ...`, None for forms left to DataFusion.
+fn alter_set(words: &mut Words, name: TableName) -> Result<Option<WarehouseCommand>> {
+    let partition = partition_spec(words)?;
+    let set = words.eat("set");
+    if !set && !words.eat("unset") {
+        return Ok(None);
+    }
+    if partition.is_some() {
+        return Err(DataFusionError::Plan(format!(
+            "ALTER TABLE {name} PARTITION (...) {}: a partition keeps no properties, location \
+             or format of its own in this engine; it is its directory col=value/ under the \
+             table's location and is read as the table is",
+            if set { "SET" } else { "UNSET" }
+        )));
+    }
+    let command = if !set {
+        if !words.eat("tblproperties") {
+            return Err(DataFusionError::Plan(format!(
+                "ALTER TABLE {name} UNSET {}: only TBLPROPERTIES can be unset",
+                words.rest_text()
+            )));
+        }
+        let if_exists = words.eat("if") && words.eat("exists");
+        let text = words.parenthesised().ok_or_else(|| {
+            DataFusionError::Plan("UNSET TBLPROPERTIES takes a list of keys: ('k1', 'k2')".into())
+        })?;
+        WarehouseCommand::UnsetProperties {
+            name,
+            keys: property_keys(&text)?,
+            if_exists,
+        }
+    } else if words.eat("tblproperties") {
+        let text = words.parenthesised().ok_or_else(|| {
+            DataFusionError::Plan("SET TBLPROPERTIES takes a list: ('k1'='v1', 'k2'='v2')".into())
+        })?;
+        WarehouseCommand::SetProperties {
+            name,
+            properties: table_properties(&text)?,
+        }
+    } else if words.eat("serdeproperties") {
+        let text = words.parenthesised().ok_or_else(|| {
+            DataFusionError::Plan("SET SERDEPROPERTIES takes a list: ('field.delim'=',')".into())
+        })?;
+        WarehouseCommand::SetSerdeProperties {
+            name,
+            properties: table_properties(&text)?,
+        }
+    } else if words.eat("fileformat") {
+        let format = words.identifier().ok_or_else(|| {
+            DataFusionError::Plan("SET FILEFORMAT needs a format: PARQUET, ORC, TEXTFILE".into())
+        })?;
+        WarehouseCommand::SetFileFormat {
+            name,
+            format: StoredFormat::from_name(&format)?,
+        }
+    } else if words.eat("location") {
+        let location = words.string().ok_or_else(|| {
+            DataFusionError::Plan("SET LOCATION needs the location in quotes".into())
+        })?;
+        WarehouseCommand::SetLocation {
+            location: super::directory_url(&location, false)?.to_string(),
+            name,
+        }
+    } else if words.eat("serde") {
+        return Err(DataFusionError::Plan(format!(
+            "ALTER TABLE {name} SET SERDE: the DataFusion engine reads a table by its format \
+             (PARQUET, ORC, TEXTFILE, CSV, JSON), not by a Java SerDe; SET FILEFORMAT changes \
+             the format of a table without files"
+        )));
+    } else {
+        return Ok(None);
+    };
+    Ok(words.done().then_some(command))
+}
+
+/// `LOAD DATA [LOCAL] INPATH 'path' [OVERWRITE] INTO TABLE t [PARTITION (c='v', ...)]`.
+async fn load(
+    words: &mut Words,
+    context: &SessionContext,
+    warehouse: &Warehouse,
+    current: &str,
+) -> Result<WarehouseCommand> {
+    let malformed = || {
+        DataFusionError::Plan(
+            "LOAD DATA is written LOAD DATA [LOCAL] INPATH 'path' [OVERWRITE] INTO TABLE t \
+             [PARTITION (col='value', ...)]"
+                .to_owned(),
+        )
+    };
+    if !words.eat("data") {
+        return Err(malformed());
+    }
+    let local = words.eat("local");
+    if !words.eat("inpath") {
+        return Err(malformed());
+    }
+    let path = words.string().ok_or_else(malformed)?;
+    let overwrite = words.eat("overwrite");
+    if !(words.eat("into") && words.eat("table")) {
+        return Err(malformed());
+    }
+    let parts = words.dotted_name().ok_or_else(malformed)?;
+    let name = table_name(parts, current)?;
+    let mut partition = Vec::new();
+    for (column, value) in partition_spec(words)?.unwrap_or_default() {
+        let value = value.ok_or_else(|| {
+            DataFusionError::Plan(format!(
+                "LOAD DATA's PARTITION clause needs a value for '{column}': files go into one \
+                 partition"
+            ))
+        })?;
+        partition.push((column, value));
+    }
+    if !words.done() {
+        return Err(malformed());
+    }
+    if !in_warehouse(warehouse, context, &name).await? {
+        let memory = crate::session::temporary::engine_catalog(context)
+            .and_then(|c| c.schema(&name.database))
+            .is_some_and(|s| s.table_exist(&name.table));
+        return Err(DataFusionError::Plan(if memory {
+            format!(
+                "{name} is one of the engine's in-memory tables; LOAD DATA loads files into \
+                 the warehouse's tables"
+            )
+        } else {
+            format!("table {name} does not exist")
+        }));
+    }
+    Ok(WarehouseCommand::Load {
+        name,
+        local,
+        path,
+        overwrite,
+        partition,
+    })
+}
+
+/// The user the statement runs as, the owner of what it creates.
+fn session_user(state: &SessionState) -> Option<String> {
+    state
+        .config()
+        .options()
+        .extensions
+        .get::<crate::functions::SessionUser>()
+        .map(|user| user.name.clone())
+        .filter(|name| !name.is_empty())
+}
+
+/// `'k'='v', ...` of TBLPROPERTIES (keys and values in quotes, or bare as Spark takes them).
+fn table_properties(text: &str) -> Result<BTreeMap<String, String>> {
+    let malformed = || {
+        DataFusionError::Plan(format!(
+            "cannot read the properties ({text}): write them 'key'='value', separated by commas"
+        ))
+    };
+    let tokens = Tokenizer::new(&GenericDialect {}, text)
+        .tokenize()
+        .map_err(|_| malformed())?;
+    let mut scanner = Words::new(tokens);
+    let mut properties = BTreeMap::new();
+    while !scanner.done() {
+        let key = property_key(&mut scanner).ok_or_else(malformed)?;
+        if !scanner.punct(&Token::Eq) {
+            return Err(malformed());
+        }
+        let value = scanner.value_or_name().ok_or_else(malformed)?;
+        properties.insert(key, value);
+        if !scanner.punct(&Token::Comma) && !scanner.done() {
+            return Err(malformed());
+        }
+    }
+    Ok(properties)
+}
+
+/// `'k1', 'k2'` of UNSET TBLPROPERTIES.
+fn property_keys(text: &str) -> Result<Vec<String>> {
+    let malformed = || {
+        DataFusionError::Plan(format!(
+            "cannot read the keys ({text}): write them in quotes, separated by commas"
+        ))
+    };
+    let tokens = Tokenizer::new(&GenericDialect {}, text)
+        .tokenize()
+        .map_err(|_| malformed())?;
+    let mut scanner = Words::new(tokens);
+    let mut keys = Vec::new();
+    while !scanner.done() {
+        keys.push(property_key(&mut scanner).ok_or_else(malformed)?);
+        if !scanner.punct(&Token::Comma) && !scanner.done() {
+            return Err(malformed());
+        }
+    }
+    Ok(keys)
+}
+
+/// A property's key: quoted, or a bare dotted name (`orc.compress`), its case kept.
+fn property_key(scanner: &mut Words) -> Option<String> {
+    if let Some(key) = scanner.string() {
+        return Some(key);
+    }
+    let word = |scanner: &mut Words| match scanner.peek() {
+        Some(Token::Word(w)) => {
+            let value = w.value.clone();
+            scanner.skip();
+            Some(value)
+        }
+        _ => None,
+    };
+    let mut parts = vec![word(scanner)?];
+    while scanner.punct(&Token::Period) {
+        parts.push(word(scanner)?);
+    }
+    Some(parts.join("."))
 }
 
 /// The database of global temporary views, as Spark's: in the engine's memory, seen by all
@@ -418,11 +685,13 @@ async fn create_view(
         .ok_or_else(|| DataFusionError::Plan("CREATE VIEW needs a name".to_owned()))?;
     let name = table_name(parts, current)?;
     let mut comment = None;
+    let mut properties = BTreeMap::new();
     while !words.eat("as") {
         if words.eat("comment") {
             comment = words.string();
         } else if words.eat("tblproperties") {
-            words.parenthesised();
+            let text = words.parenthesised().unwrap_or_default();
+            properties = table_properties(&text)?;
         } else {
             return Err(DataFusionError::Plan(format!(
                 "CREATE VIEW {name}: expected AS and the view's query, found '{}'",
@@ -443,19 +712,13 @@ async fn create_view(
         name,
         if_not_exists,
         or_replace,
-        meta: TableMeta {
-            kind: TableKind::View,
-            format: None,
-            columns,
-            partition_columns: Vec::new(),
-            location: None,
+        meta: Box::new(TableMeta {
             comment,
-            delimiter: None,
-            has_header: false,
-            file_extension: None,
             view_sql: Some(sql.trim().to_owned()),
-            primary_key: Vec::new(),
-        },
+            properties,
+            owner: session_user(state),
+            ..TableMeta::new(TableKind::View, None, columns)
+        }),
         query: None,
     })
 }
@@ -490,24 +753,16 @@ async fn like_table(
             source.table.as_str(),
         ))
         .await?;
-    Ok(TableMeta {
-        kind: TableKind::Managed,
-        format: None,
-        columns: provider
+    Ok(TableMeta::new(
+        TableKind::Managed,
+        None,
+        provider
             .schema()
             .fields()
             .iter()
             .map(|f| ColumnMeta::from_field(f))
             .collect(),
-        partition_columns: Vec::new(),
-        location: None,
-        comment: None,
-        delimiter: None,
-        has_header: false,
-        file_extension: None,
-        view_sql: None,
-        primary_key: Vec::new(),
-    })
+    ))
 }
 
 /// The Hive clauses of a CREATE TABLE, as read.
@@ -521,6 +776,8 @@ struct CreateClauses {
     comment: Option<String>,
     has_header: Option<bool>,
     query: Option<String>,
+    /// TBLPROPERTIES, but `comment`, which is the table's comment in Hive.
+    properties: BTreeMap<String, String>,
 }
 
 async fn create_table(
@@ -573,7 +830,7 @@ async fn create_table(
             name,
             if_not_exists,
             or_replace,
-            meta: TableMeta {
+            meta: Box::new(TableMeta {
                 kind: if external {
                     TableKind::External
                 } else {
@@ -586,8 +843,11 @@ async fn create_table(
                 has_header: clauses.has_header.unwrap_or(false),
                 file_extension: None,
                 view_sql: None,
+                properties: clauses.properties,
+                owner: session_user(state),
+                statistics: BTreeMap::new(),
                 ..like
-            },
+            }),
             query: None,
         });
     }
@@ -688,6 +948,9 @@ async fn create_table(
         file_extension: (external && format == StoredFormat::Textfile).then(String::new),
         view_sql: None,
         primary_key,
+        properties: clauses.properties.clone(),
+        owner: session_user(state),
+        statistics: BTreeMap::new(),
     };
     if let Some(plan) = query.take() {
         query = Some(cast_to(plan, meta.full_schema()?.fields())?);
@@ -696,7 +959,7 @@ async fn create_table(
         name,
         if_not_exists,
         or_replace,
-        meta,
+        meta: Box::new(meta),
         query,
     })
 }
@@ -808,7 +1071,18 @@ fn create_clauses(words: &mut Words, name: &TableName) -> Result<CreateClauses> 
         } else if words.eat("location") {
             clauses.location = Some(words.string().ok_or_else(|| unexpected(words))?);
         } else if words.eat("tblproperties") {
-            words.parenthesised().ok_or_else(|| unexpected(words))?;
+            let text = words.parenthesised().ok_or_else(|| unexpected(words))?;
+            for (key, value) in table_properties(&text)? {
+                if key == "comment" {
+                    clauses.comment.get_or_insert(value);
+                } else {
+                    // Hive's way of saying that a text file's first line names the columns.
+                    if key == "skip.header.line.count" {
+                        clauses.has_header.get_or_insert(value.trim() == "1");
+                    }
+                    clauses.properties.insert(key, value);
+                }
+            }
         } else if words.eat("options") {
             let text = words.parenthesised().ok_or_else(|| unexpected(words))?;
             for (key, value) in options(&text) {
@@ -1001,17 +1275,10 @@ async fn infer_columns(
 ) -> Result<Vec<ColumnMeta>> {
     use datafusion::datasource::listing::{ListingOptions, ListingTableUrl};
     let probe = TableMeta {
-        kind: TableKind::External,
-        format: Some(format),
-        columns: Vec::new(),
-        partition_columns: Vec::new(),
         location: Some(location.to_owned()),
-        comment: None,
         delimiter: clauses.delimiter,
         has_header: clauses.has_header.unwrap_or(format == StoredFormat::Csv),
-        file_extension: None,
-        view_sql: None,
-        primary_key: Vec::new(),
+        ..TableMeta::new(TableKind::External, Some(format), Vec::new())
     };
     let options = ListingOptions::new(super::catalog::file_format(&probe)?)
         .with_file_extension(super::catalog::file_extension(&probe));
@@ -1264,7 +1531,7 @@ fn bad_partition(expr: &SqlExpr) -> DataFusionError {
 }
 
 /// `PARTITION (c = 'v', d, ...)`, if next.
-fn partition_spec(words: &mut Words) -> Result<Option<PartitionSpec>> {
+pub(crate) fn partition_spec(words: &mut Words) -> Result<Option<PartitionSpec>> {
     if !words.eat("partition") {
         return Ok(None);
     }

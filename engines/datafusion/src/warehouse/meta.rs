@@ -4,6 +4,7 @@
 //! Their names start with a dot, so Hive, Spark and DataFusion's listing (which reads
 //! only files with the format's extension) never take them for data.
 
+use std::collections::BTreeMap;
 use std::str::FromStr;
 use std::sync::Arc;
 
@@ -159,9 +160,74 @@ pub struct TableMeta {
     /// in Hive (not enforced); JDBC's getPrimaryKeys reports them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub primary_key: Vec<String>,
+    /// Hive's table properties (`TBLPROPERTIES (...)`, `ALTER TABLE ... SET
+    /// TBLPROPERTIES`), as given; the comment is [`Self::comment`], and the file counts and
+    /// sizes are read from the files when shown ([`super::properties`]).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub properties: BTreeMap<String, String>,
+    /// The user who created the table (its session's), Hive's owner.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owner: Option<String>,
+    /// What `ANALYZE TABLE ... COMPUTE STATISTICS` counted, by partition directory
+    /// (`dt=2024-01-01/hr=1`; `""` the whole table). Shown only while the files are those
+    /// counted ([`FileStatistics::describes`]), so that a later write never leaves a stale
+    /// row count on show.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub statistics: BTreeMap<String, RowStatistics>,
+}
+
+/// What a directory's data files add up to, read from a listing.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileStatistics {
+    /// Hive's `numFiles`.
+    pub files: u64,
+    /// Hive's `totalSize`, in bytes.
+    pub bytes: u64,
+    /// The smallest and largest file, in bytes (0 without files).
+    pub min_bytes: u64,
+    pub max_bytes: u64,
+    /// The latest modification of a file, in milliseconds since the epoch (0 without files).
+    pub last_modified_ms: i64,
+}
+
+/// A row count `ANALYZE TABLE` took, with the files it was taken from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RowStatistics {
+    /// Hive's `numRows`.
+    pub rows: u64,
+    /// The files counted: the count holds while the directory's files still add up to these.
+    pub files: FileStatistics,
+}
+
+impl RowStatistics {
+    /// Whether the count still describes a directory whose files are now `current`: no file
+    /// was added, removed or rewritten since.
+    pub fn describes(&self, current: &FileStatistics) -> bool {
+        self.files == *current
+    }
 }
 
 impl TableMeta {
+    /// A new table's or view's metadata: no location, comment, properties or statistics.
+    pub fn new(kind: TableKind, format: Option<StoredFormat>, columns: Vec<ColumnMeta>) -> Self {
+        Self {
+            kind,
+            format,
+            columns,
+            partition_columns: Vec::new(),
+            location: None,
+            comment: None,
+            delimiter: None,
+            has_header: false,
+            file_extension: None,
+            view_sql: None,
+            primary_key: Vec::new(),
+            properties: BTreeMap::new(),
+            owner: None,
+            statistics: BTreeMap::new(),
+        }
+    }
+
     /// The columns in the files, as an Arrow schema.
     pub fn file_schema(&self) -> Result<SchemaRef> {
         let fields = self
