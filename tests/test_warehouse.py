@@ -178,3 +178,73 @@ def test_an_analysts_hive_script_through_beeline(kumiho):
     assert results[9][1:] == [["0"]], script.describe()
     assert results[10][1:] == [["dt=2024-01-01"]], script.describe()
     assert (kumiho.work_dir / "warehouse" / "csv_in" / ".kumiho-table").is_file()
+
+
+def test_an_etl_script_loads_analyzes_and_describes_through_beeline(kumiho, tmp_path):
+    """An ETL script as analysts write them for Hive, run by beeline, which stops at the
+    first statement that fails: jars added, files loaded (copied from the engine's host,
+    moved within the warehouse's filesystem), statistics computed, properties set, tables
+    described."""
+    from harness.beeline import binary_url, run_beeline
+
+    warehouse = kumiho.work_dir / "warehouse"
+    landing = tmp_path / "landing"
+    landing.mkdir()
+    (landing / "sales.csv").write_text("1,apple,2.5\n2,pear,1.0\n")
+    # A Parquet file as another job leaves it: Hive's name, no extension.
+    alice = open_session(kumiho, "alice")
+    alice.wait_launched()
+    run(alice, "CREATE TABLE made STORED AS PARQUET AS SELECT 3 AS id, 'fig' AS item, 4.0 AS amount")
+    (made,) = data_files(warehouse / "made")
+    parquet = tmp_path / "moved"
+    parquet.mkdir()
+    (warehouse / "made" / made).rename(parquet / "000000_0")
+
+    script = run_beeline(binary_url(kumiho.port), [
+        "ADD JAR /opt/etl/udfs.jar",
+        "LIST JARS",
+        "CREATE TABLE staging_sales (id INT, item STRING, amount DOUBLE) "
+        "ROW FORMAT DELIMITED FIELDS TERMINATED BY ','",
+        f"LOAD DATA LOCAL INPATH '{landing}/sales.csv' OVERWRITE INTO TABLE staging_sales",
+        "CREATE TABLE sales (id INT, item STRING, amount DOUBLE) PARTITIONED BY (dt STRING) "
+        "STORED AS PARQUET TBLPROPERTIES ('team'='etl')",
+        "INSERT OVERWRITE TABLE sales PARTITION (dt='2024-01-01') SELECT * FROM staging_sales",
+        f"LOAD DATA INPATH '{parquet}' INTO TABLE sales PARTITION (dt='2024-01-02')",
+        "ANALYZE TABLE sales PARTITION (dt) COMPUTE STATISTICS",
+        "ANALYZE TABLE sales COMPUTE STATISTICS FOR COLUMNS",
+        "ALTER TABLE sales SET TBLPROPERTIES ('comment'='daily sales', 'EXTERNAL'='FALSE')",
+        "ALTER TABLE sales UNSET TBLPROPERTIES IF EXISTS ('never.set')",
+        "SHOW TBLPROPERTIES sales",
+        "DESCRIBE FORMATTED sales PARTITION (dt='2024-01-02')",
+        "SHOW TABLE EXTENDED LIKE 'sal*'",
+        "DROP TEMPORARY FUNCTION IF EXISTS to_geo",
+        "SELECT dt, count(*) AS n, sum(amount) AS total FROM sales GROUP BY dt ORDER BY dt",
+    ], user="carol")
+    assert script.returncode == 0, script.describe()
+    results = script.result_sets()
+    assert results[1][1:] == [["/opt/etl/udfs.jar"]], script.describe()
+    properties = dict(tuple(row) for row in results[11][1:])
+    assert properties["team"] == "etl" and properties["comment"] == "daily sales", properties
+    assert properties["numFiles"] == "2", properties
+    partition = results[12]
+    assert ["Partition Values", "[dt=2024-01-02]", ""] in partition, script.describe()
+    assert ["", "numRows", "1"] in partition, script.describe()
+    extended = [row[0] for row in results[13][1:] if row]  # [] for the blank line after a table
+    assert "tableName:sales" in extended and "owner:carol" in extended, extended
+    assert "partitionColumns:struct partition_columns { string dt}" in extended, extended
+    assert results[15][1:] == [["2024-01-01", "2", "3.5"], ["2024-01-02", "1", "4.0"]], script.describe()
+    # Copied from the engine's host (the file stays), moved within the warehouse's filesystem.
+    assert (landing / "sales.csv").is_file()
+    assert not (parquet / "000000_0").exists()
+    assert data_files(warehouse / "sales" / "dt=2024-01-02") == ["000000_0.parquet"]
+    # The operation log tells the script's reader what was accepted without being done.
+    assert "not loaded" in script.stderr, script.describe()
+
+    # What cannot run here says so, and where it runs.
+    refused = failure(alice, "CREATE TEMPORARY FUNCTION to_geo AS 'com.example.hive.ToGeo'")
+    assert "com.example.hive.ToGeo" in refused and "SPARK_SQL" in refused, refused
+    refused = failure(alice, f"LOAD DATA LOCAL INPATH '{landing}/none.csv' INTO TABLE sales PARTITION (dt='x')")
+    assert "none.csv" in refused and "does not exist" in refused, refused
+    refused = failure(alice, f"LOAD DATA LOCAL INPATH '{landing}/sales.csv' INTO TABLE sales PARTITION (dt='x')")
+    assert "not a PARQUET file" in refused, refused
+    alice.close()

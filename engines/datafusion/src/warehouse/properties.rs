@@ -238,14 +238,17 @@ pub async fn analyze(
     }
     let statics = static_values(name, &meta, partition.unwrap_or_default())?;
     let mut notes = vec![format!(
-        "The DataFusion engine reads {} statistics from {}'s files as it plans each query: \
-         ANALYZE changes no plan. Row counts are kept for DESCRIBE FORMATTED and SHOW \
-         TBLPROPERTIES, shown until the files change.",
+        "ANALYZE changes no plan here: {} Row counts are kept for DESCRIBE FORMATTED and SHOW \
+         TBLPROPERTIES, and shown while the files are those counted.",
         match meta.format {
-            Some(StoredFormat::Parquet) | None => "Parquet footers'",
-            _ => "the files'",
-        },
-        name
+            Some(StoredFormat::Parquet) | None => "DataFusion reads row counts and column \
+                 statistics from the Parquet footers as it plans each query."
+                .to_owned(),
+            Some(format) => format!(
+                "DataFusion plans a query of a {} table without kept statistics.",
+                format.name()
+            ),
+        }
     )];
     if let AnalyzeMode::Columns(columns) = mode {
         let schema = meta.full_schema()?;
