@@ -102,6 +102,7 @@ SPARK_ANSWERS = [
     # Spark's functions DataFusion lacked, and its names for DataFusion's.
     "SELECT regexp_extract_all('100-200, 300-400', '(\\\\d+)-(\\\\d+)', 2) AS a, regexp_extract_all('a1b22', '[0-9]+', 0) AS b, array_size(array(1, NULL, 3)) AS c, map_contains_key(map('a', 1), 'a') AS d, try_divide(1, 2) AS e, try_divide(1, 0) AS f, bit_count(7) AS g, bit_get(11, 2) AS h, getbit(11, 3) AS i",
     "SELECT startswith('hello', 'he') AS a, endswith('hello', 'lo') AS b, len('h\u00e9llo') AS c, date_diff('2024-03-05', '2024-03-01') AS d, dateadd('2024-02-28', 2) AS e",
+    "SELECT expm1(1) AS a, log1p(1) AS b, rint(2.5) AS c, hypot(3, 4) AS d, expm1(1e-10) AS e",
     "SELECT every(x > 0) AS a, some(x > 2) AS b, any(x > 5) AS c, count_if(x > 1) AS d FROM (VALUES (1), (2), (3)) t(x)",
     "SELECT hex(encode('abc', 'UTF-16')) AS a, hex(encode('abc', 'utf-16le')) AS b, hex(encode('abc', 'UTF-16BE')) AS c, decode(unhex('FEFF0061'), 'UTF-16') AS d, decode(unhex('FFFE6100'), 'UTF-16') AS e, decode(unhex('61'), 'ISO-8859-1') AS f, decode(encode('xyz', 'US-ASCII'), 'US-ASCII') AS g, decode(encode('xyz', 'UTF-8'), 'UTF-8') AS h",
 ]
@@ -130,6 +131,8 @@ HIVE_ONLY = {
     # Hive leaves out the nodes without a value (elements), as its documentation shows;
     # Spark keeps a NULL for each.
     "SELECT xpath('<a><b>b1</b><b>b2</b></a>', 'a/*') AS x": ["[]"],
+    # Hive 3's x IS [NOT] TRUE|FALSE (Spark has no istrue and kin).
+    "SELECT istrue(NULL) AS a, isfalse(1 > 2) AS b, isnottrue(NULL) AS c, isnotfalse(1 > 2) AS d": ["false", "true", "true", "false"],
     # Hive's >>> of an INT (Spark has no shiftrightunsigned).
     "SELECT shiftrightunsigned(CAST(-16 AS INT), 28) AS a, shiftrightunsigned(16, 2) AS b": ["15", "4"],
     # Spark has no context_ngrams.
@@ -167,7 +170,9 @@ def test_show_partitions_and_tblproperties_through_the_gateway(kumiho, tmp_path)
     run = run_beeline(binary_url(kumiho.port), statements)
     sets = run.result_sets()
     assert sets[1] == [["partition"], ["day=2024-01-01"], ["day=2024-01-02"]], run.describe()
-    assert sets[2] == [["prpt_name", "prpt_value"]], run.describe()
+    # The table's properties as Hive lists them (EXTERNAL, numFiles, totalSize...).
+    assert sets[2][0] == ["prpt_name", "prpt_value"], run.describe()
+    assert ["EXTERNAL", "TRUE"] in sets[2][1:], run.describe()
     # Beeline stops at the failing statement and prints the engine's reason.
     assert run.returncode != 0
     assert "table tpch.nation is not partitioned" in run.stderr + run.stdout, run.describe()

@@ -1,5 +1,6 @@
-//! Hive's conditional functions: `if`, `isnull`, `isnotnull`, and `field`, a search among
-//! its arguments; and Spark's aggregate `count_if`.
+//! Hive's conditional functions: `if`, `isnull`, `isnotnull`, `istrue`, `isfalse`,
+//! `isnottrue`, `isnotfalse`, and `field`, a search among its arguments; and Spark's
+//! aggregate `count_if`.
 
 use std::sync::Arc;
 
@@ -28,7 +29,31 @@ pub fn functions() -> Vec<ScalarUDF> {
         })
         .udf(),
         HiveFunction::rewrite("field", coerce_field, |_| Ok(DataType::Int32), field).udf(),
+        // Hive 3's `x IS [NOT] TRUE|FALSE` as functions: never NULL.
+        HiveFunction::rewrite("istrue", one_boolean, boolean, |mut a, _| {
+            Ok(a.remove(0).is_true())
+        })
+        .udf(),
+        HiveFunction::rewrite("isfalse", one_boolean, boolean, |mut a, _| {
+            Ok(a.remove(0).is_false())
+        })
+        .udf(),
+        HiveFunction::rewrite("isnottrue", one_boolean, boolean, |mut a, _| {
+            Ok(a.remove(0).is_not_true())
+        })
+        .udf(),
+        HiveFunction::rewrite("isnotfalse", one_boolean, boolean, |mut a, _| {
+            Ok(a.remove(0).is_not_false())
+        })
+        .udf(),
     ]
+}
+
+fn one_boolean(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
+    match types {
+        [DataType::Boolean | DataType::Null] => Ok(vec![DataType::Boolean]),
+        _ => Err(bad_arguments(name, "a boolean", types)),
+    }
 }
 
 /// `field(x, v1, v2, ...)`: the position (from 1) of the first `v` equal to `x`, 0 when

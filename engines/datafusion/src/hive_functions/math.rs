@@ -1,6 +1,7 @@
 //! Hive's arithmetic functions DataFusion lacks or takes otherwise: `pmod`, `rand` with a
 //! seed, `e`, `negative`, `positive`, `shiftleft`, `shiftright`, `bround`,
-//! `format_number`, `width_bucket`, and Spark's `try_divide`.
+//! `format_number`, `width_bucket`, and Spark's `try_divide`, `expm1`, `log1p`, `rint`,
+//! `hypot`.
 
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex};
@@ -26,6 +27,10 @@ use super::{bad_arguments, is_integer, HiveFunction};
 pub fn functions() -> Vec<ScalarUDF> {
     vec![
         HiveFunction::rewrite("pmod", two_numbers, |t| Ok(t[0].clone()), pmod).udf(),
+        of_doubles("expm1", 1, |args| doubles(args, |x| x[0].exp_m1())),
+        of_doubles("log1p", 1, |args| doubles(args, |x| x[0].ln_1p())),
+        of_doubles("rint", 1, |args| doubles(args, |x| x[0].round_ties_even())),
+        of_doubles("hypot", 2, |args| doubles(args, |x| x[0].hypot(x[1]))),
         HiveFunction::rewrite(
             "try_divide",
             |name, types| match types {
@@ -476,6 +481,49 @@ fn pmod(args: Vec<Expr>, types: &[DataType]) -> Result<Expr> {
     let [a, b] = <[Expr; 2]>::try_from(args).expect("two arguments");
     let divisor = nullif(b, lit(ScalarValue::new_zero(&types[1])?));
     Ok(((a % divisor.clone()) + divisor.clone()) % divisor)
+}
+
+/// Spark's functions of `DOUBLE`s that DataFusion lacks (`expm1`, `log1p`, `rint`, `hypot`):
+/// `arity` numbers, each read as a `DOUBLE`.
+fn of_doubles(name: &'static str, arity: usize, compute: super::ComputeFn) -> ScalarUDF {
+    let coerce = match arity {
+        1 => |name: &str, types: &[DataType]| match types {
+            [t] if t.is_numeric() || t.is_null() => Ok(vec![DataType::Float64]),
+            _ => Err(bad_arguments(name, "a number", types)),
+        },
+        _ => |name: &str, types: &[DataType]| match types {
+            [a, b] if (a.is_numeric() || a.is_null()) && (b.is_numeric() || b.is_null()) => {
+                Ok(vec![DataType::Float64; 2])
+            }
+            _ => Err(bad_arguments(name, "two numbers", types)),
+        },
+    };
+    HiveFunction::computed(name, coerce, |_| Ok(DataType::Float64), compute).udf()
+}
+
+/// `f` of each row's `DOUBLE` arguments; NULL when one is NULL.
+fn doubles(args: &[ArrayRef], f: fn(&[f64]) -> f64) -> Result<ArrayRef> {
+    let columns: Vec<&Float64Array> = args
+        .iter()
+        .map(|a| a.as_primitive::<Float64Type>())
+        .collect();
+    let mut out = Float64Builder::new();
+    let mut row_values = Vec::with_capacity(columns.len());
+    for row in 0..args[0].len() {
+        row_values.clear();
+        row_values.extend(
+            columns
+                .iter()
+                .map(|c| (!c.is_null(row)).then(|| c.value(row))),
+        );
+        if row_values.iter().all(Option::is_some) {
+            let values: Vec<f64> = row_values.iter().flatten().copied().collect();
+            out.append_value(f(&values));
+        } else {
+            out.append_null();
+        }
+    }
+    Ok(Arc::new(out.finish()))
 }
 
 /// `try_divide(a, b)` (Spark's): `a / b` as a `DOUBLE`, NULL when `b` is 0, as the engine's

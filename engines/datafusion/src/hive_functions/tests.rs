@@ -1510,6 +1510,16 @@ async fn sparks_common_functions_the_engine_lacked() {
         &["true", "86400", "86400"],
     )
     .await;
+    check(
+        &engine,
+        &s,
+        "SELECT istrue(NULL), isfalse(1 > 2), isnottrue(NULL), isnotfalse(1 > 2), \
+         expm1(0), log1p(0), rint(2.5), rint(3.5), hypot(3, 4), expm1(NULL)",
+        &[
+            "false", "true", "true", "false", "0.0", "0.0", "2.0", "4.0", "5.0", "NULL",
+        ],
+    )
+    .await;
     // count_if counts true rows (NULL as false): 0 for a group without one, or no rows.
     assert_eq!(
         row(
