@@ -146,6 +146,17 @@ def test_a_warehouse_on_s3(start_own_engine, s3_endpoint, tmp_path):
         assert [k for k in keys if k.startswith("wh/sales.db/t/dt=a/")], keys
         assert not [k for k in keys if ".staging" in k], keys
         assert hive.query(two, "SELECT id, v, dt FROM sales.t")[2] == [(3, "z", "a")]
+        # LOAD DATA moves a file within the bucket, and copies one from the engine's host.
+        s3.put_object(Bucket="warehouse", Key="landing/a.csv", Body=b"4,w\n")
+        (tmp_path / "b.csv").write_text("5,v\n")
+        with two.cursor() as cursor:
+            cursor.execute("CREATE TABLE sales.l (id INT, v STRING) ROW FORMAT DELIMITED FIELDS TERMINATED BY ','")
+            cursor.execute("LOAD DATA INPATH 's3://warehouse/landing/a.csv' INTO TABLE sales.l")
+            cursor.execute(f"LOAD DATA LOCAL INPATH '{tmp_path / 'b.csv'}' INTO TABLE sales.l")
+        keys = sorted(o["Key"] for o in s3.list_objects_v2(Bucket="warehouse")["Contents"])
+        assert "wh/sales.db/l/a.csv" in keys and "wh/sales.db/l/b.csv" in keys, keys
+        assert not [k for k in keys if k.startswith("landing/") or ".staging" in k], keys
+        assert hive.query(one, "SELECT id FROM sales.l ORDER BY id")[2] == [(4,), (5,)]
         with two.cursor() as cursor:
             cursor.execute("DROP DATABASE sales CASCADE")
         left = s3.list_objects_v2(Bucket="warehouse").get("Contents", [])
