@@ -4,7 +4,9 @@
 //! HiveServer2 users type `USE db`, `SHOW DATABASES`, `SHOW TABLES IN db`, `SET k=v`,
 //! `CREATE DATABASE`, `DESCRIBE FORMATTED t`, `DESCRIBE FUNCTION f`, `SHOW VIEWS`,
 //! `SHOW COLUMNS IN t`, `SHOW FUNCTIONS`, `SHOW CREATE TABLE t`, `SHOW TBLPROPERTIES t`,
-//! `SHOW PARTITIONS t`. DataFusion knows some of them under other
+//! `SHOW PARTITIONS t`, `SHOW TABLE EXTENDED LIKE 'p'`, `DESCRIBE t PARTITION (...)`; ETL
+//! scripts run `ANALYZE TABLE t COMPUTE STATISTICS`, `ADD JAR x`, `LIST JARS`, `CREATE
+//! FUNCTION f AS 'class'` ([`resources`]). DataFusion knows some of them under other
 //! names (a database is a schema), some not at all. [`plan`] recognises those from the
 //! statement's first words, answers them itself or rewrites them for DataFusion, and
 //! hands everything else to DataFusion's planner untouched.
