@@ -64,9 +64,14 @@ pub async fn load(
                 .join(", ")
         )));
     }
-    let source = source_url(warehouse, request.local, request.path)?;
+    // A wildcard in the last part (`/landing/2024-01-01/*.csv`) picks a directory's files.
+    let (directory, pattern) = match request.path.rsplit_once('/') {
+        Some((directory, last)) if last.contains(['*', '?']) => (directory, Some(last)),
+        _ => (request.path, None),
+    };
+    let source = source_url(warehouse, request.local, directory)?;
     let source_store = warehouse.store(&source)?;
-    let files = source_files(source_store.as_ref(), &source, request).await?;
+    let files = source_files(source_store.as_ref(), &source, pattern, request).await?;
     let format = meta.format.unwrap_or(StoredFormat::Parquet);
     for file in &files {
         check_format(source_store.as_ref(), file, format, name).await?;
@@ -221,10 +226,12 @@ fn source_url(warehouse: &Warehouse, local: bool, path: &str) -> Result<Url> {
 }
 
 /// The file at `source`, or the files directly in the directory `source` (hidden ones
-/// left out); the path must exist and hold a file.
+/// left out), those whose names match `pattern` when there is one; the path must exist and
+/// hold a file.
 async fn source_files(
     store: &dyn ObjectStore,
     source: &Url,
+    pattern: Option<&str>,
     request: &LoadRequest<'_>,
 ) -> Result<Vec<ObjectMeta>> {
     let path = object_path(source);
@@ -244,10 +251,12 @@ async fn source_files(
             }
         ))
     };
-    match store.head(&path).await {
-        Ok(file) => return Ok(vec![file]),
-        Err(object_store::Error::NotFound { .. }) => {}
-        Err(e) => return Err(DataFusionError::ObjectStore(Box::new(e))),
+    if pattern.is_none() {
+        match store.head(&path).await {
+            Ok(file) => return Ok(vec![file]),
+            Err(object_store::Error::NotFound { .. }) => {}
+            Err(e) => return Err(DataFusionError::ObjectStore(Box::new(e))),
+        }
     }
     let listing = match store.list_with_delimiter(Some(&path)).await {
         Ok(listing) => listing,
@@ -258,6 +267,22 @@ async fn source_files(
         p.filename()
             .is_some_and(|n| n.starts_with('.') || n.starts_with('_'))
     };
+    if let Some(pattern) = pattern {
+        let mut files: Vec<ObjectMeta> = listing
+            .objects
+            .into_iter()
+            .filter(|o| !hidden(&o.location))
+            .filter(|o| wildcard_matches(pattern, o.location.filename().unwrap_or_default()))
+            .collect();
+        if files.is_empty() {
+            return Err(DataFusionError::Plan(format!(
+                "LOAD DATA: '{}' matches no file {place}",
+                request.path
+            )));
+        }
+        files.sort_by(|a, b| a.location.cmp(&b.location));
+        return Ok(files);
+    }
     if let Some(directory) = listing.common_prefixes.iter().find(|d| !hidden(d)) {
         return Err(DataFusionError::Plan(format!(
             "LOAD DATA: '{}' holds a directory, {}; LOAD DATA takes a file or a directory of \
@@ -378,6 +403,35 @@ async fn copy_in(
         warehouse.move_file(staging, &staged, to).await?;
     }
     Ok(())
+}
+
+/// A file name matched as Hadoop's globs match it: `*` any characters, `?` one.
+pub fn wildcard_matches(pattern: &str, name: &str) -> bool {
+    let (pattern, name): (Vec<char>, Vec<char>) =
+        (pattern.chars().collect(), name.chars().collect());
+    // One backtrack point: linear in practice, never exponential.
+    let (mut p, mut n, mut star) = (0, 0, None);
+    while n < name.len() {
+        match pattern.get(p) {
+            Some('*') => {
+                star = Some((p, n));
+                p += 1;
+            }
+            Some(&c) if c == '?' || c == name[n] => {
+                p += 1;
+                n += 1;
+            }
+            _ => match star {
+                Some((star_p, star_n)) => {
+                    p = star_p + 1;
+                    n = star_n + 1;
+                    star = Some((star_p, star_n + 1));
+                }
+                None => return false,
+            },
+        }
+    }
+    pattern[p..].iter().all(|&c| c == '*')
 }
 
 /// Whether two URLs are in one store (one rename moves a file between them).

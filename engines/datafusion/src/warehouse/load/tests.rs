@@ -2,7 +2,7 @@
 
 use std::collections::BTreeSet;
 
-use super::free_name;
+use super::{free_name, wildcard_matches};
 use crate::test_util::{error, lines, open};
 use crate::warehouse::tests::{data_files, engine_at, ok};
 
@@ -15,6 +15,14 @@ fn a_name_taken_gets_hives_copy_suffix_before_its_extension() {
     assert_eq!(free_name("c.csv", &taken), "c.csv");
     assert_eq!(free_name("a.csv", &taken), "a_copy_2.csv");
     assert_eq!(free_name("b", &taken), "b_copy_1");
+}
+
+#[test]
+fn wildcards_match_as_hadoops_globs() {
+    assert!(wildcard_matches("*.csv", "a.csv"));
+    assert!(wildcard_matches("part-?", "part-1"));
+    assert!(!wildcard_matches("*.csv", "a.csv.crc"));
+    assert!(!wildcard_matches("*.CSV", "a.csv"));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -59,6 +67,32 @@ async fn load_copies_local_files_and_moves_the_warehouses() {
         ["a.csv", "b.txt.csv", "sales.csv", "sales_copy_1.csv"]
     );
     assert_eq!(lines(&engine, &s, count).await[3], "| 6 |");
+
+    // A wildcard picks a directory's files.
+    let more = tempfile::tempdir().unwrap();
+    std::fs::write(more.path().join("c.csv"), "5,lime\n").unwrap();
+    std::fs::write(more.path().join("c.json"), "{}\n").unwrap();
+    ok(
+        &engine,
+        &s,
+        &format!(
+            "LOAD DATA LOCAL INPATH '{}/*.csv' INTO TABLE sales",
+            more.path().display()
+        ),
+    )
+    .await;
+    assert_eq!(lines(&engine, &s, count).await[3], "| 7 |");
+    let refused = error(
+        &engine,
+        &s,
+        &format!(
+            "LOAD DATA LOCAL INPATH '{}/*.tsv' INTO TABLE sales",
+            more.path().display()
+        ),
+    )
+    .await
+    .to_string();
+    assert!(refused.contains("matches no file"), "{refused}");
 
     // OVERWRITE replaces every file, the one of the same name included.
     ok(&engine, &s, &load("OVERWRITE", "LOCAL", &file)).await;
