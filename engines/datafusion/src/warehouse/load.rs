@@ -4,7 +4,8 @@
 //! - LOCAL: the path (a file, or a directory's files) is on the engine's host; the files
 //!   are copied. Without LOCAL it is in the warehouse's filesystem (a path there, or a URL
 //!   of a store the engine reaches, `s3://b/landing/`) and the files are moved, as Hive
-//!   moves them: one rename each on the same store.
+//!   moves them: one rename each on the same store. A wildcard in the path's last part
+//!   (`*.csv`) picks a directory's files, as Hadoop's globs do.
 //! - Files are not converted, as Hive does not convert them: a Parquet or ORC table takes
 //!   only files of its format (their magic bytes are read first, and one that is not is
 //!   refused before any file is touched); a text table takes any.
