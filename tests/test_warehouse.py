@@ -236,7 +236,7 @@ def test_an_etl_script_loads_analyzes_and_describes_through_beeline(kumiho, tmp_
     assert results[1][1:] == [["/opt/etl/udfs.jar"]], script.describe()
     properties = dict(tuple(row) for row in results[11][1:])
     assert properties["team"] == "etl" and properties["comment"] == "daily sales", properties
-    assert properties["numFiles"] == "2", properties
+    assert properties["numFiles"] == "2" and properties["numRows"] == "3", properties
     partition = results[12]
     assert ["Partition Values", "[dt=2024-01-02]", ""] in partition, script.describe()
     assert ["", "numRows", "1"] in partition, script.describe()

@@ -93,18 +93,63 @@ pub async fn parameters(
     }
     if meta.kind != TableKind::View {
         let location = warehouse.data_location(&name.database, &name.table, meta)?;
-        let current = directory_statistics(warehouse, &partition_dir(&location, partition)).await?;
+        let dir = partition_dir(&location, partition);
+        let files = data_objects(warehouse, &dir).await?;
+        let current = file_statistics(&files);
         shown.insert("numFiles".to_owned(), current.files.to_string());
         shown.insert("totalSize".to_owned(), current.bytes.to_string());
         let counted = meta
             .statistics
             .get(&partition_path(partition))
-            .filter(|counted| counted.describes(&current));
-        if let Some(counted) = counted {
-            shown.insert("numRows".to_owned(), counted.rows.to_string());
+            .filter(|counted| counted.describes(&current))
+            .map(|counted| counted.rows);
+        // A partitioned table's rows, as Hive adds them up: its partitions' counts, when
+        // every partition with files has one that is current.
+        let added_up = || {
+            let dir_path = object_path(&dir);
+            let mut by_partition: BTreeMap<String, Vec<&ObjectMeta>> = BTreeMap::new();
+            for file in &files {
+                by_partition
+                    .entry(partition_of(&dir_path, file))
+                    .or_default()
+                    .push(file);
+            }
+            if by_partition.is_empty() {
+                return None;
+            }
+            by_partition
+                .iter()
+                .map(|(key, files)| {
+                    let current = file_statistics(files.iter().copied());
+                    meta.statistics
+                        .get(key)
+                        .filter(|counted| counted.describes(&current))
+                        .map(|counted| counted.rows)
+                })
+                .sum::<Option<u64>>()
+        };
+        let rows = match counted {
+            Some(rows) => Some(rows),
+            None if partition.is_empty() && !meta.partition_columns.is_empty() => added_up(),
+            None => None,
+        };
+        if let Some(rows) = rows {
+            shown.insert("numRows".to_owned(), rows.to_string());
         }
     }
     Ok(shown.into_iter().collect())
+}
+
+/// The partition directory of a data file under the table's `location`, `dt=x/hr=y` (""
+/// for a file of an unpartitioned table): the key of its statistics.
+fn partition_of(location: &object_store::path::Path, file: &ObjectMeta) -> String {
+    let mut parts: Vec<String> = file
+        .location
+        .prefix_match(location)
+        .map(|parts| parts.map(|p| p.as_ref().to_owned()).collect())
+        .unwrap_or_default();
+    parts.pop();
+    parts.join("/")
 }
 
 /// `ALTER TABLE t SET TBLPROPERTIES (...)` applied to the metadata: `comment` is the
@@ -272,16 +317,7 @@ pub async fn analyze(
     let location = warehouse.data_location(&name.database, &name.table, &meta)?;
     let files = data_objects(warehouse, &location).await?;
     let location_path = object_path(&location);
-    // Each file by its partition directory (`dt=x/hr=y`; "" for an unpartitioned table).
-    let directory_of = |file: &ObjectMeta| -> String {
-        let mut parts: Vec<String> = file
-            .location
-            .prefix_match(&location_path)
-            .map(|parts| parts.map(|p| p.as_ref().to_owned()).collect())
-            .unwrap_or_default();
-        parts.pop();
-        parts.join("/")
-    };
+    let directory_of = |file: &ObjectMeta| partition_of(&location_path, file);
     // The directories analyzed: the table, one partition, or every partition under the
     // static values.
     let whole = partition.is_none() || meta.partition_columns.is_empty();

@@ -141,6 +141,16 @@ async fn analyze_keeps_row_counts_while_the_files_are_those_counted() {
         !shown.contains("numRows") && shown.contains("|numFiles|3|"),
         "{shown}"
     );
+    // The partition counted again: the table's rows are its partitions' added up, as Hive
+    // adds them.
+    ok(
+        &engine,
+        &s,
+        "ANALYZE TABLE p PARTITION (dt='x') COMPUTE STATISTICS",
+    )
+    .await;
+    let shown = properties(&engine, &s, "SHOW TBLPROPERTIES p").await;
+    assert!(shown.contains("|numRows|4|"), "{shown}");
     // NOSCAN and FOR COLUMNS are accepted; an unknown column or partition is not.
     ok(&engine, &s, "ANALYZE TABLE p COMPUTE STATISTICS NOSCAN").await;
     ok(
