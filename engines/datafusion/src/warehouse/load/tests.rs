@@ -3,8 +3,8 @@
 use std::collections::BTreeSet;
 
 use super::{free_name, wildcard_matches};
-use crate::test_util::{error, lines, open};
-use crate::warehouse::tests::{data_files, engine_at, ok};
+
+use crate::warehouse::tests::{data_files, Client};
 
 #[test]
 fn a_name_taken_gets_hives_copy_suffix_before_its_extension() {
@@ -28,12 +28,8 @@ fn wildcards_match_as_hadoops_globs() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn load_copies_local_files_and_moves_the_warehouses() {
     let dir = tempfile::tempdir().unwrap();
-    let engine = engine_at(dir.path()).await;
-    let s = open(&engine);
-    ok(
-        &engine,
-        &s,
-        "CREATE TABLE sales (id INT, item STRING) ROW FORMAT DELIMITED FIELDS TERMINATED BY ','",
+    let engine = Client::at(dir.path()).await;
+    engine.ok("CREATE TABLE sales (id INT, item STRING) ROW FORMAT DELIMITED FIELDS TERMINATED BY ','",
     )
     .await;
     let landing = tempfile::tempdir().unwrap();
@@ -45,64 +41,56 @@ async fn load_copies_local_files_and_moves_the_warehouses() {
             path.display()
         )
     };
-    ok(&engine, &s, &load("", "LOCAL", &file)).await;
-    ok(&engine, &s, &load("", "LOCAL", &file)).await;
+    engine.ok(&load("", "LOCAL", &file)).await;
+    engine.ok(&load("", "LOCAL", &file)).await;
     // LOCAL copies: the file stays; the second takes Hive's _copy_1.
     assert!(file.is_file());
     let table = dir.path().join("sales");
     assert_eq!(data_files(&table), ["sales.csv", "sales_copy_1.csv"]);
     let count = "SELECT count(*) AS n FROM sales";
-    assert_eq!(lines(&engine, &s, count).await[3], "| 4 |");
+    assert_eq!(engine.lines(count).await[3], "| 4 |");
 
     // Without LOCAL, the warehouse's files are moved; a directory's files all go.
     let batch = tempfile::tempdir().unwrap();
     std::fs::write(batch.path().join("a.csv"), "3,fig\n").unwrap();
     std::fs::write(batch.path().join("b.txt"), "4,kiwi\n").unwrap();
     std::fs::write(batch.path().join("_SUCCESS"), "").unwrap();
-    ok(&engine, &s, &load("", "", batch.path())).await;
+    engine.ok(&load("", "", batch.path())).await;
     assert!(!batch.path().join("a.csv").exists());
     // A text table's files are read by their extension, which a loaded name gets.
     assert_eq!(
         data_files(&table),
         ["a.csv", "b.txt.csv", "sales.csv", "sales_copy_1.csv"]
     );
-    assert_eq!(lines(&engine, &s, count).await[3], "| 6 |");
+    assert_eq!(engine.lines(count).await[3], "| 6 |");
 
     // A wildcard picks a directory's files.
     let more = tempfile::tempdir().unwrap();
     std::fs::write(more.path().join("c.csv"), "5,lime\n").unwrap();
     std::fs::write(more.path().join("c.json"), "{}\n").unwrap();
-    ok(
-        &engine,
-        &s,
-        &format!(
+    engine
+        .ok(&format!(
             "LOAD DATA LOCAL INPATH '{}/*.csv' INTO TABLE sales",
             more.path().display()
-        ),
-    )
-    .await;
-    assert_eq!(lines(&engine, &s, count).await[3], "| 7 |");
-    let refused = error(
-        &engine,
-        &s,
-        &format!(
+        ))
+        .await;
+    assert_eq!(engine.lines(count).await[3], "| 7 |");
+    let refused = engine
+        .error(&format!(
             "LOAD DATA LOCAL INPATH '{}/*.tsv' INTO TABLE sales",
             more.path().display()
-        ),
-    )
-    .await
-    .to_string();
+        ))
+        .await
+        .to_string();
     assert!(refused.contains("matches no file"), "{refused}");
 
     // OVERWRITE replaces every file, the one of the same name included.
-    ok(&engine, &s, &load("OVERWRITE", "LOCAL", &file)).await;
+    engine.ok(&load("OVERWRITE", "LOCAL", &file)).await;
     assert_eq!(data_files(&table), ["sales.csv"]);
-    assert_eq!(lines(&engine, &s, count).await[3], "| 2 |");
+    assert_eq!(engine.lines(count).await[3], "| 2 |");
 
     let missing = landing.path().join("nothing.csv");
-    let refused = error(&engine, &s, &load("", "LOCAL", &missing))
-        .await
-        .to_string();
+    let refused = engine.error(&load("", "LOCAL", &missing)).await.to_string();
     assert!(
         refused.contains(&missing.display().to_string()) && refused.contains("does not exist"),
         "{refused}"
@@ -112,21 +100,14 @@ async fn load_copies_local_files_and_moves_the_warehouses() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn load_into_a_partition_checks_the_tables_format() {
     let dir = tempfile::tempdir().unwrap();
-    let engine = engine_at(dir.path()).await;
-    let s = open(&engine);
-    ok(
-        &engine,
-        &s,
-        "CREATE TABLE events (id INT) PARTITIONED BY (dt STRING) STORED AS PARQUET",
-    )
-    .await;
+    let engine = Client::at(dir.path()).await;
+    engine
+        .ok("CREATE TABLE events (id INT) PARTITIONED BY (dt STRING) STORED AS PARQUET")
+        .await;
     // A Parquet file, as another job would have left it, under a name without extension.
-    ok(
-        &engine,
-        &s,
-        "CREATE TABLE made STORED AS PARQUET AS SELECT 7 AS id",
-    )
-    .await;
+    engine
+        .ok("CREATE TABLE made STORED AS PARQUET AS SELECT 7 AS id")
+        .await;
     let made = dir.path().join("made");
     let landing = tempfile::tempdir().unwrap();
     let parquet = landing.path().join("000000_0");
@@ -134,45 +115,36 @@ async fn load_into_a_partition_checks_the_tables_format() {
     let text = landing.path().join("rows.csv");
     std::fs::write(&text, "1\n").unwrap();
 
-    let refused = error(
-        &engine,
-        &s,
-        &format!(
+    let refused = engine
+        .error(&format!(
             "LOAD DATA LOCAL INPATH '{}' INTO TABLE events",
             parquet.display()
-        ),
-    )
-    .await
-    .to_string();
+        ))
+        .await
+        .to_string();
     assert!(refused.contains("PARTITION (dt='...')"), "{refused}");
-    let refused = error(
-        &engine,
-        &s,
-        &format!(
+    let refused = engine
+        .error(&format!(
             "LOAD DATA LOCAL INPATH '{}' INTO TABLE events PARTITION (dt='2024-01-01')",
             text.display()
-        ),
-    )
-    .await
-    .to_string();
+        ))
+        .await
+        .to_string();
     assert!(refused.contains("not a PARQUET file"), "{refused}");
     assert!(!dir.path().join("events/dt=2024-01-01").exists());
 
-    ok(
-        &engine,
-        &s,
-        &format!(
+    engine
+        .ok(&format!(
             "LOAD DATA LOCAL INPATH '{}' INTO TABLE events PARTITION (dt='2024-01-01')",
             parquet.display()
-        ),
-    )
-    .await;
+        ))
+        .await;
     assert_eq!(
         data_files(&dir.path().join("events")),
         ["dt=2024-01-01/000000_0.parquet"]
     );
     assert_eq!(
-        lines(&engine, &s, "SELECT id, dt FROM events").await[3],
+        engine.lines("SELECT id, dt FROM events").await[3],
         "| 7  | 2024-01-01 |"
     );
 }
