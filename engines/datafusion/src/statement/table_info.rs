@@ -5,7 +5,6 @@
 //! which tells a Hive user nothing; BI tools send them while browsing a table, and ETL
 //! scripts run ANALYZE after each load.
 
-use datafusion::arrow::array::{Array, AsArray};
 use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::DataType;
 use datafusion::datasource::listing::ListingTable;
@@ -23,7 +22,7 @@ use crate::catalog::CATALOG;
 use crate::session::Session;
 use crate::warehouse::ddl::TableName;
 use crate::warehouse::meta::{ColumnMeta, FileStatistics, StoredFormat, TableKind, TableMeta};
-use crate::warehouse::properties::DEFAULT_PARTITION;
+use crate::warehouse::properties::partition_name;
 use crate::warehouse::{self, Warehouse};
 
 /// `SHOW TBLPROPERTIES t [('key')]`: a warehouse table's parameters, as Hive's
@@ -463,20 +462,7 @@ pub(super) async fn show_partitions(
             .map(|values| cast(values, &DataType::Utf8))
             .collect::<std::result::Result<Vec<_>, _>>()?;
         for row in 0..batch.num_rows() {
-            let parts: Vec<String> = columns
-                .iter()
-                .zip(&values)
-                .map(|(column, values)| {
-                    let values = values.as_string::<i32>();
-                    let value = if values.is_null(row) {
-                        DEFAULT_PARTITION
-                    } else {
-                        values.value(row)
-                    };
-                    format!("{column}={value}")
-                })
-                .collect();
-            partitions.push(parts.join("/"));
+            partitions.push(partition_name(&columns, &values, row));
         }
     }
     string_rows("partition", partitions)

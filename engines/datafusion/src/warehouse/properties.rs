@@ -29,6 +29,28 @@ use crate::catalog::CATALOG;
 /// Hive's name for the directory of rows whose partition value is NULL.
 pub const DEFAULT_PARTITION: &str = "__HIVE_DEFAULT_PARTITION__";
 
+/// A partition's name, `c1=v1/c2=v2`, from row `row` of its columns' values (cast to Utf8),
+/// a NULL value being Hive's [`DEFAULT_PARTITION`].
+pub fn partition_name(
+    columns: &[impl std::fmt::Display],
+    values: &[datafusion::arrow::array::ArrayRef],
+    row: usize,
+) -> String {
+    columns
+        .iter()
+        .zip(values)
+        .map(|(column, values)| {
+            let values = values.as_string::<i32>();
+            let value = match values.is_null(row) {
+                true => DEFAULT_PARTITION,
+                false => values.value(row),
+            };
+            format!("{column}={value}")
+        })
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
 /// The parameter that makes a table EXTERNAL (`'EXTERNAL'='TRUE'`) or managed again.
 const EXTERNAL: &str = "EXTERNAL";
 
@@ -503,20 +525,7 @@ async fn count_rows(
         let rows = cast(batch.column(columns.len()), &DataType::Int64)?;
         let rows = rows.as_primitive::<Int64Type>();
         for row in 0..batch.num_rows() {
-            let key = columns
-                .iter()
-                .zip(&values)
-                .map(|(column, values)| {
-                    let values = values.as_string::<i32>();
-                    let value = if values.is_null(row) {
-                        DEFAULT_PARTITION
-                    } else {
-                        values.value(row)
-                    };
-                    format!("{column}={value}")
-                })
-                .collect::<Vec<_>>()
-                .join("/");
+            let key = partition_name(&columns, &values, row);
             counts.insert(key, u64::try_from(rows.value(row)).unwrap_or(0));
         }
     }
