@@ -391,7 +391,8 @@ fn kind_text(kind: TableKind) -> &'static str {
     }
 }
 
-async fn existing(warehouse: &Warehouse, name: &TableName) -> Result<TableMeta> {
+/// The metadata of table (or view) `name`, which must exist.
+pub(super) async fn existing(warehouse: &Warehouse, name: &TableName) -> Result<TableMeta> {
     warehouse
         .table_meta(&name.database, &name.table)
         .await?
@@ -681,11 +682,7 @@ async fn write_rows(
     plan: LogicalPlan,
     overwrite: bool,
 ) -> Result<u64> {
-    if meta.kind == TableKind::View {
-        return Err(DataFusionError::Plan(format!(
-            "{name} is a view; INSERT writes to tables"
-        )));
-    }
+    meta.table_only(name, "INSERT writes to tables")?;
     let statics: Vec<(String, String)> = partition
         .iter()
         .filter_map(|(c, v)| v.clone().map(|v| (c.clone(), v)))

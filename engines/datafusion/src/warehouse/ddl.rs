@@ -1372,15 +1372,8 @@ async fn insert(
     if !in_warehouse(warehouse, context, &name).await? {
         return Ok(None);
     }
-    let meta = warehouse
-        .table_meta(&name.database, &name.table)
-        .await?
-        .ok_or_else(|| DataFusionError::Plan(format!("table {name} does not exist")))?;
-    if meta.kind == TableKind::View {
-        return Err(DataFusionError::Plan(format!(
-            "{name} is a view; INSERT writes to tables"
-        )));
-    }
+    let meta = super::commands::existing(warehouse, &name).await?;
+    meta.table_only(&name, "INSERT writes to tables")?;
     let mut partition = Vec::new();
     for expr in insert.partitioned.iter().flatten() {
         partition.push(partition_item(expr)?);

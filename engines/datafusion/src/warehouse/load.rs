@@ -28,7 +28,7 @@ use url::Url;
 use super::catalog::file_extension;
 use super::commands::{data_objects, static_prefix};
 use super::ddl::TableName;
-use super::meta::{StoredFormat, TableKind, TableMeta};
+use super::meta::{StoredFormat, TableMeta};
 use super::properties::{partition_dir, partition_path};
 use super::{child_dir, local_dir, object_path, Warehouse};
 
@@ -47,11 +47,7 @@ pub async fn load(
     meta: &TableMeta,
     request: &LoadRequest<'_>,
 ) -> Result<Vec<String>> {
-    if meta.kind == TableKind::View {
-        return Err(DataFusionError::Plan(format!(
-            "{name} is a view; LOAD DATA loads files into a table"
-        )));
-    }
+    meta.table_only(name, "LOAD DATA loads files into a table")?;
     let prefix = static_prefix(meta, request.partition, name)?;
     if prefix.len() != meta.partition_columns.len() {
         return Err(DataFusionError::Plan(format!(

@@ -208,6 +208,14 @@ impl RowStatistics {
 }
 
 impl TableMeta {
+    /// Refuses a view for what only a table has: `name is a view; {why}`.
+    pub fn table_only(&self, name: &impl std::fmt::Display, why: &str) -> Result<()> {
+        match self.kind {
+            TableKind::View => Err(DataFusionError::Plan(format!("{name} is a view; {why}"))),
+            _ => Ok(()),
+        }
+    }
+
     /// A new table's or view's metadata: no location, comment, properties or statistics.
     pub fn new(kind: TableKind, format: Option<StoredFormat>, columns: Vec<ColumnMeta>) -> Self {
         Self {

@@ -20,7 +20,7 @@ use datafusion::prelude::SessionContext;
 use object_store::ObjectMeta;
 use url::Url;
 
-use super::commands::data_objects;
+use super::commands::{data_objects, existing};
 use super::ddl::TableName;
 use super::meta::{FileStatistics, RowStatistics, StoredFormat, TableKind, TableMeta};
 use super::{child_dir, object_path, Warehouse};
@@ -294,15 +294,8 @@ pub async fn analyze(
     partition: Option<&[(String, Option<String>)]>,
     mode: &AnalyzeMode,
 ) -> Result<Vec<String>> {
-    let meta = warehouse
-        .table_meta(&name.database, &name.table)
-        .await?
-        .ok_or_else(|| DataFusionError::Plan(format!("table {name} does not exist")))?;
-    if meta.kind == TableKind::View {
-        return Err(DataFusionError::Plan(format!(
-            "{name} is a view; ANALYZE TABLE counts a table's rows"
-        )));
-    }
+    let meta = existing(warehouse, name).await?;
+    meta.table_only(name, "ANALYZE TABLE counts a table's rows")?;
     let statics = static_values(name, &meta, partition.unwrap_or_default())?;
     let mut notes = vec![format!(
         "ANALYZE changes no plan here: {} Row counts are kept for DESCRIBE FORMATTED and SHOW \
@@ -406,10 +399,7 @@ pub async fn analyze(
     }
     if !counted.is_empty() {
         // Read again just before writing: the shortest window for another ALTER to be lost.
-        let mut meta = warehouse
-            .table_meta(&name.database, &name.table)
-            .await?
-            .ok_or_else(|| DataFusionError::Plan(format!("table {name} does not exist")))?;
+        let mut meta = existing(warehouse, name).await?;
         meta.statistics.extend(counted);
         warehouse
             .write_table_meta(&name.database, &name.table, &meta, false)
