@@ -27,6 +27,9 @@ FUNCTIONS = {
     "SELECT locate('b', 'abcb', 3) AS l, pmod(-7, 3) AS p": ["4", "2"],
     "SELECT size(collect_list(x)) AS l, size(collect_set(x)) AS s FROM (VALUES (1), (1), (2), (NULL)) t(x)": ["3", "2"],
     "SELECT concat('a', NULL) IS NULL AS c, substr('hello', -3) AS s": ["true", "llo"],
+    # concat_ws joins arrays' elements (the collect_list report idiom), skipping NULLs.
+    "SELECT concat_ws(',', array('a', 'b')) AS a, concat_ws('-', 'a', array('b', NULL, 'c'), NULL, 'd') AS b, concat_ws(NULL, 'a') IS NULL AS c": ["a,b", "a-b-c-d", "true"],
+    "SELECT concat_ws(',', sort_array(collect_list(x))) AS l FROM (VALUES ('b'), ('a'), (NULL)) t(x)": ["a,b"],
     "SELECT split('a,b,c', ',')[0] AS f, 'foobar' RLIKE 'o+b' AS r": ["a", "true"],
     "SELECT trunc('2024-05-17', 'MM') AS t, to_date('02/01/2024', 'dd/MM/yyyy') AS d": ["2024-05-01", "2024-01-02"],
     "SELECT months_between('1997-02-28 10:30:00', '1996-10-30') AS m": ["3.94959677"],

@@ -13,8 +13,8 @@
 //!   `trunc`, `to_date`, `from_utc_timestamp`, `to_utc_timestamp`, `date_format`,
 //!   `from_unixtime`, `unix_timestamp`, with Java date patterns
 //!   ([`datetime::java_pattern`]).
-//! - `strings`: `concat`, `substr`, `split`, `regexp_extract`, `regexp_replace`, `locate`,
-//!   `sha2`, `space`.
+//! - `strings`: `concat`, `concat_ws`, `substr`, `split`, `regexp_extract`, `regexp_replace`,
+//!   `locate`, `sha2`, `space`.
 //! - `json`: `get_json_object`, `json_tuple` (a struct per row; `hive_syntax` makes it a
 //!   generator), with JSON text written as Hive's Jackson writes it.
 //! - `collections`: `size`, `sort_array`, `collect_list`, `collect_set`, `generator_field`.

@@ -1,7 +1,7 @@
-//! Hive's string functions: `concat`, `substr`, `split`, `regexp_extract` (and Spark's
-//! `regexp_extract_all`), `regexp_replace`,
-//! `locate`, `sha2`, `space`, `hex`, `base64`, `elt`, `parse_url`, `parse_url_tuple` (a
-//! struct per row; `hive_syntax` makes it a generator).
+//! Hive's string functions: `concat`, `concat_ws` (of strings and arrays), `substr`, `split`,
+//! `regexp_extract` (and Spark's `regexp_extract_all`), `regexp_replace`, `locate`, `sha2`,
+//! `space`, `hex`, `base64`, `elt`, `parse_url`, `parse_url_tuple` (a struct per row;
+//! `hive_syntax` makes it a generator).
 //!
 //! Hive's patterns are Java regular expressions; the engine's are Rust's `regex`, which has
 //! the same classes, groups and flags (`(?i)`) but no look-around and no back-references.
@@ -45,6 +45,13 @@ pub fn functions() -> Vec<ScalarUDF> {
         .udf(),
         HiveFunction::rewrite("locate", locate_types, |_| Ok(DataType::Int32), locate).udf(),
         HiveFunction::rewrite("concat", concat_types, concat_returns, hive_concat).udf(),
+        HiveFunction::computed(
+            "concat_ws",
+            concat_ws_types,
+            |_| Ok(DataType::Utf8),
+            concat_ws,
+        )
+        .udf(),
         substr_udf(),
         HiveFunction::rewrite("sha2", sha2_types, |_| Ok(DataType::Utf8), sha2).udf(),
         HiveFunction::rewrite(
@@ -200,6 +207,72 @@ fn hive_concat(args: Vec<Expr>, types: &[DataType]) -> Result<Expr> {
     };
     let null = ScalarValue::try_from(concat_returns(types)?)?;
     when(any_null, lit(null)).otherwise(joined)
+}
+
+/// `concat_ws(sep, a, ...)`, as Hive's and Spark's: the strings and the arrays' elements
+/// joined by `sep`, so that `concat_ws(',', collect_list(x))` lists the values (DataFusion's
+/// printed an array as `[a, b]`). NULL arguments and NULL elements are skipped; a NULL
+/// separator gives NULL.
+fn concat_ws(args: &[ArrayRef]) -> Result<ArrayRef> {
+    let separators = strings_of(&args[0]);
+    // Each argument's strings per row: one for a string, the elements for an array.
+    let parts: Vec<Vec<Vec<&str>>> = args[1..]
+        .iter()
+        .map(|arg| match arg.data_type() {
+            DataType::List(_) => {
+                let lists = arg.as_list::<i32>();
+                let elements = strings_of(lists.values());
+                (0..lists.len())
+                    .map(|row| {
+                        if lists.is_null(row) {
+                            return Vec::new();
+                        }
+                        let (start, end) =
+                            (lists.value_offsets()[row], lists.value_offsets()[row + 1]);
+                        elements[start as usize..end as usize]
+                            .iter()
+                            .flatten()
+                            .copied()
+                            .collect()
+                    })
+                    .collect()
+            }
+            _ => strings_of(arg)
+                .into_iter()
+                .map(|s| s.into_iter().collect())
+                .collect(),
+        })
+        .collect();
+    let joined = separators.iter().enumerate().map(|(row, separator)| {
+        let separator = (*separator)?;
+        let strings: Vec<&str> = parts.iter().flat_map(|arg| arg[row].clone()).collect();
+        Some(strings.join(separator))
+    });
+    Ok(super::encoding::string_result(joined))
+}
+
+/// `concat_ws`'s separator and values as strings, its arrays as arrays of strings (Spark
+/// takes only strings and arrays of strings; numbers are converted, as Hive converts them).
+fn concat_ws_types(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
+    let takes = "(separator, string or array of strings, ...)";
+    if types.is_empty() {
+        return Err(bad_arguments(name, takes, types));
+    }
+    types
+        .iter()
+        .enumerate()
+        .map(|(i, t)| match t {
+            DataType::List(_) | DataType::LargeList(_) | DataType::FixedSizeList(..) if i > 0 => {
+                Ok(DataType::new_list(DataType::Utf8, true))
+            }
+            DataType::List(_)
+            | DataType::LargeList(_)
+            | DataType::FixedSizeList(..)
+            | DataType::Map(..)
+            | DataType::Struct(_) => Err(bad_arguments(name, takes, types)),
+            _ => Ok(DataType::Utf8),
+        })
+        .collect()
 }
 
 fn is_list(t: &DataType) -> bool {

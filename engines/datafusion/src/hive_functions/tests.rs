@@ -443,6 +443,29 @@ async fn concat_and_substr_mean_what_they_mean_in_hive() {
         &["NULL", "a12024-01-01", "x", "[1, 2, 3]", "a-b"],
     )
     .await;
+    // concat_ws joins an array's elements, as Hive's and Spark's (collect_list's report
+    // idiom), skipping NULL elements and NULL arguments; a NULL separator gives NULL.
+    check(
+        &engine,
+        &session,
+        "SELECT concat_ws(',', array('a', 'b')), concat_ws('-', 'a', array('b', 'c'), 'd'), \
+         concat_ws('-', array('x', NULL, 'y'), CAST(NULL AS ARRAY<STRING>), NULL, 'z'), \
+         concat_ws(NULL, 'a', array('b')), concat_ws('/', array()), concat_ws('+', 1, array(2, 3))",
+        &["a,b", "a-b-c-d", "x-y-z", "NULL", "", "1+2+3"],
+    )
+    .await;
+    assert_eq!(
+        rows_with(
+            &engine,
+            &session,
+            "SELECT k, concat_ws(',', collect_list(v)) FROM (VALUES (1, 'a'), (1, 'b'), (2, NULL)) \
+             t(k, v) GROUP BY k ORDER BY k",
+            &BTreeMap::new(),
+        )
+        .await
+        .0,
+        [vec!["1", "a,b"], vec!["2", ""]]
+    );
     // A negative start counts from the end; 0 is 1; beyond either end is ''.
     check(
         &engine,
