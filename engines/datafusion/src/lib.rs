@@ -21,6 +21,7 @@
 //! - [`warehouse`]: databases and managed tables kept as files under the warehouse
 //!   directory (Hive's layout), shared by every engine of a cluster.
 //! - `words`: the token scanner both read their statements with.
+//! - `wildcards`: the one matcher of `SHOW ... LIKE` patterns and LOAD DATA's file globs.
 //! - [`operation`]: the state machine of an operation, its result cursor and its log.
 //! - [`service`]: the HiveServer2 RPCs, translated to [`engine::Engine`] calls.
 //! - [`types`]: Arrow types as HiveServer2 types.
@@ -45,6 +46,7 @@ pub mod statement;
 pub mod types;
 pub mod variables;
 pub mod warehouse;
+mod wildcards;
 mod words;
 
 #[cfg(test)]

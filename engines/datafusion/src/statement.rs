@@ -762,37 +762,7 @@ fn matching(names: Vec<String>, pattern: &Option<String>) -> Vec<String> {
 pub fn hive_pattern_matches(pattern: &str, name: &str) -> bool {
     pattern
         .split('|')
-        .any(|alternative| glob_matches(alternative.trim().as_bytes(), name.as_bytes()))
-}
-
-fn glob_matches(pattern: &[u8], name: &[u8]) -> bool {
-    // Iterative wildcard matching with one backtrack point: linear in practice, never
-    // exponential on hostile patterns.
-    let (mut p, mut n) = (0, 0);
-    let mut star: Option<(usize, usize)> = None;
-    while n < name.len() {
-        match pattern.get(p) {
-            Some(b'*') | Some(b'%') => {
-                star = Some((p, n));
-                p += 1;
-            }
-            Some(&c) if c == b'_' || c.eq_ignore_ascii_case(&name[n]) => {
-                p += 1;
-                n += 1;
-            }
-            _ => match star {
-                Some((star_p, star_n)) => {
-                    p = star_p + 1;
-                    n = star_n + 1;
-                    star = Some((star_p, star_n + 1));
-                }
-                None => return false,
-            },
-        }
-    }
-    pattern[p.min(pattern.len())..]
-        .iter()
-        .all(|&c| c == b'*' || c == b'%')
+        .any(|alternative| crate::wildcards::NAMES.matches(alternative.trim(), name))
 }
 
 /// Removes surrounding whitespace and trailing semicolons (beeline strips them, other

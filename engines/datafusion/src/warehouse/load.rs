@@ -404,31 +404,7 @@ async fn copy_in(
 
 /// A file name matched as Hadoop's globs match it: `*` any characters, `?` one.
 pub fn wildcard_matches(pattern: &str, name: &str) -> bool {
-    let (pattern, name): (Vec<char>, Vec<char>) =
-        (pattern.chars().collect(), name.chars().collect());
-    // One backtrack point: linear in practice, never exponential.
-    let (mut p, mut n, mut star) = (0, 0, None);
-    while n < name.len() {
-        match pattern.get(p) {
-            Some('*') => {
-                star = Some((p, n));
-                p += 1;
-            }
-            Some(&c) if c == '?' || c == name[n] => {
-                p += 1;
-                n += 1;
-            }
-            _ => match star {
-                Some((star_p, star_n)) => {
-                    p = star_p + 1;
-                    n = star_n + 1;
-                    star = Some((star_p, star_n + 1));
-                }
-                None => return false,
-            },
-        }
-    }
-    pattern[p..].iter().all(|&c| c == '*')
+    crate::wildcards::FILE_GLOBS.matches(pattern, name)
 }
 
 /// Whether two URLs are in one store (one rename moves a file between them).
