@@ -285,8 +285,8 @@ fn math(method: &str, arguments: &[Arg]) -> Result<String, Failure> {
                 (Some(a), Some(b)) => {
                     Ok(if method == "max" { a.max(b) } else { a.min(b) }.to_string())
                 }
-                // Java's max and min of doubles: NaN wins, and -0.0 is below 0.0.
-                _ => double2(if method == "max" { java_max } else { java_min }),
+                _ if method == "max" => double2(|a, b| java_extreme(a, b, true)),
+                _ => double2(|a, b| java_extreme(a, b, false)),
             }
         }
         ("round", [Int(i)]) => Ok(i.to_string()),
@@ -351,30 +351,18 @@ fn random_double() -> f64 {
     bits as f64 / (1u64 << 53) as f64
 }
 
-fn java_max(a: f64, b: f64) -> f64 {
+/// Java's `Math.max` (`max`) or `Math.min` of doubles: NaN if either is, and -0.0 below
+/// 0.0, where Rust's `max` and `min` may return either zero.
+fn java_extreme(a: f64, b: f64, max: bool) -> f64 {
     if a.is_nan() || b.is_nan() {
-        f64::NAN
-    } else if a == b {
-        // 0.0 and -0.0: the positive one.
-        if a.is_sign_negative() {
-            b
-        } else {
-            a
-        }
-    } else {
-        a.max(b)
+        return f64::NAN;
     }
-}
-
-fn java_min(a: f64, b: f64) -> f64 {
-    if a.is_nan() || b.is_nan() {
-        f64::NAN
-    } else if a == b {
-        if a.is_sign_negative() {
-            a
-        } else {
-            b
-        }
+    if a == b {
+        // 0.0 and -0.0: the positive one for max, the negative one for min.
+        return if a.is_sign_negative() == max { b } else { a };
+    }
+    if max {
+        a.max(b)
     } else {
         a.min(b)
     }
