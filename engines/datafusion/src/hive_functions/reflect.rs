@@ -516,3 +516,20 @@ fn parse_double(text: &str) -> Result<f64, Failure> {
     }
     number.parse().map_err(|_| threw())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::java_extreme;
+
+    #[test]
+    fn javas_max_and_min_put_negative_zero_below_zero_and_let_nan_win() {
+        for (a, b) in [(0.0, -0.0), (-0.0, 0.0)] {
+            assert!(java_extreme(a, b, true).is_sign_positive());
+            assert!(java_extreme(a, b, false).is_sign_negative());
+        }
+        assert!(java_extreme(f64::NAN, 1.0, true).is_nan());
+        assert!(java_extreme(1.0, f64::NAN, false).is_nan());
+        assert_eq!(java_extreme(2.0, 3.0, true), 3.0);
+        assert_eq!(java_extreme(2.0, 3.0, false), 2.0);
+    }
+}
