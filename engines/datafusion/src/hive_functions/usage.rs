@@ -33,6 +33,7 @@ const USAGE: &[(&str, &str, &str)] = &[
     ("from_unixtime", "from_unixtime(seconds[, 'pattern'])", "the time seconds after 1970-01-01 00:00:00 UTC as text, 'yyyy-MM-dd HH:mm:ss' by default"),
     ("unix_timestamp", "unix_timestamp([x[, 'pattern']])", "the seconds since 1970-01-01 00:00:00 UTC of x (read with the pattern), or of now"),
     ("concat", "concat(a, b, ...)", "the strings (or arrays) joined; NULL when any is NULL"),
+    ("concat_ws", "concat_ws(sep, a, ...)", "the strings and the arrays' elements joined by sep, NULLs skipped; NULL for a NULL sep"),
     ("substr", "substr(s, pos[, len])", "the len characters of s from pos (from 1; negative counts from the end)"),
     ("split", "split(s, regex)", "the array of the pieces of s between matches of regex"),
     ("regexp_extract", "regexp_extract(s, regex[, group])", "the group (1 by default, 0 the whole match) of the first match, '' without one"),
