@@ -30,6 +30,8 @@ FUNCTIONS = {
     # concat_ws joins arrays' elements (the collect_list report idiom), skipping NULLs.
     "SELECT concat_ws(',', array('a', 'b')) AS a, concat_ws('-', 'a', array('b', NULL, 'c'), NULL, 'd') AS b, concat_ws(NULL, 'a') IS NULL AS c": ["a,b", "a-b-c-d", "true"],
     "SELECT concat_ws(',', sort_array(collect_list(x))) AS l FROM (VALUES ('b'), ('a'), (NULL)) t(x)": ["a,b"],
+    # Unnamed columns alike (Kumiho names the second _c1, as Hive would, where Spark repeats NULL).
+    "SELECT NULL, NULL, 1, 1": ["NULL", "NULL", "1", "1"],
     "SELECT split('a,b,c', ',')[0] AS f, 'foobar' RLIKE 'o+b' AS r": ["a", "true"],
     "SELECT trunc('2024-05-17', 'MM') AS t, to_date('02/01/2024', 'dd/MM/yyyy') AS d": ["2024-05-01", "2024-01-02"],
     "SELECT months_between('1997-02-28 10:30:00', '1996-10-30') AS m": ["3.94959677"],
@@ -106,6 +108,11 @@ SPARK_ANSWERS = [
     "SELECT regexp_extract_all('100-200, 300-400', '(\\\\d+)-(\\\\d+)', 2) AS a, regexp_extract_all('a1b22', '[0-9]+', 0) AS b, array_size(array(1, NULL, 3)) AS c, map_contains_key(map('a', 1), 'a') AS d, try_divide(1, 2) AS e, try_divide(1, 0) AS f, bit_count(7) AS g, bit_get(11, 2) AS h, getbit(11, 3) AS i",
     "SELECT startswith('hello', 'he') AS a, endswith('hello', 'lo') AS b, len('h\u00e9llo') AS c, date_diff('2024-03-05', '2024-03-01') AS d, dateadd('2024-02-28', 2) AS e",
     "SELECT expm1(1) AS a, log1p(1) AS b, rint(2.5) AS c, hypot(3, 4) AS d, expm1(1e-10) AS e",
+    # struct's fields: colN for a value, a column's name for a column (Spark's; Hive's are all colN).
+    "SELECT s.col1 AS a, s.col2 AS b, s, struct(x, t.y, x + 1) AS n FROM (SELECT struct(1, 'a') AS s) u, (VALUES (1, 'x')) t(x, y)",
+    # Hive's GROUPING__ID and Spark's grouping_id: bit set = the column is not grouped.
+    "SELECT a, b, GROUPING__ID, count(*) AS n FROM (VALUES (1, 'x'), (1, 'y'), (2, 'x')) t(a, b) GROUP BY a, b WITH ROLLUP ORDER BY grouping__id, a NULLS LAST, b NULLS LAST",
+    "SELECT a, b, grouping_id(a, b) AS g, grouping_id() AS h FROM (VALUES (1, 'x'), (2, 'y')) t(a, b) GROUP BY CUBE(a, b) HAVING grouping__id > 0 ORDER BY g, a NULLS LAST, b NULLS LAST",
     "SELECT every(x > 0) AS a, some(x > 2) AS b, any(x > 5) AS c, count_if(x > 1) AS d FROM (VALUES (1), (2), (3)) t(x)",
     "SELECT hex(encode('abc', 'UTF-16')) AS a, hex(encode('abc', 'utf-16le')) AS b, hex(encode('abc', 'UTF-16BE')) AS c, decode(unhex('FEFF0061'), 'UTF-16') AS d, decode(unhex('FFFE6100'), 'UTF-16') AS e, decode(unhex('61'), 'ISO-8859-1') AS f, decode(encode('xyz', 'US-ASCII'), 'US-ASCII') AS g, decode(encode('xyz', 'UTF-8'), 'UTF-8') AS h",
 ]
@@ -230,3 +237,19 @@ def test_hive_functions_answer_as_the_spark_thrift_server(spark_and_datafusion):
     datafusion = rows(run_beeline(url, statements), statements)
     for sql in statements:
         assert datafusion[sql] == spark[sql], sql
+
+
+def test_unnamed_columns_alike_are_inserted_and_named_as_hive_names_them(kumiho):
+    statements = [
+        "CREATE TABLE dup_nulls (a STRING, b STRING)",
+        "INSERT INTO dup_nulls SELECT NULL, NULL",
+        "INSERT INTO dup_nulls SELECT 1, 1",
+        "SELECT a, b FROM dup_nulls ORDER BY a NULLS FIRST",
+        "SELECT NULL, NULL, 1, 1",
+    ]
+    run = run_beeline(binary_url(kumiho.port), statements)
+    assert run.returncode == 0, run.describe()
+    sets = run.result_sets()
+    assert sets[-2] == [["a", "b"], ["NULL", "NULL"], ["1", "1"]], run.describe()
+    # The first keeps Spark's name, the ones alike Hive's for their position.
+    assert sets[-1][0] == ["NULL", "_c1", "1", "_c3"], run.describe()

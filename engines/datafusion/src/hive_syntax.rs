@@ -16,7 +16,11 @@
 //!   cannot plan, become `regexp_like(a, 'regex')`: true when the regex matches anywhere
 //!   in `a`, as Java's `find()` in Hive ([`rewrite`]).
 //! - Result columns without a name are named by their SQL, as Spark names them (`1 + 1`
-//!   rather than DataFusion's `Int64(1) + Int64(1)`) ([`name_columns`]).
+//!   rather than DataFusion's `Int64(1) + Int64(1)`) ([`name_columns`]); one named like
+//!   one before it takes Hive's `_cN`, where DataFusion refuses `SELECT NULL, NULL` and
+//!   `INSERT ... SELECT 1, 1` ([`rename_duplicates`]).
+//! - `struct(a, 1)`'s fields are Spark's `a` and `col2`, not DataFusion's `c0`, `c1`
+//!   ([`named_struct`]).
 //! - `CAST(x AS type)` is NULL when `x` does not convert, as in Hive, instead of an error
 //!   (DataFusion's `TRY_CAST`; `x::type` keeps DataFusion's meaning); to an integer type, a
 //!   decimal string is truncated and a number out of range wraps ([`HiveIntegerCasts`]).
@@ -26,7 +30,8 @@
 //!   still name a column ([`rewrite_text`], [`rewrite`]).
 //! - `CAST(x AS VARCHAR(n))` keeps the first `n` characters.
 //! - `GROUP BY a WITH ROLLUP|WITH CUBE`, `GROUP BY a GROUPING SETS (...)`, which DataFusion
-//!   parses and then ignores the modifier of ([`group_by_modifiers`]); `SORT BY`,
+//!   parses and then ignores the modifier of ([`group_by_modifiers`]), with Hive's
+//!   `GROUPING__ID` and Spark's `grouping_id()` ([`grouping_ids`]); `SORT BY`,
 //!   `CLUSTER BY`, `DISTRIBUTE BY`, which it refuses ([`sort_by_as_order_by`]).
 //! - `explode(array)` and `posexplode(array)` in a select list, and
 //!   `LATERAL VIEW explode(array) view AS column` over a table or a join: DataFusion's
@@ -345,6 +350,13 @@ fn rewrite_exploding(
                     }
                 }
                 SqlStatement::CreateView(create) => name_columns(&mut create.query.body),
+                // The names do not reach the table (columns are matched by position), but
+                // two alike fail the plan (`INSERT INTO t SELECT NULL, NULL`).
+                SqlStatement::Insert(insert) => {
+                    if let Some(source) = &mut insert.source {
+                        name_columns(&mut source.body);
+                    }
+                }
                 _ => {}
             }
             let _ = visit_expressions_mut(statement.as_mut(), |expr| {
@@ -393,6 +405,11 @@ fn rewrite_exploding(
 fn name_columns(body: &mut SetExpr) {
     match body {
         SetExpr::Select(select) => {
+            let unnamed: Vec<bool> = select
+                .projection
+                .iter()
+                .map(|item| matches!(item, SelectItem::UnnamedExpr(expr) if !(generator_argument(expr).is_some() || generators::is_generator(expr))))
+                .collect();
             for item in &mut select.projection {
                 let SelectItem::UnnamedExpr(expr) = item else {
                     continue;
@@ -420,11 +437,44 @@ fn name_columns(body: &mut SetExpr) {
                     alias: Ident::with_quote('"', name),
                 };
             }
+            rename_duplicates(&mut select.projection, &unnamed);
         }
         // A union's columns are named by its first query.
         SetExpr::SetOperation { left, .. } => name_columns(left),
         SetExpr::Query(query) => name_columns(&mut query.body),
         _ => {}
+    }
+}
+
+/// Unnamed result columns named like one before them (`SELECT NULL, NULL`, `SELECT 1, 1`,
+/// `SELECT a, a`), which DataFusion refuses ("duplicate expression names") where Hive and
+/// Spark answer: each after the first takes Hive's name for its position, `_c1`, as Hive
+/// names every unnamed column (a header cannot repeat a name in DataFusion). `unnamed` says
+/// which items had no alias in the SQL; an alias written twice stays the user's to fix.
+fn rename_duplicates(projection: &mut [SelectItem], unnamed: &[bool]) {
+    let mut seen = std::collections::HashSet::new();
+    for (position, item) in projection.iter_mut().enumerate() {
+        let name = match &*item {
+            SelectItem::UnnamedExpr(Expr::Identifier(column)) => column_name(column),
+            SelectItem::UnnamedExpr(Expr::CompoundIdentifier(parts)) => {
+                parts.iter().map(column_name).collect::<Vec<_>>().join(".")
+            }
+            SelectItem::ExprWithAlias { alias, .. } => alias.value.clone(),
+            _ => continue,
+        };
+        if seen.insert(name.to_lowercase()) || !unnamed.get(position).copied().unwrap_or(false) {
+            continue;
+        }
+        let expr = match std::mem::replace(item, SelectItem::Wildcard(Default::default())) {
+            SelectItem::UnnamedExpr(expr) | SelectItem::ExprWithAlias { expr, .. } => expr,
+            _ => unreachable!("matched above"),
+        };
+        let alias = format!("_c{position}");
+        seen.insert(alias.clone());
+        *item = SelectItem::ExprWithAlias {
+            expr,
+            alias: Ident::with_quote('"', alias),
+        };
     }
 }
 
@@ -920,6 +970,7 @@ fn group_by_modifiers(select: &mut Select) -> Result<()> {
         return Ok(());
     };
     let modifiers = std::mem::take(modifiers);
+    let grouping = grouping_columns(exprs, &modifiers);
     let each = |exprs: &[Expr]| exprs.iter().map(|e| vec![e.clone()]).collect::<Vec<_>>();
     match modifiers.as_slice() {
         [] => {}
@@ -939,7 +990,149 @@ fn group_by_modifiers(select: &mut Select) -> Result<()> {
             )))
         }
     }
+    if let Some(grouping) = grouping {
+        grouping_ids(select, &grouping);
+    }
     Ok(())
+}
+
+/// A select's grouping columns, in the order `grouping_id()` weighs them (Spark's: the GROUP
+/// BY's expressions, the first the most significant bit), each with whether some grouping
+/// set holds it; `None` without ROLLUP, CUBE or GROUPING SETS, where there is no grouping ID.
+fn grouping_columns(
+    exprs: &[Expr],
+    modifiers: &[GroupByWithModifier],
+) -> Option<Vec<(Expr, bool)>> {
+    // Hive's `GROUP BY a, b GROUPING SETS ((a), ())`: `b` is weighed, and never grouped.
+    if let [GroupByWithModifier::GroupingSets(sets)] = modifiers {
+        let mut grouped = Vec::new();
+        flatten_grouping(std::slice::from_ref(sets), &mut grouped);
+        return Some(
+            exprs
+                .iter()
+                .map(|e| (e.clone(), grouped.contains(e)))
+                .collect(),
+        );
+    }
+    let sets = !modifiers.is_empty()
+        || exprs
+            .iter()
+            .any(|e| matches!(e, Expr::Rollup(_) | Expr::Cube(_) | Expr::GroupingSets(_)));
+    if !sets {
+        return None;
+    }
+    let mut columns = Vec::new();
+    flatten_grouping(exprs, &mut columns);
+    Some(columns.into_iter().map(|e| (e, true)).collect())
+}
+
+/// The expressions of a GROUP BY's items, ROLLUP's, CUBE's and GROUPING SETS' included, each
+/// once, in order.
+fn flatten_grouping(exprs: &[Expr], out: &mut Vec<Expr>) {
+    for expr in exprs {
+        match expr {
+            Expr::Rollup(lists) | Expr::Cube(lists) | Expr::GroupingSets(lists) => {
+                for list in lists {
+                    flatten_grouping(list, out);
+                }
+            }
+            Expr::Tuple(items) => flatten_grouping(items, out),
+            Expr::Nested(inner) if matches!(inner.as_ref(), Expr::Tuple(_)) => {
+                flatten_grouping(std::slice::from_ref(inner.as_ref()), out)
+            }
+            other if !out.contains(other) => out.push(other.clone()),
+            _ => {}
+        }
+    }
+}
+
+/// Hive's virtual column `GROUPING__ID` and Spark's `grouping_id([a, ...])` in a select list
+/// and HAVING: the bit vector of the columns a row is not grouped by (bit set = aggregated
+/// across it), the first column the most significant, as Spark's and Hive's since 2.3.0
+/// (HIVE-16102), a BIGINT. Written as `grouping(a) * 2 + grouping(b)` (DataFusion has
+/// `grouping` of one column); a column no grouping set holds is always a set bit. A bare
+/// `GROUPING__ID` column is named `grouping__id`, as Spark and Hive name it.
+fn grouping_ids(select: &mut Select, grouping: &[(Expr, bool)]) {
+    let replace = |expr: &mut Expr| {
+        if let Some(id) = grouping_id(expr, grouping) {
+            *expr = id;
+        }
+    };
+    for item in &mut select.projection {
+        if let SelectItem::UnnamedExpr(expr @ Expr::Identifier(_)) = item {
+            if let Some(id) = grouping_id(expr, grouping) {
+                *item = SelectItem::ExprWithAlias {
+                    expr: id,
+                    alias: Ident::with_quote('"', "grouping__id"),
+                };
+            }
+        }
+    }
+    let _ = visit_expressions_mut(&mut select.projection, |expr| {
+        replace(expr);
+        ControlFlow::<()>::Continue(())
+    });
+    if let Some(having) = &mut select.having {
+        let _ = visit_expressions_mut(having, |expr| {
+            replace(expr);
+            ControlFlow::<()>::Continue(())
+        });
+    }
+}
+
+/// The grouping ID `expr` asks for, when it is `GROUPING__ID` or `grouping_id(...)`, of the
+/// select's `grouping` columns ([`grouping_ids`]).
+fn grouping_id(expr: &Expr, grouping: &[(Expr, bool)]) -> Option<Expr> {
+    let columns: Vec<(Expr, bool)> = match expr {
+        Expr::Identifier(ident) if is_grouping_id_column(ident) => grouping.to_vec(),
+        Expr::Function(function) if function_name(expr)?.as_str() == "grouping_id" => {
+            match &function.args {
+                FunctionArguments::List(list) if !list.args.is_empty() => list
+                    .args
+                    .iter()
+                    .map(|arg| match arg {
+                        FunctionArg::Unnamed(FunctionArgExpr::Expr(column)) => {
+                            // A column of no grouping set is aggregated across in every row.
+                            let grouped = grouping
+                                .iter()
+                                .find(|(c, _)| c == column)
+                                .is_none_or(|(_, grouped)| *grouped);
+                            Some((column.clone(), grouped))
+                        }
+                        _ => None,
+                    })
+                    .collect::<Option<_>>()?,
+                FunctionArguments::Subquery(_) => return None,
+                _ => grouping.to_vec(),
+            }
+        }
+        _ => return None,
+    };
+    // Spark's grouping IDs are BIGINTs: 63 columns at most.
+    let n = columns.len().min(63);
+    let terms: Vec<String> = columns[..n]
+        .iter()
+        .enumerate()
+        .map(|(i, (column, grouped))| {
+            let weight = 1i64 << (n - 1 - i);
+            if *grouped {
+                format!("CAST(grouping({column}) AS BIGINT) * {weight}")
+            } else {
+                format!("CAST({weight} AS BIGINT)")
+            }
+        })
+        .collect();
+    let sql = if terms.is_empty() {
+        "CAST(0 AS BIGINT)".to_owned()
+    } else {
+        format!("({})", terms.join(" + "))
+    };
+    parse_expr(&sql).ok()
+}
+
+/// Hive's virtual column `GROUPING__ID` (two underscores), in any case.
+fn is_grouping_id_column(ident: &Ident) -> bool {
+    ident.value.eq_ignore_ascii_case("grouping__id")
 }
 
 /// Hive's `SORT BY`, `DISTRIBUTE BY` and `CLUSTER BY` (orders and partitions among
@@ -1046,6 +1239,10 @@ fn rewrite_expr(expr: &mut Expr) {
         *expr = counted;
         return;
     }
+    if let Some(named) = named_struct(expr) {
+        *expr = named;
+        return;
+    }
     if let Expr::Value(ValueWithSpan {
         value: Value::SingleQuotedString(text),
         ..
@@ -1146,6 +1343,59 @@ fn double_quoted_string(expr: &Expr) -> Option<String> {
     } else {
         text.clone()
     })
+}
+
+/// `struct(a, 1)` as Spark names its fields: a column keeps its name (`a`; `t.a` is `a`), any
+/// other value is `col` and its position from 1 (`col2`), as Hive names every field;
+/// DataFusion's would be `c0`, `c1`, and `s.col1` would not be found. Written as
+/// `named_struct('a', a, 'col2', 1)`.
+fn named_struct(expr: &Expr) -> Option<Expr> {
+    // The parser reads `struct(...)` as a struct literal; a call, should another dialect.
+    let values: Vec<&Expr> = match expr {
+        Expr::Struct { values, fields } if fields.is_empty() => values.iter().collect(),
+        Expr::Function(function) if function_name(expr)? == "struct" => {
+            let FunctionArguments::List(list) = &function.args else {
+                return None;
+            };
+            if list.duplicate_treatment.is_some() {
+                return None;
+            }
+            list.args
+                .iter()
+                .map(|arg| match arg {
+                    FunctionArg::Unnamed(FunctionArgExpr::Expr(value)) => Some(value),
+                    _ => None,
+                })
+                .collect::<Option<_>>()?
+        }
+        _ => return None,
+    };
+    if values.is_empty() {
+        return None;
+    }
+    let mut args = Vec::with_capacity(values.len() * 2);
+    for (i, value) in values.into_iter().enumerate() {
+        let (name, value) = match value {
+            Expr::Identifier(column) => (column_name(column), value),
+            Expr::CompoundIdentifier(parts) => (column_name(parts.last()?), value),
+            // Spark's `struct(x + 1 AS y)`.
+            Expr::Named { expr, name } => (name.value.clone(), expr.as_ref()),
+            _ => (format!("col{}", i + 1), value),
+        };
+        args.push(Expr::value(Value::SingleQuotedString(name)));
+        args.push(value.clone());
+    }
+    Some(function_call("named_struct", args))
+}
+
+/// The name of the column an identifier names, as DataFusion normalises it: lower case
+/// unless quoted.
+fn column_name(ident: &Ident) -> String {
+    if ident.quote_style.is_some() {
+        ident.value.clone()
+    } else {
+        ident.value.to_lowercase()
+    }
 }
 
 /// Hive's `count(DISTINCT a, b)`, which DataFusion refuses: the distinct combinations of

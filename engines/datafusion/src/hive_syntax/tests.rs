@@ -891,3 +891,116 @@ async fn explode_and_posexplode_take_hives_alias_list() {
         "{message}"
     );
 }
+
+#[tokio::test]
+async fn struct_fields_are_named_as_spark_names_them() {
+    let engine = engine().await;
+    let session = open(&engine);
+    // A value is colN (from 1), as in Hive and Spark; a column keeps its name, as in Spark.
+    assert_eq!(
+        rows(
+            &engine,
+            &session,
+            "SELECT s.col1, t.s.col2 FROM (SELECT struct(1, 'a') s) t"
+        )
+        .await,
+        ["1,a"]
+    );
+    assert_eq!(
+        rows(
+            &engine,
+            &session,
+            "SELECT s.a, s.b, s.col3, s.col4.col1 FROM (SELECT struct(a, t.b, a + 1, struct(2)) s \
+             FROM (VALUES (1, 'x')) t(a, b)) u"
+        )
+        .await,
+        ["1,x,2,2"]
+    );
+    let missing = error(&engine, &session, "SELECT struct(1).c0").await;
+    assert!(missing.to_string().contains("c0"), "{missing}");
+}
+
+#[tokio::test]
+async fn grouping_id_is_hives_and_sparks_bit_vector() {
+    let engine = engine().await;
+    let session = open(&engine);
+    // Bit set = the column is not grouped, the first column the most significant bit.
+    let sql = "SELECT a, b, GROUPING__ID, grouping_id(), grouping_id(b), count(*) \
+               FROM (VALUES (1, 'x'), (1, 'y')) t(a, b) GROUP BY a, b WITH ROLLUP \
+               ORDER BY grouping__id, b";
+    assert_eq!(
+        rows(&engine, &session, sql).await,
+        ["1,x,0,0,0,1", "1,y,0,0,0,1", "1,,1,1,1,2", ",,3,3,1,2"]
+    );
+    assert_eq!(
+        header(&engine, &session, sql).await,
+        "|a|b|grouping__id|grouping_id()|grouping_id(b)|count(*)|"
+    );
+    assert_eq!(
+        rows(
+            &engine,
+            &session,
+            "SELECT b, grouping__id FROM (VALUES (1, 'x')) t(a, b) GROUP BY a, b WITH CUBE \
+             HAVING grouping__id = 2"
+        )
+        .await,
+        ["x,2"]
+    );
+    // Hive's GROUPING SETS: `b`, listed and in no set, is always a set bit.
+    assert_eq!(
+        rows(
+            &engine,
+            &session,
+            "SELECT a, grouping__id FROM (VALUES (1, 'x')) t(a, b) GROUP BY a, b \
+             GROUPING SETS ((a), ()) ORDER BY 2"
+        )
+        .await,
+        ["1,1", ",3"]
+    );
+    assert_eq!(
+        rows(
+            &engine,
+            &session,
+            "SELECT a, grouping_id(a, b) FROM (VALUES (1, 'x')) t(a, b) GROUP BY CUBE(a, b) \
+             ORDER BY 2"
+        )
+        .await,
+        ["1,0", "1,1", ",2", ",3"]
+    );
+}
+
+#[tokio::test]
+async fn unnamed_columns_named_alike_take_hives_names() {
+    let engine = engine().await;
+    let session = open(&engine);
+    assert_eq!(
+        header(&engine, &session, "SELECT NULL, NULL, 1, 1, 1 AS x").await,
+        "|NULL|_c1|1|_c3|x|"
+    );
+    assert_eq!(
+        header(
+            &engine,
+            &session,
+            "SELECT n_name, n_name FROM tpch.nation LIMIT 1"
+        )
+        .await,
+        "|n_name|_c1|"
+    );
+    lines(&engine, &session, "CREATE TABLE twice (a INT, b INT)").await;
+    lines(&engine, &session, "INSERT INTO twice SELECT NULL, NULL").await;
+    lines(&engine, &session, "INSERT INTO twice SELECT 1, 1").await;
+    assert_eq!(
+        rows(
+            &engine,
+            &session,
+            "SELECT a, b FROM twice ORDER BY a NULLS FIRST"
+        )
+        .await,
+        [",", "1,1"]
+    );
+    lines(&engine, &session, "CREATE TABLE twice_copy AS SELECT 2, 2").await;
+    assert_eq!(
+        header(&engine, &session, "SELECT * FROM twice_copy").await,
+        "|2|_c1|"
+    );
+}
