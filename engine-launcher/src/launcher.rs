@@ -191,6 +191,17 @@ pub trait EngineBuilder: Send + Sync {
     ) -> Result<EngineCommand, LaunchError>;
 }
 
+/// The gateway's own environment for an engine or batch (`gateway`) with a cluster's `env`
+/// laid over it: a key both set is the cluster's.
+pub fn layered_env(
+    gateway: &BTreeMap<String, String>,
+    cluster: &BTreeMap<String, String>,
+) -> BTreeMap<String, String> {
+    let mut env = gateway.clone();
+    env.extend(cluster.iter().map(|(k, v)| (k.clone(), v.clone())));
+    env
+}
+
 /// Launches engines of every type it has a builder for.
 #[derive(Clone, Default)]
 pub struct Launcher {
@@ -249,14 +260,12 @@ impl Launcher {
             ref_id: ref_id.to_owned(),
             idle_timeout: spec.idle_timeout,
         };
-        // The gateway's environment under the cluster's (a later key wins when collected).
         let merged;
         let spec = match self.env.is_empty() {
             true => spec,
             false => {
-                let env = self.env.iter().chain(&spec.env);
                 merged = EngineLaunchSpec {
-                    env: env.map(|(k, v)| (k.clone(), v.clone())).collect(),
+                    env: layered_env(&self.env, &spec.env),
                     ..spec.clone()
                 };
                 &merged

@@ -49,8 +49,9 @@ pub use engine_ref::{
 pub use error::LaunchError;
 pub use launch_log::LaunchLog;
 pub use launcher::{
-    get_or_create, DataFusionBuilder, DataFusionSettings, EngineBuilder, EngineCommand,
-    EngineLaunchSpec, EngineSecret, EngineSettings, Launcher, SparkBuilder, SparkSettings,
+    get_or_create, layered_env, DataFusionBuilder, DataFusionSettings, EngineBuilder,
+    EngineCommand, EngineLaunchSpec, EngineSecret, EngineSettings, Launcher, SparkBuilder,
+    SparkSettings,
 };
 pub use process::{is_alive, stop_engine, Stopped};
 pub use registry::embedded::EmbeddedRegistry;

@@ -21,7 +21,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use kumiho_engine_launcher::batch::{self as launch, BatchLaunchError, BatchType, SparkBatchSpec};
-use kumiho_engine_launcher::{is_alive, stop_engine, EngineCommand};
+use kumiho_engine_launcher::{is_alive, layered_env, stop_engine, EngineCommand};
 use kumiho_thrift::session_conf;
 use nix::sys::signal::{killpg, Signal};
 use nix::unistd::Pid;
@@ -631,14 +631,10 @@ impl BatchManager {
                 .engine
                 .spark
                 .to_launch_settings(&ruled.conf.settings, Some(&user)),
-            env: self
-                .gateway_env
-                .get()
-                .into_iter()
-                .flatten()
-                .chain(&cluster.config.env)
-                .map(|(key, value)| (key.clone(), value.clone()))
-                .collect(),
+            env: layered_env(
+                self.gateway_env.get().unwrap_or(&BTreeMap::new()),
+                &cluster.config.env,
+            ),
             cluster: cluster.name.clone(),
             work_dir,
             log_path: self.log_path(id),

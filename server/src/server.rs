@@ -88,7 +88,10 @@ pub async fn start(mut config: ServerConfig) -> Result<RunningGateway, String> {
     // Kerberos: the keytab is read and the acceptor credentials acquired now, so that a
     // missing or wrong keytab stops the start.
     // The HTTP frontends have an acceptor of their own when they take a SPNEGO principal too.
-    let (kerberos, http_kerberos) = match config.kerberos() {
+    // Under KERBEROS the gateway also keeps a ticket of its principal for the engines and
+    // batches it launches (spark-submit --proxy-user on a secure Hadoop cluster), renewed on
+    // a schedule; they get its cache in KRB5CCNAME.
+    let (kerberos, http_kerberos, ticket) = match config.kerberos() {
         Some(settings) => {
             // Every frontend maps principals to users by the same rules.
             let rules = settings.auth_to_local()?.map(Arc::new);
@@ -108,20 +111,11 @@ pub async fn start(mut config: ServerConfig) -> Result<RunningGateway, String> {
                 |rules| rules.to_string().replace('\n', " "),
             );
             tracing::info!(principal = %settings.principal, spnego_principal = settings.spnego_principal.as_deref().unwrap_or("none"), keytab = %settings.keytab.display(), authentication = %config.authentication, sasl_qop = %settings.sasl_qop, %auth_to_local, "accepting Kerberos clients");
-            (Some(acceptor), http)
-        }
-        None => (None, None),
-    };
-    // Under KERBEROS the gateway keeps a ticket of its principal for the engines and batches
-    // it launches (spark-submit --proxy-user on a secure Hadoop cluster), renewed on a
-    // schedule; they get its cache in KRB5CCNAME.
-    let ticket = match config.kerberos() {
-        Some(settings) => {
             let ticket = TicketCache::new(&settings.principal, &settings.keytab, &config.work_dir)?;
             ticket.renew_logged().await;
-            Some(ticket)
+            (Some(acceptor), http, Some(ticket))
         }
-        None => None,
+        None => (None, None, None),
     };
     let engine_env: BTreeMap<String, String> = ticket
         .iter()
