@@ -38,6 +38,9 @@ pub struct ClusterBackend {
 pub struct Registries {
     work_dir: PathBuf,
     embedded: DashMap<PathBuf, Arc<dyn Registry>>,
+    /// The secret file of each embedded registry's directory, once read: every session asks
+    /// for its cluster's secret, and a file once written is never rewritten (see [`secret`]).
+    embedded_secrets: DashMap<PathBuf, EngineSecret>,
     /// One slot per ensemble and timeouts: clusters naming the same addresses with different
     /// timeouts each get the session they asked for.
     ensembles: DashMap<Ensemble, Arc<EnsembleSlot>>,
@@ -64,6 +67,7 @@ impl Registries {
         Self {
             work_dir: work_dir.to_path_buf(),
             embedded: DashMap::new(),
+            embedded_secrets: DashMap::new(),
             ensembles: DashMap::new(),
         }
     }
@@ -88,7 +92,7 @@ impl Registries {
         match &cluster.config.registry {
             RegistryConfig::Embedded(_) => {
                 let registry = self.embedded(cluster, &dir)?;
-                let secret = secret::engine_secret(cluster, &dir)?;
+                let secret = self.embedded_secret(cluster, &dir)?;
                 Ok(ClusterBackend {
                     registry,
                     dir,
@@ -104,6 +108,23 @@ impl Registries {
                 })
             }
         }
+    }
+
+    /// The secret of an embedded registry's cluster: its configured one, or the one kept in
+    /// `dir`, read from the file the first time only.
+    fn embedded_secret(&self, cluster: &Cluster, dir: &Path) -> Result<EngineSecret, GatewayError> {
+        if cluster.config.internal_secret.is_some() {
+            return secret::engine_secret(cluster, dir);
+        }
+        if let Some(kept) = self.embedded_secrets.get(dir) {
+            return Ok(kept.clone());
+        }
+        let read = secret::engine_secret(cluster, dir)?;
+        Ok(self
+            .embedded_secrets
+            .entry(dir.to_path_buf())
+            .or_insert(read)
+            .clone())
     }
 
     fn embedded(&self, cluster: &Cluster, dir: &Path) -> Result<Arc<dyn Registry>, GatewayError> {

@@ -242,6 +242,10 @@ pub struct BackgroundWork {
 /// All sessions of this gateway.
 pub struct SessionManager {
     sessions: DashMap<HandleId, Arc<GatewaySession>>,
+    /// The open sessions of each binary connection, to close them when it ends without a
+    /// scan of every session (a gateway holding 10,000 sessions sees connections end all the
+    /// time).
+    by_connection: DashMap<u64, Vec<HandleId>>,
     operations: DashMap<HandleId, OperationEntry>,
     pub router: Router,
     launcher: Arc<Launcher>,
@@ -292,6 +296,7 @@ impl SessionManager {
     ) -> Self {
         Self {
             sessions: DashMap::new(),
+            by_connection: DashMap::new(),
             operations: DashMap::new(),
             router,
             launcher,
@@ -357,6 +362,9 @@ impl SessionManager {
             admission,
         });
         self.sessions.insert(id, session.clone());
+        if let Some(connection) = session.connection_id {
+            self.by_connection.entry(connection).or_default().push(id);
+        }
         self.operations.insert(
             launch.handle,
             OperationEntry::new(session.clone(), OperationKind::Launch),
@@ -568,6 +576,12 @@ impl SessionManager {
         };
         session.closed.store(true, Ordering::Release);
         session.admission.release();
+        if let Some(connection) = session.connection_id {
+            self.by_connection.remove_if_mut(&connection, |_, ids| {
+                ids.retain(|open| open != id);
+                ids.is_empty()
+            });
+        }
         self.operations.remove(&session.launch.handle);
         let operations = std::mem::take(&mut *session.operation_ids());
         for operation in operations {
@@ -588,12 +602,9 @@ impl SessionManager {
     /// Closes every session a binary connection opened (the client hung up without
     /// CloseSession).
     pub async fn close_connection(&self, connection_id: u64) {
-        let orphans: Vec<HandleId> = self
-            .sessions
-            .iter()
-            .filter(|s| s.connection_id == Some(connection_id))
-            .map(|s| s.id)
-            .collect();
+        let Some((_, orphans)) = self.by_connection.remove(&connection_id) else {
+            return;
+        };
         for id in orphans {
             tracing::info!(session = %id, "client disconnected without closing its session; closing it");
             self.close(&id).await;

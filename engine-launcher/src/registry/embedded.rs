@@ -75,15 +75,19 @@ async fn blocking<T: Send + 'static>(
     path: &Path,
     work: impl FnOnce() -> io::Result<T> + Send + 'static,
 ) -> Result<T, RegistryError> {
-    let io_error = |source| RegistryError::Io {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(io::Error::other)
+        .and_then(|done| done)
+        .map_err(|source| io_error(action, path, source))
+}
+
+fn io_error(action: &'static str, path: &Path, source: io::Error) -> RegistryError {
+    RegistryError::Io {
         action,
         path: path.display().to_string(),
         source,
-    };
-    tokio::task::spawn_blocking(work)
-        .await
-        .map_err(|join| io_error(io::Error::other(join)))?
-        .map_err(io_error)
+    }
 }
 
 #[async_trait]
@@ -94,10 +98,15 @@ impl Registry for EmbeddedRegistry {
         }
     }
 
+    /// Lists in place, on the calling worker: every session's launch asks this once, and the
+    /// listing is a few metadata calls on a small local directory (microseconds), where a
+    /// trip through the blocking pool costs a thread wake-up and a park each time. In a
+    /// storm of 1,000 OpenSessions that trip was about 15 % of the gateway's CPU (`perf`,
+    /// BENCHMARKS.md). The registry is local by design (one host); rarer work (registering,
+    /// locking, counters) still goes to the blocking pool.
     async fn get_engines(&self, space: &str) -> Result<Vec<EngineRegistration>, RegistryError> {
         let dir = self.fs_path(space)?;
-        let space = space.to_owned();
-        blocking("list", &dir.clone(), move || list_live(&dir, &space)).await
+        list_live(&dir, space).map_err(|source| io_error("list", &dir, source))
     }
 
     /// Nothing to remove: a dead engine's file lost its lock with the process, and files
