@@ -57,6 +57,33 @@ def test_unknown_session_gets_invalid_handle(kumiho):
     other.close()
 
 
+def test_a_hang_up_closes_the_sessions_its_connection_left_open_and_no_other(kumiho):
+    """A client may open several sessions on one connection and close some: when it hangs
+    up, the gateway closes the ones it left open, and sessions of other connections go on."""
+    first = open_session(kumiho, "judy")
+    opened_too = first.client.client.OpenSession(ttypes.TOpenSessionReq(
+        client_protocol=ttypes.TProtocolVersion.HIVE_CLI_SERVICE_PROTOCOL_V10, username="judy"))
+    closed_by_client = first.client.client.OpenSession(ttypes.TOpenSessionReq(
+        client_protocol=ttypes.TProtocolVersion.HIVE_CLI_SERVICE_PROTOCOL_V10, username="judy"))
+    first.client.client.CloseSession(ttypes.TCloseSessionReq(sessionHandle=closed_by_client.sessionHandle))
+    other = open_session(kumiho, "judy")
+
+    def answers(handle) -> bool:
+        reply = other.client.client.GetInfo(ttypes.TGetInfoReq(sessionHandle=handle, infoType=DBMS_NAME))
+        return reply.status.statusCode == ttypes.TStatusCode.SUCCESS_STATUS
+
+    assert answers(first.handle) and answers(opened_too.sessionHandle)
+    mark = len(kumiho.log())
+    first.client.close()
+    wait_until(lambda: not answers(first.handle) and not answers(opened_too.sessionHandle),
+               "the hung-up connection's sessions to be closed")
+    closed = [line for line in kumiho.log()[mark:].splitlines()
+              if "client disconnected without closing its session" in line]
+    assert len(closed) == 2, closed
+    assert answers(other.handle)
+    other.close()
+
+
 def test_idle_sessions_are_closed(start_kumiho):
     kumiho = start_kumiho("--session-idle-timeout", "2s")
     session = open_session(kumiho, "judy")
