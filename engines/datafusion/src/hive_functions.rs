@@ -38,6 +38,8 @@
 //! - `reflect`: `reflect` (`java_method`), the Java static methods analysts call through it.
 //! - `url_coding`: `url_encode`, `url_decode`, `try_url_decode`, Java's form encoding.
 //! - `bits`: `shiftrightunsigned`, and Spark's `bit_count` and `bit_get` (`getbit`).
+//! - `extremes`: Spark's aggregates `max_by` and `min_by`.
+//! - `moments`: Spark's aggregates `skewness` and `kurtosis`.
 //! - `usage`: what `DESCRIBE FUNCTION` says of each.
 //!
 //! Plus Hive's names for DataFusion's functions ([`ALIASES`]).
@@ -75,11 +77,13 @@ pub mod collections;
 pub mod conditional;
 pub mod datetime;
 pub mod encoding;
+pub mod extremes;
 pub mod generators;
 pub mod histogram;
 pub mod json;
 pub mod masking;
 pub mod math;
+pub mod moments;
 pub mod ngrams;
 pub mod printf;
 pub mod reflect;
@@ -149,6 +153,8 @@ pub fn register(ctx: &SessionContext) {
         .chain(conditional::aggregates())
         .chain(ngrams::aggregates())
         .chain(histogram::aggregates())
+        .chain(extremes::aggregates())
+        .chain(moments::aggregates())
     {
         ctx.register_udaf(udaf);
     }
