@@ -41,10 +41,11 @@ pub struct Ensemble {
 impl Ensemble {
     /// Opens a session, or says (for the operator) why the ensemble did not answer in time.
     pub async fn connect(&self) -> Result<zk::Client, String> {
-        let connecting = zk::Client::connector()
-            .with_session_timeout(self.session_timeout)
-            .with_connection_timeout(self.connect_timeout)
-            .connect(&self.addresses);
+        let connecting = kumiho_engine_launcher::registry::zookeeper::connector(
+            self.session_timeout,
+            self.connect_timeout,
+        )
+        .connect(&self.addresses);
         match tokio::time::timeout(self.connect_timeout, connecting).await {
             Ok(Ok(client)) => Ok(client),
             Ok(Err(e)) => Err(format!(

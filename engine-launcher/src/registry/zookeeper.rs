@@ -49,6 +49,22 @@ const WATCH_RETRY_PAUSE: Duration = Duration::from_millis(200);
 /// Curator's lock name: contenders are `{lock path}/_c_{uuid}-lock-{sequence}`.
 const LOCK_NAME: &str = "lock-";
 
+/// A session connector with these timeouts. One attempt to reach a server waits a third of
+/// the connect timeout for its answer, so that a session retries (the next server, or the
+/// same one) within the time its callers wait for it: a server restarting accepts
+/// connections before it answers them, and a reconnect that reached it then used to wait the
+/// whole connect timeout, refusing every OpenSession of the cluster meanwhile though the
+/// ensemble was back. (ZooKeeper's Java client likewise divides its session timeout among
+/// the servers.)
+pub fn connector(
+    session_timeout: Duration,
+    connect_timeout: Duration,
+) -> zookeeper_client::Connector {
+    Client::connector()
+        .with_session_timeout(session_timeout)
+        .with_connection_timeout(connect_timeout / 3)
+}
+
 /// Where a ZooKeeper registry lives and how long its sessions last.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ZooKeeperLocation {

@@ -78,9 +78,7 @@ fn locked<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 
 /// Opens a session with `location`'s timeouts; unavailable if no server answers in time.
 async fn connect(location: &ZooKeeperLocation) -> Result<Client, RegistryError> {
-    let connecting = Client::connector()
-        .with_session_timeout(location.session_timeout)
-        .with_connection_timeout(location.connect_timeout)
+    let connecting = super::connector(location.session_timeout, location.connect_timeout)
         .connect(&location.addresses);
     match tokio::time::timeout(location.connect_timeout, connecting).await {
         Err(_) => Err(location.unavailable(format!(
