@@ -17,6 +17,7 @@
 //!   `locate`, `sha2`, `space`.
 //! - `json`: `get_json_object`, `json_tuple` (a struct per row; `hive_syntax` makes it a
 //!   generator), with JSON text written as Hive's Jackson writes it.
+//! - `json_values`: Spark's `to_json` and `from_json`, through the same JSON values.
 //! - `collections`: `size`, `sort_array`, `collect_list`, `collect_set`, `generator_field`.
 //! - `math`: `pmod`, `rand(seed)` (Hive's `java.util.Random` numbers), `bround`,
 //!   `format_number`, `width_bucket`.
@@ -81,6 +82,7 @@ pub mod extremes;
 pub mod generators;
 pub mod histogram;
 pub mod json;
+pub mod json_values;
 pub mod masking;
 pub mod math;
 pub mod moments;
@@ -133,6 +135,7 @@ pub fn register(ctx: &SessionContext) {
         .chain(datetime::functions())
         .chain(strings::functions())
         .chain(json::functions())
+        .chain(json_values::functions())
         .chain(collections::functions())
         .chain(math::functions())
         .chain(encoding::functions())

@@ -32,12 +32,17 @@ fn string_like(t: &DataType) -> bool {
 }
 
 /// A JSON value as Jackson reads it for Hive: an object's members in the text's order.
+/// `to_json` and `from_json` ([`super::json_values`]) write and read their JSON through it
+/// too, so all the JSON functions write numbers and keys alike.
 #[derive(Clone, Debug, PartialEq)]
-enum Json {
+pub(super) enum Json {
     Null,
     Bool(bool),
     Integer(i128),
     Double(f64),
+    /// A number written as these digits: a `DECIMAL` keeps its scale (`1.50`), as Spark's
+    /// `to_json` writes it.
+    Number(String),
     String(String),
     Array(Vec<Json>),
     Object(Vec<(String, Json)>),
@@ -45,7 +50,7 @@ enum Json {
 
 impl Json {
     /// An object's value of `key`: the last given, as a Java map keeps it.
-    fn member<'a>(members: &'a [(String, Json)], key: &str) -> Option<&'a Json> {
+    pub(super) fn member<'a>(members: &'a [(String, Json)], key: &str) -> Option<&'a Json> {
         members.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v)
     }
 
@@ -65,7 +70,7 @@ impl Json {
 
     /// Compact JSON text, as Jackson writes it: strings escaped as JSON requires, numbers
     /// as Java writes a `long` or a `double`.
-    fn write(&self, out: &mut String) {
+    pub(super) fn write(&self, out: &mut String) {
         let quoted = |out: &mut String, s: &str| {
             out.push_str(&serde_json::to_string(s).unwrap_or_default());
         };
@@ -74,6 +79,7 @@ impl Json {
             Json::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
             Json::Integer(i) => out.push_str(&i.to_string()),
             Json::Double(x) => out.push_str(&super::printf::java_double(*x)),
+            Json::Number(digits) => out.push_str(digits),
             Json::String(s) => quoted(out, s),
             Json::Array(items) => {
                 out.push('[');

@@ -64,6 +64,8 @@ const USAGE: &[(&str, &str, &str)] = &[
     ("hash", "hash(a, ...)", "Hive's INT hash of the values (Java's hashCode of each, combined as 31 * h + next)"),
     ("explode", "explode(array or map)", "a row per element (col), or per entry of a map (key, value)"),
     ("posexplode", "posexplode(array)", "a row per element: its position from 0 (pos) and the element (val)"),
+    ("to_json", "to_json(struct, map or array)", "the value as compact JSON text: a struct's NULL fields left out, dates as yyyy-MM-dd, timestamps as yyyy-MM-dd'T'HH:mm:ss.SSSZ in UTC"),
+    ("from_json", "from_json(json, 'a INT, b STRING' or 'struct<...>', 'array<...>', 'map<string,...>')", "the JSON text read into the schema's struct, array or map; a value of another type is NULL, malformed text a struct of NULLs (NULL for an array or map)"),
     ("json_tuple", "json_tuple(json, key1, key2, ...)", "a row of the keys' values in a JSON object (c0, c1, ...), strings, NULL for a missing key or text that is no JSON object"),
     ("parse_url_tuple", "parse_url_tuple(url, part1, part2, ...)", "a row of the URL's parts (c0, c1, ...): HOST, PATH, QUERY, QUERY:key, REF, PROTOCOL, FILE, AUTHORITY, USERINFO"),
     ("stack", "stack(n, v1, v2, ...)", "the values in n rows (col0, col1, ...), NULL where they run out"),
