@@ -21,6 +21,9 @@
 //!   `INSERT ... SELECT 1, 1` ([`rename_duplicates`]).
 //! - `struct(a, 1)`'s fields are Spark's `a` and `col2`, not DataFusion's `c0`, `c1`
 //!   ([`named_struct`]).
+//! - A struct's field by name after any value, `from_json(j, 'a INT').a` or `m['k'].b`, as
+//!   in Spark, where DataFusion's planner takes `.field` only after a column's name
+//!   ([`dotted_fields`]).
 //! - `CAST(x AS type)` is NULL when `x` does not convert, as in Hive, instead of an error
 //!   (DataFusion's `TRY_CAST`; `x::type` keeps DataFusion's meaning); to an integer type, a
 //!   decimal string is truncated and a number out of range wraps ([`HiveIntegerCasts`]).
@@ -59,12 +62,12 @@ use datafusion::logical_expr::{
 use datafusion::optimizer::AnalyzerRule;
 use datafusion::sql::parser::Statement;
 use datafusion::sql::sqlparser::ast::{
-    visit_expressions_mut, BinaryOperator, CastKind, CharacterLength, DataType as SqlDataType,
-    DuplicateTreatment, Expr, Function, FunctionArg, FunctionArgExpr, FunctionArgumentList,
-    FunctionArguments, GroupByExpr, GroupByWithModifier, Ident, ObjectName, ObjectNamePart,
-    OrderBy, OrderByExpr, OrderByKind, OrderByOptions, Query, Select, SelectItem, SetExpr,
-    Statement as SqlStatement, TableAlias, TableFactor, TableWithJoins, UnaryOperator, Value,
-    ValueWithSpan, VisitMut, VisitorMut,
+    visit_expressions_mut, AccessExpr, BinaryOperator, CastKind, CharacterLength,
+    DataType as SqlDataType, DuplicateTreatment, Expr, Function, FunctionArg, FunctionArgExpr,
+    FunctionArgumentList, FunctionArguments, GroupByExpr, GroupByWithModifier, Ident, ObjectName,
+    ObjectNamePart, OrderBy, OrderByExpr, OrderByKind, OrderByOptions, Query, Select, SelectItem,
+    SetExpr, Statement as SqlStatement, Subscript, TableAlias, TableFactor, TableWithJoins,
+    UnaryOperator, Value, ValueWithSpan, VisitMut, VisitorMut,
 };
 use datafusion::sql::sqlparser::dialect::GenericDialect;
 use datafusion::sql::sqlparser::parser::Parser;
@@ -395,6 +398,31 @@ fn rewrite_exploding(
             rewrite_exploding(explain.statement.as_mut(), maps, inline_fields)
         }
         _ => Ok(false),
+    }
+}
+
+/// `value.field` after a value that is not a column's name (a function's result, a map's
+/// entry, an array's element) becomes `value['field']`, which DataFusion's planner takes for
+/// the same struct field; it refuses the dot there ("Dot access not supported"). Dots right
+/// after a column's name are left alone: they may be part of it (`t.s.field`).
+fn dotted_fields(expr: &mut Expr) {
+    let Expr::CompoundFieldAccess { root, access_chain } = expr else {
+        return;
+    };
+    let mut after_a_name = matches!(
+        root.as_ref(),
+        Expr::Identifier(_) | Expr::CompoundIdentifier(_)
+    );
+    for access in access_chain.iter_mut() {
+        match access {
+            AccessExpr::Dot(Expr::Identifier(field)) if !after_a_name => {
+                *access = AccessExpr::Subscript(Subscript::Index {
+                    index: Expr::value(Value::SingleQuotedString(field.value.clone())),
+                });
+            }
+            AccessExpr::Dot(_) => {}
+            AccessExpr::Subscript(_) => after_a_name = false,
+        }
     }
 }
 
@@ -1235,6 +1263,7 @@ fn generator_argument(expr: &Expr) -> Option<Expr> {
 }
 
 fn rewrite_expr(expr: &mut Expr) {
+    dotted_fields(expr);
     if let Some(counted) = count_distinct_columns(expr) {
         *expr = counted;
         return;

@@ -27,6 +27,33 @@ async fn array_subscripts_count_from_zero_as_in_hive() {
 }
 
 #[tokio::test]
+async fn a_field_is_named_with_a_dot_after_any_struct_value_as_in_spark() {
+    // After a function's result, as Spark reads `from_json(...).a`.
+    assert_eq!(
+        value(r#"SELECT from_json('{"a": 7, "b": "x"}', 'a INT, b STRING').b"#).await,
+        "x"
+    );
+    assert_eq!(
+        value("SELECT named_struct('a', 1, 'b', 2).a + 1").await,
+        "2"
+    );
+    // After a map's entry and an array's element (counted from 0), and twice over.
+    assert_eq!(
+        value("SELECT map('k', named_struct('n', named_struct('m', 5)))['k'].n.m").await,
+        "5"
+    );
+    assert_eq!(
+        value("SELECT array(named_struct('a', 1), named_struct('a', 2))[1].a").await,
+        "2"
+    );
+    // After a column's name, the dot stays DataFusion's: the column's field.
+    assert_eq!(
+        value("SELECT s.a FROM (SELECT named_struct('a', 3) AS s) t").await,
+        "3"
+    );
+}
+
+#[tokio::test]
 async fn rlike_and_regexp_match_anywhere() {
     assert_eq!(value("SELECT 'foobar' RLIKE 'o+b'").await, "true");
     assert_eq!(value("SELECT 'foobar' REGEXP '^bar'").await, "false");
