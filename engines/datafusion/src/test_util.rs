@@ -4,8 +4,10 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use datafusion::arrow::array::ArrayRef;
 use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::arrow::util::pretty::pretty_format_batches;
+use datafusion::logical_expr::Accumulator;
 use kumiho_thrift::handle::HandleId;
 
 use crate::config::EngineConfig;
@@ -82,4 +84,16 @@ pub async fn error(engine: &Engine, session: &Session, sql: &str) -> EngineError
         Ok(_) => panic!("{sql} succeeded"),
         Err(error) => error,
     }
+}
+
+/// Merges `partial`'s state into `total`, as the final step of a two-phase aggregation does
+/// with each partition's partial result.
+pub fn merge_partial(total: &mut dyn Accumulator, partial: &mut dyn Accumulator) {
+    let state: Vec<ArrayRef> = partial
+        .state()
+        .unwrap()
+        .iter()
+        .map(|value| value.to_array().unwrap())
+        .collect();
+    total.merge_batch(&state).unwrap();
 }

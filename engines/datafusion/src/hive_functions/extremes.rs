@@ -200,7 +200,7 @@ mod tests {
     use datafusion::logical_expr::Accumulator;
 
     use super::Extreme;
-    use crate::test_util::{engine, error, open, run};
+    use crate::test_util::{engine, error, merge_partial, open, run};
 
     /// The rows of a query, each value as beeline prints it (NULL as `NULL`).
     async fn rows(sql: &str) -> Vec<Vec<String>> {
@@ -321,13 +321,7 @@ mod tests {
             let mut empty = new(greatest);
             let mut total = new(greatest);
             for partial in [&mut left, &mut empty, &mut right] {
-                let state: Vec<ArrayRef> = partial
-                    .state()
-                    .unwrap()
-                    .iter()
-                    .map(|s| s.to_array().unwrap())
-                    .collect();
-                total.merge_batch(&state).unwrap();
+                merge_partial(&mut total, partial);
             }
             let expected = if greatest { "r" } else { "s" };
             assert_eq!(

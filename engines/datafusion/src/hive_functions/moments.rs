@@ -201,7 +201,7 @@ mod tests {
     use datafusion::logical_expr::Accumulator;
 
     use super::{Moments, Shape};
-    use crate::test_util::{engine, error, open, run};
+    use crate::test_util::{engine, error, merge_partial, open, run};
 
     /// The rows of a query, each value `None` for NULL.
     async fn numbers(sql: &str) -> Vec<Vec<Option<f64>>> {
@@ -312,13 +312,7 @@ mod tests {
                 let mut partial = new();
                 let values: ArrayRef = Arc::new(Float64Array::from(part.to_vec()));
                 partial.update_batch(&[values]).unwrap();
-                let state: Vec<ArrayRef> = partial
-                    .state()
-                    .unwrap()
-                    .iter()
-                    .map(|s| s.to_array().unwrap())
-                    .collect();
-                total.merge_batch(&state).unwrap();
+                merge_partial(&mut total, &mut partial);
             }
             let ScalarValue::Float64(got) = total.evaluate().unwrap() else {
                 panic!("not a DOUBLE");
