@@ -7,6 +7,7 @@
 
 use std::sync::Arc;
 
+use base64::Engine as _;
 use datafusion::arrow::array::{
     Array, ArrayRef, AsArray, BooleanArray, Decimal128Array, Float32Array, Float64Array,
     Int16Array, Int32Array, Int64Array, Int8Array, ListArray, MapArray, PrimitiveArray,
@@ -136,7 +137,8 @@ fn json_of(array: &dyn Array, i: usize) -> Json {
                 DataType::LargeBinary => array.as_binary::<i64>().value(i),
                 _ => array.as_binary_view().value(i),
             };
-            Json::String(base64(bytes))
+            // Base 64 with padding, as Spark writes a BINARY (Jackson's `writeBinary`).
+            Json::String(base64::engine::general_purpose::STANDARD.encode(bytes))
         }
         DataType::Struct(fields) => {
             let structs = array.as_struct();
@@ -208,28 +210,6 @@ fn timestamp<T: datafusion::arrow::datatypes::ArrowTimestampType>(
 ) -> Option<String> {
     let value = array.as_primitive::<T>().value(i);
     as_datetime::<T>(value).map(|t| t.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string())
-}
-
-/// Base 64 with padding, as Spark writes a BINARY (Jackson's `writeBinary`).
-fn base64(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let b = [
-            chunk[0],
-            *chunk.get(1).unwrap_or(&0),
-            *chunk.get(2).unwrap_or(&0),
-        ];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        for k in 0..4 {
-            if k <= chunk.len() {
-                out.push(DIGITS[(n >> (18 - 6 * k) & 63) as usize] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
 }
 
 /// `from_json(json, 'schema')`: the JSON text read into the struct (`'a INT, b STRING'`,
