@@ -41,6 +41,10 @@
 //! - `bits`: `shiftrightunsigned`, and Spark's `bit_count` and `bit_get` (`getbit`).
 //! - `extremes`: Spark's aggregates `max_by` and `min_by`.
 //! - `moments`: Spark's aggregates `skewness` and `kurtosis`.
+//! - `arrays`: Spark's `slice`, `array_insert` and `try_element_at`.
+//! - `sequences`: Spark's `sequence` of integers, dates or timestamps.
+//! - `maps`: Spark's `map_from_arrays`, `map_from_entries` and `map_concat`.
+//! - `try_arithmetic`: Spark's `try_add`, `try_subtract`, `try_multiply` and `try_mod`.
 //! - `usage`: what `DESCRIBE FUNCTION` says of each.
 //!
 //! Plus Hive's names for DataFusion's functions ([`ALIASES`]).
@@ -72,6 +76,7 @@ use datafusion::optimizer::simplify_expressions::ExprSimplifier;
 use datafusion::physical_expr::create_physical_expr;
 use datafusion::prelude::SessionContext;
 
+pub mod arrays;
 pub mod bits;
 pub mod charsets;
 pub mod collections;
@@ -83,6 +88,7 @@ pub mod generators;
 pub mod histogram;
 pub mod json;
 pub mod json_values;
+pub mod maps;
 pub mod masking;
 pub mod math;
 pub mod moments;
@@ -90,7 +96,9 @@ pub mod ngrams;
 pub mod printf;
 pub mod reflect;
 pub mod sentences;
+pub mod sequences;
 pub mod strings;
+pub mod try_arithmetic;
 pub mod url_coding;
 mod usage;
 pub mod xpath;
@@ -148,6 +156,10 @@ pub fn register(ctx: &SessionContext) {
         .chain(reflect::functions())
         .chain(url_coding::functions())
         .chain(bits::functions())
+        .chain(arrays::functions())
+        .chain(sequences::functions())
+        .chain(maps::functions())
+        .chain(try_arithmetic::functions())
     {
         ctx.register_udf(udf);
     }

@@ -10,7 +10,7 @@ use crate::test_util::{engine, error, open, run_with};
 
 /// The rows of a query, each value as beeline prints it (NULL as `NULL`), and the
 /// columns' types.
-async fn rows_with(
+pub(super) async fn rows_with(
     engine: &Engine,
     session: &Session,
     sql: &str,
@@ -56,13 +56,13 @@ async fn row_with(
     (first, types)
 }
 
-async fn row(engine: &Engine, session: &Session, sql: &str) -> Vec<String> {
+pub(super) async fn row(engine: &Engine, session: &Session, sql: &str) -> Vec<String> {
     row_with(engine, session, sql, &BTreeMap::new()).await.0
 }
 
 /// Asserts a query's one row, both optimized and with the optimizer off (the calls then run
 /// un-rewritten, through [`super::HiveFunction`]'s own evaluation).
-async fn check(engine: &Engine, session: &Session, sql: &str, expected: &[&str]) {
+pub(super) async fn check(engine: &Engine, session: &Session, sql: &str, expected: &[&str]) {
     assert_eq!(row(engine, session, sql).await, expected, "{sql}");
     let off = BTreeMap::from([("datafusion.optimizer.max_passes".to_owned(), "0".to_owned())]);
     let (unoptimized, _) = row_with(engine, session, sql, &off).await;
