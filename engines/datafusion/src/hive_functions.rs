@@ -45,6 +45,10 @@
 //! - `sequences`: Spark's `sequence` of integers, dates or timestamps.
 //! - `maps`: Spark's `map_from_arrays`, `map_from_entries` and `map_concat`.
 //! - `try_arithmetic`: Spark's `try_add`, `try_subtract`, `try_multiply` and `try_mod`.
+//! - `calendar_names`: Spark's `weekday`, `dayname` and `monthname`.
+//! - `epochs`: Spark's `timestamp_seconds`, `timestamp_millis`, `timestamp_micros`,
+//!   `unix_seconds`, `unix_millis` (Hive's `to_epoch_milli`), `unix_micros`, `unix_date`.
+//! - `make_timestamp`: Spark's `make_timestamp` of a date's and time's fields.
 //! - `usage`: what `DESCRIBE FUNCTION` says of each.
 //!
 //! Plus Hive's names for DataFusion's functions ([`ALIASES`]).
@@ -78,16 +82,19 @@ use datafusion::prelude::SessionContext;
 
 pub mod arrays;
 pub mod bits;
+pub mod calendar_names;
 pub mod charsets;
 pub mod collections;
 pub mod conditional;
 pub mod datetime;
 pub mod encoding;
+pub mod epochs;
 pub mod extremes;
 pub mod generators;
 pub mod histogram;
 pub mod json;
 pub mod json_values;
+pub mod make_timestamp;
 pub mod maps;
 pub mod masking;
 pub mod math;
@@ -160,6 +167,9 @@ pub fn register(ctx: &SessionContext) {
         .chain(sequences::functions())
         .chain(maps::functions())
         .chain(try_arithmetic::functions())
+        .chain(calendar_names::functions())
+        .chain(epochs::functions())
+        .chain(make_timestamp::functions())
     {
         ctx.register_udf(udf);
     }

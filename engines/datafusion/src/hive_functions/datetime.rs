@@ -160,7 +160,7 @@ pub fn functions() -> Vec<ScalarUDF> {
 }
 
 /// `date_part` of a date, timestamp or date string, as Hive's `INT`.
-fn field(part: &str, args: Vec<Expr>, types: &[DataType]) -> Result<Expr> {
+pub(super) fn field(part: &str, args: Vec<Expr>, types: &[DataType]) -> Result<Expr> {
     Ok(cast(
         date_part(lit(part), as_timestamp(&args[0], &types[0])),
         DataType::Int32,
@@ -168,7 +168,7 @@ fn field(part: &str, args: Vec<Expr>, types: &[DataType]) -> Result<Expr> {
 }
 
 /// A date, timestamp or string argument as a timestamp; a string that is not one is NULL.
-fn as_timestamp(expr: &Expr, data_type: &DataType) -> Expr {
+pub(super) fn as_timestamp(expr: &Expr, data_type: &DataType) -> Expr {
     let timestamp = DataType::Timestamp(TimeUnit::Nanosecond, None);
     match data_type {
         DataType::Timestamp(..) => expr.clone(),
@@ -468,7 +468,7 @@ fn is_date_like(t: &DataType) -> bool {
 
 const DATE: &str = "a date, a timestamp or a date string";
 
-fn one_date(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
+pub(super) fn one_date(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
     match types {
         [t] if is_date_like(t) => Ok(types.to_vec()),
         _ => Err(bad_arguments(name, DATE, types)),
