@@ -49,6 +49,8 @@
 //! - `epochs`: Spark's `timestamp_seconds`, `timestamp_millis`, `timestamp_micros`,
 //!   `unix_seconds`, `unix_millis` (Hive's `to_epoch_milli`), `unix_micros`, `unix_date`.
 //! - `make_timestamp`: Spark's `make_timestamp` of a date's and time's fields.
+//! - `types_of`: Spark's `typeof`, its names of types.
+//! - `hashes`: Spark's `xxhash64`.
 //! - `usage`: what `DESCRIBE FUNCTION` says of each.
 //!
 //! Plus Hive's names for DataFusion's functions ([`ALIASES`]).
@@ -91,6 +93,7 @@ pub mod encoding;
 pub mod epochs;
 pub mod extremes;
 pub mod generators;
+pub mod hashes;
 pub mod histogram;
 pub mod json;
 pub mod json_values;
@@ -106,6 +109,7 @@ pub mod sentences;
 pub mod sequences;
 pub mod strings;
 pub mod try_arithmetic;
+pub mod types_of;
 pub mod url_coding;
 mod usage;
 pub mod xpath;
@@ -170,6 +174,8 @@ pub fn register(ctx: &SessionContext) {
         .chain(calendar_names::functions())
         .chain(epochs::functions())
         .chain(make_timestamp::functions())
+        .chain(types_of::functions())
+        .chain(hashes::functions())
     {
         ctx.register_udf(udf);
     }

@@ -126,6 +126,8 @@ const USAGE: &[(&str, &str, &str)] = &[
     ("unix_micros", "unix_micros(timestamp)", "the microseconds since 1970-01-01 00:00:00 UTC, rounded down"),
     ("unix_date", "unix_date(date)", "the days since 1970-01-01"),
     ("make_timestamp", "make_timestamp(year, month, day, hour, min, sec[, timezone])", "the timestamp of the fields (sec to the microsecond, 60 the next minute) in the time zone (UTC by default); NULL for a field out of range"),
+    ("typeof", "typeof(x)", "the name of x's type as Spark writes it (int, bigint, string, decimal(10,2), array<int>, struct<a:int>, ...)"),
+    ("xxhash64", "xxhash64(a, ...)", "Spark's 64-bit xxHash of the values (seed 42), a BIGINT"),
     ("count_if", "count_if(condition)", "the number of the group's rows where the condition is true"),
     ("max_by", "max_by(x, ord)", "x of the group's row with the greatest ord (rows with a NULL ord skipped); NULL without one"),
     ("min_by", "min_by(x, ord)", "x of the group's row with the least ord (rows with a NULL ord skipped); NULL without one"),
