@@ -51,6 +51,9 @@
 //! - `make_timestamp`: Spark's `make_timestamp` of a date's and time's fields.
 //! - `types_of`: Spark's `typeof`, its names of types.
 //! - `hashes`: Spark's `xxhash64`.
+//! - `higher_order`: Spark's lambda functions `transform`, `filter`, `exists`, `forall`,
+//!   `aggregate` (`reduce`), `zip_with`, `map_filter`, `transform_keys`, `transform_values`,
+//!   `map_zip_with`, and `array_sort` with a comparator.
 //! - `usage`: what `DESCRIBE FUNCTION` says of each.
 //!
 //! Plus Hive's names for DataFusion's functions ([`ALIASES`]).
@@ -93,6 +96,7 @@ pub mod encoding;
 pub mod epochs;
 pub mod extremes;
 pub mod generators;
+pub mod higher_order;
 pub mod hashes;
 pub mod histogram;
 pub mod json;
@@ -188,6 +192,9 @@ pub fn register(ctx: &SessionContext) {
         .chain(moments::aggregates())
     {
         ctx.register_udaf(udaf);
+    }
+    for function in higher_order::functions() {
+        ctx.register_higher_order_function(Arc::new(function));
     }
     // One snapshot serves every alias: each names a function registered above or built in,
     // and adding an alias to one leaves the others as they are.

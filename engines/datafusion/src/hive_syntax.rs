@@ -40,6 +40,8 @@
 //!   `LATERAL VIEW explode(array) view AS column` over a table or a join: DataFusion's
 //!   `unnest` ([`LateralViews`]); `json_tuple`, `stack` and `inline` there too
 //!   ([`generators`]).
+//! - Spark's lambdas, `transform(a, x -> x + 1)`, parsed ([`lambdas`]) for the higher-order
+//!   functions.
 
 use std::ops::ControlFlow;
 use std::sync::Arc;
@@ -1264,6 +1266,8 @@ fn generator_argument(expr: &Expr) -> Option<Expr> {
 
 fn rewrite_expr(expr: &mut Expr) {
     dotted_fields(expr);
+    lambdas::sort_with_comparator(expr);
+    lambdas::variable_fields(expr);
     if let Some(counted) = count_distinct_columns(expr) {
         *expr = counted;
         return;
@@ -1698,6 +1702,8 @@ fn function_call(name: &str, args: Vec<Expr>) -> Expr {
 
 mod generators;
 pub use generators::{inline_fields, InlineFields};
+mod lambdas;
+pub use lambdas::parse_statement;
 
 #[cfg(test)]
 mod tests;

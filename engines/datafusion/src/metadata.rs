@@ -417,6 +417,14 @@ pub fn functions(
                 FUNCTION_NO_TABLE,
             ));
         }
+        for (name, f) in state.higher_order_functions() {
+            all.push(described(
+                name,
+                f.documentation(),
+                f.name(),
+                FUNCTION_NO_TABLE,
+            ));
+        }
         for (name, f) in state.table_functions() {
             all.push(described(name, None, f.name(), FUNCTION_RETURNS_TABLE));
         }

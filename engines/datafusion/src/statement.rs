@@ -255,8 +255,7 @@ pub async fn plan(context: &SessionContext, sql: &str) -> Result<Planned> {
 /// ([`hive_syntax::rewrite`]).
 async fn logical_plan(context: &SessionContext, sql: &str) -> Result<LogicalPlan> {
     let state = context.state();
-    let dialect = state.config().options().sql_parser.dialect;
-    let statement = state.sql_to_statement(sql, &dialect)?;
+    let statement = hive_syntax::parse_statement(&state, sql)?;
     plan_statement(&state, statement).await
 }
 
@@ -611,6 +610,8 @@ fn function_usage(context: &SessionContext, name: &str, extended: bool) -> Vec<S
         Some(f.documentation())
     } else if let Some(f) = state.window_functions().get(name) {
         Some(f.documentation())
+    } else if let Some(f) = state.higher_order_functions().get(name) {
+        Some(f.documentation())
     } else if state.table_functions().contains_key(name) {
         Some(None)
     } else {
@@ -710,7 +711,7 @@ async fn table_provider(session: &Session, parts: &[String]) -> Result<Arc<dyn T
     session.context().table_provider(reference).await
 }
 
-/// The names of the session's scalar, aggregate, window and table functions.
+/// The names of the session's scalar, aggregate, window, higher-order and table functions.
 fn function_names(context: &SessionContext) -> Vec<String> {
     // The state's lock is held only while the names are copied out.
     let state = context.state_ref();
@@ -720,6 +721,7 @@ fn function_names(context: &SessionContext) -> Vec<String> {
         .keys()
         .chain(state.aggregate_functions().keys())
         .chain(state.window_functions().keys())
+        .chain(state.higher_order_functions().keys())
         .chain(state.table_functions().keys())
         .cloned()
         .collect()

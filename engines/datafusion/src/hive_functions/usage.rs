@@ -149,6 +149,17 @@ const USAGE: &[(&str, &str, &str)] = &[
     ("rand", "rand([seed])", "a random DOUBLE from 0 to 1; with a seed, the numbers of java.util.Random(seed), one per row, as Hive's"),
     ("collect_list", "collect_list(x)", "the group's non-NULL values as an array"),
     ("collect_set", "collect_set(x)", "the group's distinct non-NULL values as an array"),
+    ("transform", "transform(array, x -> expr) or transform(array, (x, i) -> expr)", "the array of expr for each element x (at position i, from 0); NULL for a NULL array"),
+    ("filter", "filter(array, x -> cond) or filter(array, (x, i) -> cond)", "the elements for which cond is true, in order"),
+    ("exists", "exists(array, x -> cond)", "true when cond is true for an element; else NULL when it is NULL for one, else false"),
+    ("forall", "forall(array, x -> cond)", "true when cond is true for every element; else false when it is false for one, else NULL"),
+    ("aggregate", "aggregate(array, start, (acc, x) -> merge[, acc -> finish]) or reduce(...)", "merge applied to start and each element in turn, then finish of the result"),
+    ("zip_with", "zip_with(array1, array2, (x, y) -> expr)", "the array of expr for each pair of elements at one position, the shorter array padded with NULLs"),
+    ("map_filter", "map_filter(map, (k, v) -> cond)", "the entries for which cond is true"),
+    ("transform_keys", "transform_keys(map, (k, v) -> key)", "the map with each entry's key replaced (neither NULL nor repeated)"),
+    ("transform_values", "transform_values(map, (k, v) -> value)", "the map with each entry's value replaced"),
+    ("map_zip_with", "map_zip_with(map1, map2, (k, v1, v2) -> value)", "the map of each key of either map to value, v1 or v2 NULL where its map lacks the key"),
+    ("array_sort_with_comparator", "array_sort(array, (l, r) -> int)", "the array sorted by the comparator (negative: l first, positive: r first, 0: kept in order)"),
 ];
 
 /// The documentation of a Hive function, or `None` for a name without usage.

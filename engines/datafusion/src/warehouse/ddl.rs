@@ -1294,8 +1294,7 @@ async fn infer_columns(
 
 /// DataFusion's plan of a query, with Hive's syntax rewritten as for any statement.
 pub async fn plan_query(state: &SessionState, sql: &str) -> Result<LogicalPlan> {
-    let dialect = state.config().options().sql_parser.dialect;
-    let statement = state.sql_to_statement(sql, &dialect)?;
+    let statement = hive_syntax::parse_statement(state, sql)?;
     crate::statement::plan_statement(state, statement).await
 }
 
@@ -1337,8 +1336,7 @@ async fn insert(
     context: &SessionContext,
     sql: &str,
 ) -> Result<Option<WarehouseCommand>> {
-    let dialect = state.config().options().sql_parser.dialect;
-    let mut statement = state.sql_to_statement(sql, &dialect)?;
+    let mut statement = hive_syntax::parse_statement(state, sql)?;
     // The query as written: planned with its Hive syntax rewritten, and planned again
     // where that takes two plans ([`crate::statement::plan_statement`]).
     let written_source = match &statement {
