@@ -184,7 +184,7 @@ impl Words {
         let end = last.copied().unwrap_or(self.tokens.len());
         self.tokens[first..end]
             .iter()
-            .map(ToString::to_string)
+            .map(as_written)
             .collect::<String>()
             .trim()
             .to_owned()
@@ -193,5 +193,45 @@ impl Words {
     /// The text of the remaining tokens.
     pub(crate) fn rest_text(&self) -> String {
         self.text(self.at, self.significant.len())
+    }
+}
+
+/// A token as SQL text that reads back as the same token. sqlparser prints a string
+/// literal's value between quotes as it is, so `'o''neil'` (read as `o'neil`) would come back
+/// unterminated: the quote inside is doubled again.
+fn as_written(token: &Token) -> String {
+    match token {
+        Token::SingleQuotedString(s) => format!("'{}'", s.replace('\'', "''")),
+        Token::DoubleQuotedString(s) => format!("\"{}\"", s.replace('"', "\"\"")),
+        // `"text"` and `name` are quoted words to the tokenizer.
+        Token::Word(word) if matches!(word.quote_style, Some('"' | '`')) => {
+            let quote = word.quote_style.unwrap_or('"').to_string();
+            let doubled = quote.repeat(2);
+            format!("{quote}{}{quote}", word.value.replace(&quote, &doubled))
+        }
+        other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use datafusion::sql::sqlparser::dialect::GenericDialect;
+    use datafusion::sql::sqlparser::tokenizer::Tokenizer;
+
+    use super::*;
+
+    fn words(sql: &str) -> Words {
+        Words::new(Tokenizer::new(&GenericDialect {}, sql).tokenize().unwrap())
+    }
+
+    #[test]
+    fn the_text_taken_back_keeps_a_quote_inside_a_string() {
+        let mut scanned = words(r#"AS SELECT 'frank o''neil' AS n, "say ""hi""" AS m"#);
+        assert!(scanned.eat("as"));
+        let text = scanned.rest_text();
+        assert_eq!(text, r#"SELECT 'frank o''neil' AS n, "say ""hi""" AS m"#);
+        let mut again = words(&text);
+        assert!(again.eat("select"));
+        assert_eq!(again.string().as_deref(), Some("frank o'neil"));
     }
 }
