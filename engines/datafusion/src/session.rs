@@ -475,7 +475,10 @@ fn session_template(
         .with_option_extension(functions::SessionUser::default())
         .with_information_schema(true)
         .with_default_catalog_and_schema(CATALOG, DEFAULT_DATABASE)
-        .with_create_default_catalog_and_schema(false);
+        .with_create_default_catalog_and_schema(false)
+        // Hive and Spark sort NULL as the smallest value: first in ascending order, last in
+        // descending (DataFusion's default is Postgres's, the other way round).
+        .set_str("datafusion.sql_parser.default_null_ordering", "nulls_min");
     let mut builder = SessionStateBuilder::new()
         .with_config(config)
         .with_runtime_env(runtime)

@@ -230,3 +230,43 @@ async fn current_user_is_the_sessions_user() {
     .await;
     assert_eq!(value(&engine, &bob, "SELECT u FROM who").await, "bob");
 }
+
+#[tokio::test]
+async fn nulls_sort_first_ascending_and_last_descending_as_in_hive_and_spark() {
+    let engine = engine().await;
+    let session = open_as(&engine, "alice");
+    let data = "(VALUES (1, 20), (2, NULL), (3, 10)) t(id, v)";
+    let ids = |order: &'static str| {
+        let (engine, session) = (&engine, &session);
+        async move {
+            let rows = lines(
+                engine,
+                session,
+                &format!("SELECT id FROM {data} ORDER BY {order}"),
+            )
+            .await;
+            rows[3..rows.len() - 1]
+                .iter()
+                .map(|row| row.trim_matches(|c| c == '|' || c == ' ').to_owned())
+                .collect::<Vec<_>>()
+                .join(",")
+        }
+    };
+    assert_eq!(ids("v").await, "2,3,1");
+    assert_eq!(ids("v DESC").await, "1,3,2");
+    // NULLS FIRST and NULLS LAST still say where they go.
+    assert_eq!(ids("v NULLS LAST").await, "3,1,2");
+    assert_eq!(ids("v DESC NULLS FIRST").await, "2,1,3");
+    // Ranking orders the same way: the NULL ranks first.
+    assert_eq!(
+        value(
+            &engine,
+            &session,
+            &format!(
+                "SELECT r FROM (SELECT id, rank() OVER (ORDER BY v) r FROM {data}) WHERE id = 2"
+            )
+        )
+        .await,
+        "1"
+    );
+}
