@@ -6,8 +6,8 @@
 //!   (`m['k']`) and struct fields are DataFusion's own. An [`ExprPlanner`] placed before
 //!   DataFusion's ([`HiveSubscripts`]).
 //! - `a / b` divides integers into a `DOUBLE` (`1 / 2` is 0.5) and gives NULL for a zero
-//!   divisor, as Hive and Spark do; `a DIV b` is the quotient's integer part, a `BIGINT`
-//!   ([`HiveDivision`]).
+//!   divisor, as Hive and Spark do, as does `a % b`; `a DIV b` is the quotient's integer
+//!   part, a `BIGINT` ([`HiveDivision`]).
 //! - `SUBSTR`/`SUBSTRING` is Hive's ([`HiveSubstring`]): a negative start counts from the
 //!   end.
 //! - `count(DISTINCT a, b)` counts the distinct combinations without a NULL, as Hive
@@ -24,9 +24,14 @@
 //! - A struct's field by name after any value, `from_json(j, 'a INT').a` or `m['k'].b`, as
 //!   in Spark, where DataFusion's planner takes `.field` only after a column's name
 //!   ([`dotted_fields`]).
+//! - Spark's cast functions, `int(x)`, `string(x)`, `date(x)` ..., read as `CAST(x AS type)`
+//!   ([`cast_functions`]).
 //! - `CAST(x AS type)` is NULL when `x` does not convert, as in Hive, instead of an error
 //!   (DataFusion's `TRY_CAST`; `x::type` keeps DataFusion's meaning); to an integer type, a
 //!   decimal string is truncated and a number out of range wraps ([`HiveIntegerCasts`]).
+//! - Typed number literals, `1Y`, `1S`, `1L`, `2.5F`, `2.5D`, `2.5BD`, are `TINYINT`,
+//!   `SMALLINT`, `BIGINT`, `FLOAT`, `DOUBLE` and `DECIMAL` values ([`number_literals`]),
+//!   where DataFusion reads the suffix as an alias.
 //! - String literals take Hive's backslash escapes (`'\\d'` is `\d`, `'\t'` a tab), so
 //!   regexes written for Hive mean the same ([`hive_unescape`]).
 //! - `"text"` is a string, as in Hive, where DataFusion reads a quoted identifier; backquotes
@@ -97,6 +102,12 @@ impl ExprPlanner for HiveDivision {
     ) -> Result<PlannerResult<RawBinaryExpr>> {
         let integer_division = match expr.op {
             BinaryOperator::Divide => false,
+            // `a % 0` is NULL in Hive and Spark, where DataFusion fails the query (and gives
+            // NaN for a floating point dividend).
+            BinaryOperator::Modulo => {
+                let divisor = datafusion::functions::expr_fn::nullif(expr.right, lit(0i64));
+                return Ok(PlannerResult::Planned(expr.left % divisor));
+            }
             // `DIV`, written `//` before parsing ([`rewrite_text`]).
             BinaryOperator::DuckIntegerDivide | BinaryOperator::MyIntegerDivide => true,
             _ => return Ok(PlannerResult::Original(expr)),
@@ -1266,6 +1277,7 @@ fn generator_argument(expr: &Expr) -> Option<Expr> {
 
 fn rewrite_expr(expr: &mut Expr) {
     dotted_fields(expr);
+    cast_functions::as_cast(expr);
     lambdas::sort_with_comparator(expr);
     lambdas::variable_fields(expr);
     if let Some(counted) = count_distinct_columns(expr) {
@@ -1529,6 +1541,7 @@ fn hive_unescape(text: &str) -> String {
 /// double-quoted one as `""` (DataFusion ends the literal at the quote, as standard SQL
 /// does; the other backslash escapes are left for [`hive_unescape`]), and the operator `DIV`
 /// as `//`, which DataFusion parses (with `*`'s precedence) and [`HiveDivision`] plans,
+/// a typed number literal (`2.5D`) as its value ([`number_literals`]),
 /// and `current_user()` as `current_user`, the only form DataFusion's parser takes (the
 /// keyword without parentheses). Comments, strings and backquoted identifiers are passed over, and a text with none of
 /// these is returned as it is.
@@ -1536,6 +1549,7 @@ pub fn rewrite_text(sql: &str) -> std::borrow::Cow<'_, str> {
     const CURRENT_USER: &str = "current_user";
     if !sql.contains("\\'")
         && !sql.contains("\\\"")
+        && !number_literals::may_hold_one(sql)
         && !sql
             .as_bytes()
             .windows(3)
@@ -1550,6 +1564,10 @@ pub fn rewrite_text(sql: &str) -> std::borrow::Cow<'_, str> {
     let mut out = String::with_capacity(sql.len() + 8);
     let mut chars = sql.chars().peekable();
     while let Some(c) = chars.next() {
+        if c.is_ascii_digit() {
+            out.push_str(&number_literals::read(c, &mut chars));
+            continue;
+        }
         if c.is_alphanumeric() || c == '_' {
             let mut word = String::from(c);
             while let Some(&next) = chars.peek() {
@@ -1700,7 +1718,9 @@ fn function_call(name: &str, args: Vec<Expr>) -> Expr {
     })
 }
 
+mod cast_functions;
 mod generators;
+mod number_literals;
 pub use generators::{inline_fields, InlineFields};
 mod lambdas;
 pub use lambdas::parse_statement;

@@ -1,4 +1,4 @@
-//! Hive's arithmetic functions DataFusion lacks or takes otherwise: `pmod`, `rand` with a
+//! Hive's arithmetic functions DataFusion lacks or takes otherwise: `pmod`, `mod`, `rand` with a
 //! seed, `e`, `negative`, `positive`, `shiftleft`, `shiftright`, `bround`,
 //! `format_number`, `width_bucket`, and Spark's `try_divide`, `expm1`, `log1p`, `rint`,
 //! `hypot`.
@@ -27,6 +27,7 @@ use super::{bad_arguments, is_integer, HiveFunction};
 pub fn functions() -> Vec<ScalarUDF> {
     vec![
         HiveFunction::rewrite("pmod", two_numbers, |t| Ok(t[0].clone()), pmod).udf(),
+        HiveFunction::rewrite("mod", two_numbers, |t| Ok(t[0].clone()), remainder).udf(),
         of_doubles("expm1", 1, |args| doubles(args, |x| x[0].exp_m1())),
         of_doubles("log1p", 1, |args| doubles(args, |x| x[0].ln_1p())),
         of_doubles("rint", 1, |args| doubles(args, |x| x[0].round_ties_even())),
@@ -473,6 +474,12 @@ fn shift(args: Vec<Expr>, op: Operator) -> Result<Expr> {
         op,
         Box::new(b),
     )))
+}
+
+/// Spark's `mod(a, b)`: `a % b`, the sign of `a`'s (`mod(-7, 3)` is -1); NULL when `b` is 0.
+fn remainder(args: Vec<Expr>, types: &[DataType]) -> Result<Expr> {
+    let [a, b] = <[Expr; 2]>::try_from(args).expect("two arguments");
+    Ok(a % nullif(b, lit(ScalarValue::new_zero(&types[1])?)))
 }
 
 /// `pmod(a, b)`: `a` modulo `b`, never negative for a positive `b` (`pmod(-7, 3)` is 2

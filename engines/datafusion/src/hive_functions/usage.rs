@@ -50,6 +50,7 @@ const USAGE: &[(&str, &str, &str)] = &[
     ("str_to_map", "str_to_map(text[, pairs_delimiter[, key_delimiter]])", "the map of the text's key:value pairs (',' and ':' by default)"),
     ("sort_array", "sort_array(array[, ascending])", "the array sorted, NULLs first ascending"),
     ("pmod", "pmod(a, b)", "a modulo b, never negative for a positive b"),
+    ("mod", "mod(a, b)", "the remainder of a divided by b (a % b), with a's sign; NULL when b is 0"),
     ("bround", "bround(x[, d])", "x rounded to d decimal places (0 by default), half to even"),
     ("format_number", "format_number(x, d)", "x with d decimal places (half to even) and its digits grouped by commas, as '#,###,###.##'"),
     ("next_day", "next_day(date, 'MO'|'TUE'|'WEDNESDAY'|...)", "the first date after date that falls on the day named"),

@@ -634,6 +634,24 @@ async fn division_gives_doubles_and_null_for_zero_as_in_hive() {
 }
 
 #[tokio::test]
+async fn a_remainder_by_zero_is_null_as_in_hive() {
+    assert_eq!(
+        value("SELECT concat_ws(',', 7 % 3, -7 % 3, mod(-7, 3), 7.5 % 2)").await,
+        "1,-1,-1,1.5"
+    );
+    // DataFusion failed the whole query for an integer, and gave NaN for a double.
+    assert_eq!(
+        value("SELECT 5 % 0 IS NULL AND 5.5 % 0 IS NULL AND mod(5, 0) IS NULL").await,
+        "true"
+    );
+    assert_eq!(
+        value("SELECT count(*) FROM tpch.nation WHERE (n_nationkey % (n_regionkey - 1)) IS NULL")
+            .await,
+        "5"
+    );
+}
+
+#[tokio::test]
 async fn div_gives_the_integer_part_as_a_bigint_and_null_for_zero_as_in_hive() {
     assert_eq!(
         value("SELECT concat_ws(',', 7 DIV 2, -7 DIV 2, 7 div 0 IS NULL, NULL DIV 1 IS NULL)")
