@@ -54,6 +54,10 @@
 //! - `higher_order`: Spark's lambda functions `transform`, `filter`, `exists`, `forall`,
 //!   `aggregate` (`reduce`), `zip_with`, `map_filter`, `transform_keys`, `transform_values`,
 //!   `map_zip_with`, and `array_sort` with a comparator.
+//! - `assertions`: Spark's `assert_true`.
+//! - `quoting`: Hive's `quote`.
+//! - `json_arrays`: Spark's `json_array_length`.
+//! - `most_frequent`: Spark's aggregate `mode`.
 //! - `usage`: what `DESCRIBE FUNCTION` says of each.
 //!
 //! Plus Hive's names for DataFusion's functions ([`ALIASES`]).
@@ -86,6 +90,7 @@ use datafusion::physical_expr::create_physical_expr;
 use datafusion::prelude::SessionContext;
 
 pub mod arrays;
+pub mod assertions;
 pub mod bits;
 pub mod calendar_names;
 pub mod charsets;
@@ -100,14 +105,17 @@ pub mod hashes;
 pub mod higher_order;
 pub mod histogram;
 pub mod json;
+pub mod json_arrays;
 pub mod json_values;
 pub mod make_timestamp;
 pub mod maps;
 pub mod masking;
 pub mod math;
 pub mod moments;
+pub mod most_frequent;
 pub mod ngrams;
 pub mod printf;
+pub mod quoting;
 pub mod reflect;
 pub mod sentences;
 pub mod sequences;
@@ -180,6 +188,9 @@ pub fn register(ctx: &SessionContext) {
         .chain(make_timestamp::functions())
         .chain(types_of::functions())
         .chain(hashes::functions())
+        .chain(assertions::functions())
+        .chain(quoting::functions())
+        .chain(json_arrays::functions())
     {
         ctx.register_udf(udf);
     }
@@ -190,6 +201,7 @@ pub fn register(ctx: &SessionContext) {
         .chain(histogram::aggregates())
         .chain(extremes::aggregates())
         .chain(moments::aggregates())
+        .chain(most_frequent::aggregates())
     {
         ctx.register_udaf(udaf);
     }

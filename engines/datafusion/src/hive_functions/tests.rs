@@ -580,8 +580,10 @@ async fn describe_function_gives_the_hive_functions_usage() {
 #[test]
 fn every_hive_function_has_a_usage() {
     use super::{
-        bits, charsets, collections, conditional, datetime, generators, json, masking, math,
-        reflect, sentences, strings, url_coding, xpath,
+        arrays, assertions, bits, calendar_names, charsets, collections, conditional, datetime,
+        epochs, generators, hashes, json, json_arrays, make_timestamp, maps, masking, math,
+        quoting, reflect, sentences, sequences, strings, try_arithmetic, types_of, url_coding,
+        xpath,
     };
     let scalars = [
         conditional::functions(),
@@ -598,6 +600,18 @@ fn every_hive_function_has_a_usage() {
         reflect::functions(),
         url_coding::functions(),
         bits::functions(),
+        arrays::functions(),
+        sequences::functions(),
+        maps::functions(),
+        try_arithmetic::functions(),
+        calendar_names::functions(),
+        epochs::functions(),
+        make_timestamp::functions(),
+        types_of::functions(),
+        hashes::functions(),
+        assertions::functions(),
+        quoting::functions(),
+        json_arrays::functions(),
     ];
     for udf in scalars.iter().flatten() {
         assert!(udf.documentation().is_some(), "{} has no usage", udf.name());
@@ -607,6 +621,7 @@ fn every_hive_function_has_a_usage() {
         .chain(conditional::aggregates())
         .chain(super::ngrams::aggregates())
         .chain(super::histogram::aggregates())
+        .chain(super::most_frequent::aggregates())
     {
         assert!(
             udaf.documentation().is_some(),

@@ -184,7 +184,7 @@ mod tests {
              try_multiply(3037000500, 3037000500), \
              try_multiply(CAST(65536 AS INT), CAST(65536 AS INT)), try_multiply(2, 3), \
              try_add(CAST(127 AS TINYINT), CAST(1 AS TINYINT)), \
-             try_multiply(-9223372036854775808, -1)",
+             try_multiply(CAST(-9223372036854775808 AS BIGINT), -1)",
             &[
                 "3", "NULL", "NULL", "NULL", "NULL", "3", "NULL", "NULL", "6", "NULL", "NULL",
             ],
@@ -197,7 +197,7 @@ mod tests {
              try_mod(CAST(-9223372036854775808 AS BIGINT), -1), try_mod(7.5, 0.0), \
              try_add(1, 2.5), try_multiply(1.5, 2), try_add(1.5, 1), \
              arrow_typeof(try_add(CAST(1 AS TINYINT), CAST(1 AS TINYINT))), \
-             arrow_typeof(try_add(CAST(1 AS INT), 1))",
+             arrow_typeof(try_add(CAST(1 AS INT), CAST(1 AS BIGINT)))",
             &[
                 "1", "-1", "NULL", "0", "NULL", "3.5", "3.0", "2.5", "Int8", "Int64",
             ],
