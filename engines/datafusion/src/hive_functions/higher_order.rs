@@ -858,12 +858,15 @@ fn sort_with_comparator(array: &ArrayRef, comparator: &LambdaArgument) -> Result
             )?;
             let compared = cast(&compared, &DataType::Int64)?;
             let compared = compared.as_primitive::<Int64Type>();
-            if compared.null_count() > 0 {
-                return Err(DataFusionError::Execution(
-                    "array_sort's comparator returned NULL; it must return a negative \
-                     integer, 0 or a positive integer"
-                        .to_owned(),
-                ));
+            if let Some(k) = (0..compared.len()).find(|&k| compared.is_null(k)) {
+                // Spark's words (COMPARATOR_RETURNS_NULL).
+                return Err(DataFusionError::Execution(format!(
+                    "The comparator has returned a NULL for a comparison between {} and {}; \
+                     array_sort's comparator must return a negative integer, 0 or a positive \
+                     integer",
+                    display(&take(&flat.values, &lefts, None)?, k)?,
+                    display(&take(&flat.values, &rights, None)?, k)?,
+                )));
             }
             for (m, c) in active.into_iter().zip(compared.values()) {
                 let side = if *c > 0 { &mut m.right } else { &mut m.left };

@@ -369,7 +369,8 @@ async fn array_sort_with_a_comparator_sorts_stably() {
     )
     .await;
     assert!(
-        null.to_string().contains("comparator returned NULL"),
+        null.to_string()
+            .contains("The comparator has returned a NULL for a comparison between"),
         "{null}"
     );
     let boolean = error(
@@ -382,4 +383,188 @@ async fn array_sort_with_a_comparator_sorts_stably() {
         boolean.to_string().contains("must return an integer"),
         "{boolean}"
     );
+}
+
+#[tokio::test]
+async fn the_lambdas_see_each_rows_columns_across_a_batch() {
+    let engine = engine().await;
+    let session = open(&engine);
+    check_rows(
+        &engine,
+        &session,
+        "SELECT id, transform(arr, (x, i) -> x * i + n) FROM t ORDER BY id",
+        &[
+            &["1", "[10, 12, 16]"],
+            &["2", "[20, NULL]"],
+            &["3", "NULL"],
+            &["4", "[]"],
+        ],
+    )
+    .await;
+    check_rows(
+        &engine,
+        &session,
+        "SELECT id, filter(arr, (x, i) -> i < id - 1) FROM t ORDER BY id",
+        &[&["1", "[]"], &["2", "[4]"], &["3", "NULL"], &["4", "[]"]],
+    )
+    .await;
+    check_rows(
+        &engine,
+        &session,
+        "SELECT id, aggregate(arr, 0, (acc, x) -> acc + coalesce(x, 0) * id, acc -> acc + n) \
+         FROM t ORDER BY id",
+        &[&["1", "16"], &["2", "28"], &["3", "NULL"], &["4", "40"]],
+    )
+    .await;
+    check_rows(
+        &engine,
+        &session,
+        "SELECT id, zip_with(arr, array(n, n + 1), (x, y) -> x * y) FROM t ORDER BY id",
+        &[
+            &["1", "[10, 22, NULL]"],
+            &["2", "[80, NULL]"],
+            &["3", "NULL"],
+            &["4", "[NULL, NULL]"],
+        ],
+    )
+    .await;
+    check_rows(
+        &engine,
+        &session,
+        "SELECT id, array_sort(arr, (l, r) -> \
+         CASE WHEN l IS NULL THEN -1 WHEN r IS NULL THEN 1 ELSE r - l END) FROM t ORDER BY id",
+        &[
+            &["1", "[3, 2, 1]"],
+            &["2", "[NULL, 4]"],
+            &["3", "NULL"],
+            &["4", "[]"],
+        ],
+    )
+    .await;
+    check_rows(
+        &engine,
+        &session,
+        "SELECT id, map_filter(map_from_arrays(array(1, 2, 3), array(n, 2 * n, 3 * n)), \
+         (k, v) -> v > 20 + k) FROM t ORDER BY id",
+        &[
+            &["1", "{3: 30}"],
+            &["2", "{2: 40, 3: 60}"],
+            &["3", "{1: 30, 2: 60, 3: 90}"],
+            &["4", "{1: 40, 2: 80, 3: 120}"],
+        ],
+    )
+    .await;
+    // A NULL map among the rows.
+    check_rows(
+        &engine,
+        &session,
+        "SELECT id, transform_values(CASE WHEN id = 3 THEN NULL \
+         ELSE map_from_arrays(array('a'), array(n)) END, (k, v) -> v + 1) FROM t ORDER BY id",
+        &[
+            &["1", "{a: 11}"],
+            &["2", "{a: 21}"],
+            &["3", "NULL"],
+            &["4", "{a: 41}"],
+        ],
+    )
+    .await;
+    check_rows(
+        &engine,
+        &session,
+        "SELECT id, map_keys(transform_keys(map_from_arrays(array(1, 2), array('x', 'y')), \
+         (k, v) -> k * id)) FROM t ORDER BY id",
+        &[
+            &["1", "[1, 2]"],
+            &["2", "[2, 4]"],
+            &["3", "[3, 6]"],
+            &["4", "[4, 8]"],
+        ],
+    )
+    .await;
+    check_rows(
+        &engine,
+        &session,
+        "SELECT id, map_zip_with(map_from_arrays(array(1, 2), array(id, n)), \
+         map_from_arrays(array(2, 3), array(n, id)), \
+         (k, v1, v2) -> coalesce(v1, 0) * 100 + coalesce(v2, 0) + k) FROM t ORDER BY id",
+        &[
+            &["1", "{1: 101, 2: 1012, 3: 4}"],
+            &["2", "{1: 201, 2: 2022, 3: 5}"],
+            &["3", "{1: 301, 2: 3032, 3: 6}"],
+            &["4", "{1: 401, 2: 4042, 3: 7}"],
+        ],
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn long_arrays_sort_and_fold_as_spark_does() {
+    let engine = engine().await;
+    let session = open(&engine);
+    check(
+        &engine,
+        &session,
+        &[
+            (
+                "SELECT array_sort(sequence(1, 100), (l, r) -> r - l) = sequence(100, 1, -1)",
+                "true",
+            ),
+            (
+                "SELECT slice(array_sort(transform(sequence(1, 37), x -> (x * 17) % 37), \
+                 (l, r) -> l - r), 1, 10)",
+                "[0, 1, 2, 3, 4, 5, 6, 7, 8, 9]",
+            ),
+            (
+                "SELECT aggregate(sequence(1, 1000), 0, (acc, x) -> acc + x)",
+                "500500",
+            ),
+            (
+                "SELECT map_keys(map_zip_with(map(1, 'a', 2, 'b'), map(3, 'x', 1, 'y'), \
+                 (k, v1, v2) -> concat(v1, v2)))",
+                "[1, 2, 3]",
+            ),
+            (
+                "SELECT map_values(map_zip_with(map(1, 'a', 2, 'b'), map(3, 'x', 1, 'y'), \
+                 (k, v1, v2) -> concat(v1, v2)))",
+                "[ay, NULL, NULL]",
+            ),
+            (
+                "SELECT transform(array(1, 2), x -> array(x, x * 2))",
+                "[[1, 2], [2, 4]]",
+            ),
+            (
+                "SELECT filter(array('a', 'bb', NULL, 'ccc'), s -> length(s) > 1)",
+                "[bb, ccc]",
+            ),
+            (
+                "SELECT transform(array(named_struct('a', 1, 'b', 'x'), \
+                 named_struct('a', 2, 'b', 'y')), s -> s.a)",
+                "[1, 2]",
+            ),
+        ],
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn show_and_describe_function_know_the_lambda_functions() {
+    let engine = engine().await;
+    let session = open(&engine);
+    let listed = rows(&engine, &session, "SHOW FUNCTIONS LIKE 'map_*'").await;
+    for name in ["map_filter", "map_zip_with"] {
+        assert!(
+            listed.contains(&vec![name.to_owned()]),
+            "{name}: {listed:?}"
+        );
+    }
+    check(
+        &engine,
+        &session,
+        &[(
+            "DESCRIBE FUNCTION exists",
+            "exists(array, x -> cond) - true when cond is true for an element; \
+             else NULL when it is NULL for one, else false",
+        )],
+    )
+    .await;
 }
