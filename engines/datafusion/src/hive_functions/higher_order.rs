@@ -240,7 +240,10 @@ impl HigherOrderUDFImpl for HigherOrder {
         let result = lambdas[0].data_type();
         let data_type = match self.kind {
             Transform | ZipWith => list_of(result.clone()),
-            Filter => values[0].data_type().clone(),
+            Filter => {
+                self.expect_boolean(result)?;
+                values[0].data_type().clone()
+            }
             Exists | Forall => {
                 self.expect_boolean(result)?;
                 DataType::Boolean

@@ -118,6 +118,12 @@ async fn filter_keeps_the_elements_the_predicate_is_true_for() {
         ],
     )
     .await;
+    // Spark refuses a lambda that gives no boolean.
+    let number = error(&engine, &session, "SELECT filter(array(1, 2), x -> x + 1)").await;
+    assert!(
+        number.to_string().contains("must give a boolean"),
+        "{number}"
+    );
     check_rows(
         &engine,
         &session,
@@ -219,6 +225,17 @@ async fn aggregate_folds_each_array_from_its_start() {
                 "2.5",
             ),
         ],
+    )
+    .await;
+    // Where Spark refuses a start of another type than the merge's result
+    // (DATATYPE_MISMATCH), the start is cast to the merge's type: a sum of doubles from 0.
+    check(
+        &engine,
+        &session,
+        &[(
+            "SELECT aggregate(array(1.5, 2.5), 0, (acc, x) -> acc + x)",
+            "4.0",
+        )],
     )
     .await;
     check_rows(
