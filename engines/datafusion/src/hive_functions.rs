@@ -58,6 +58,7 @@
 //! - `quoting`: Hive's `quote`.
 //! - `json_arrays`: Spark's `json_array_length`.
 //! - `most_frequent`: Spark's aggregate `mode`.
+//! - `percentile_disc`: Spark's aggregate `percentile_disc(p) WITHIN GROUP (ORDER BY x)`.
 //! - `usage`: what `DESCRIBE FUNCTION` says of each.
 //!
 //! Plus Hive's names for DataFusion's functions ([`ALIASES`]).
@@ -114,6 +115,7 @@ pub mod math;
 pub mod moments;
 pub mod most_frequent;
 pub mod ngrams;
+pub mod percentile_disc;
 pub mod printf;
 pub mod quoting;
 pub mod reflect;
@@ -202,6 +204,7 @@ pub fn register(ctx: &SessionContext) {
         .chain(extremes::aggregates())
         .chain(moments::aggregates())
         .chain(most_frequent::aggregates())
+        .chain(percentile_disc::aggregates())
     {
         ctx.register_udaf(udaf);
     }

@@ -153,8 +153,37 @@ impl Accumulator for Counts {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::HashMap;
+    use std::sync::Arc;
+
+    use datafusion::arrow::array::{ArrayRef, Int64Array};
+    use datafusion::arrow::datatypes::DataType;
+    use datafusion::common::ScalarValue;
+    use datafusion::logical_expr::Accumulator;
+
+    use super::Counts;
     use crate::hive_functions::tests::rows_with;
-    use crate::test_util::{engine, open};
+    use crate::test_util::{engine, merge_partial, open};
+
+    /// Counts of the values, as one partition's accumulator holds them.
+    fn counted(values: &[i64]) -> Counts {
+        let mut counts = Counts {
+            value_type: DataType::Int64,
+            counts: HashMap::new(),
+        };
+        let values: ArrayRef = Arc::new(Int64Array::from(values.to_vec()));
+        counts.update_batch(&[values]).unwrap();
+        counts
+    }
+
+    // The group [1, 1, 2, 2, 2, 3] split over two partitions: 2 is the most frequent of the
+    // whole, where each partition alone would answer 1 and 2.
+    #[test]
+    fn mode_adds_up_partial_counts() {
+        let mut total = counted(&[1, 1, 2]);
+        merge_partial(&mut total, &mut counted(&[2, 2, 3]));
+        assert_eq!(total.evaluate().unwrap(), ScalarValue::Int64(Some(2)));
+    }
 
     // Every expected value is Spark's (groups without ties, where Spark picks any).
     #[tokio::test]

@@ -622,6 +622,7 @@ fn every_hive_function_has_a_usage() {
         .chain(super::ngrams::aggregates())
         .chain(super::histogram::aggregates())
         .chain(super::most_frequent::aggregates())
+        .chain(super::percentile_disc::aggregates())
     {
         assert!(
             udaf.documentation().is_some(),

@@ -133,6 +133,7 @@ const USAGE: &[(&str, &str, &str)] = &[
     ("quote", "quote(s)", "s between single quotes, each single quote in it escaped with a backslash"),
     ("json_array_length", "json_array_length(json)", "the number of elements of the outermost JSON array, NULL for text that is no array"),
     ("mode", "mode(x)", "the group's most frequent non-NULL value (of as frequent ones, the least)"),
+    ("percentile_disc", "percentile_disc(p) WITHIN GROUP (ORDER BY x)", "the first of the group's values in that order at which a fraction p of them is reached, a DOUBLE"),
     ("count_if", "count_if(condition)", "the number of the group's rows where the condition is true"),
     ("max_by", "max_by(x, ord)", "x of the group's row with the greatest ord (rows with a NULL ord skipped); NULL without one"),
     ("min_by", "min_by(x, ord)", "x of the group's row with the least ord (rows with a NULL ord skipped); NULL without one"),
