@@ -108,6 +108,10 @@ SPARK_ANSWERS = [
     "SELECT regexp_extract_all('100-200, 300-400', '(\\\\d+)-(\\\\d+)', 2) AS a, regexp_extract_all('a1b22', '[0-9]+', 0) AS b, array_size(array(1, NULL, 3)) AS c, map_contains_key(map('a', 1), 'a') AS d, try_divide(1, 2) AS e, try_divide(1, 0) AS f, bit_count(7) AS g, bit_get(11, 2) AS h, getbit(11, 3) AS i",
     "SELECT startswith('hello', 'he') AS a, endswith('hello', 'lo') AS b, len('h\u00e9llo') AS c, date_diff('2024-03-05', '2024-03-01') AS d, dateadd('2024-02-28', 2) AS e",
     "SELECT expm1(1) AS a, log1p(1) AS b, rint(2.5) AS c, hypot(3, 4) AS d, expm1(1e-10) AS e",
+    # Spark's lambda functions: the row's columns captured, exists/forall's three-valued
+    # logic, a fold with a finish, pairs padded with NULLs, maps' entries, a comparator.
+    "SELECT t.id, transform(t.a, (x, i) -> x * i + t.n) AS tr, filter(t.a, x -> x > t.n / 10) AS f, exists(t.a, x -> x > 3) AS e, forall(t.a, x -> x < 4) AS fa, aggregate(t.a, 0, (acc, x) -> acc + coalesce(x, 0), acc -> acc * 10) AS ag FROM (VALUES (1, array(1, 2, 3), 10), (2, array(4, NULL), 20), (3, CAST(NULL AS ARRAY<INT>), 30)) t(id, a, n) ORDER BY t.id",
+    "SELECT zip_with(array(1, 2), array('a', 'b', 'c'), (x, y) -> concat(x, y)) AS z, map_filter(map('a', 1, 'b', 2), (k, v) -> v > 1) AS mf, transform_keys(map('a', 1), (k, v) -> upper(k)) AS tk, transform_values(map('a', 1), (k, v) -> v + 1) AS tv, map_zip_with(map('a', 1, 'b', 2), map('b', 3, 'c', 4), (k, v1, v2) -> coalesce(v1, 0) + coalesce(v2, 0)) AS mz, array_sort(array('bb', 'a', 'ccc'), (l, r) -> length(r) - length(l)) AS s",
     # struct's fields: colN for a value, a column's name for a column (Spark's; Hive's are all colN).
     "SELECT s.col1 AS a, s.col2 AS b, s, struct(x, t.y, x + 1) AS n FROM (SELECT struct(1, 'a') AS s) u, (VALUES (1, 'x')) t(x, y)",
     # Hive's GROUPING__ID and Spark's grouping_id: bit set = the column is not grouped.
