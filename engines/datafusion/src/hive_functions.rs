@@ -10,10 +10,10 @@
 //! - `conditional`: `if`, `isnull`, `isnotnull`, `field`, and the aggregate `count_if`.
 //! - `datetime`: `year` ... `second`, `quarter`, `dayofweek`, `weekofyear`, `dayofyear`,
 //!   `datediff`, `date_add`, `date_sub`, `add_months`, `next_day`, `last_day`, `months_between`,
-//!   `trunc`, `to_date`, `from_utc_timestamp`, `to_utc_timestamp`, `date_format`,
+//!   `trunc`, `date_trunc`, `to_date`, `from_utc_timestamp`, `to_utc_timestamp`, `date_format`,
 //!   `from_unixtime`, `unix_timestamp`, with Java date patterns
 //!   ([`datetime::java_pattern`]).
-//! - `strings`: `concat`, `concat_ws`, `substr`, `split`, `regexp_extract`, `regexp_replace`,
+//! - `strings`: `concat`, `concat_ws`, `substr`, `split`, `chr`, `regexp_extract`, `regexp_replace`,
 //!   `locate`, `sha2`, `space`.
 //! - `json`: `get_json_object`, `json_tuple` (a struct per row; `hive_syntax` makes it a
 //!   generator), with JSON text written as Hive's Jackson writes it.
@@ -63,11 +63,12 @@
 //!
 //! Plus Hive's names for DataFusion's functions ([`ALIASES`]).
 //!
-//! `date_format`, `from_unixtime`, `to_date`, `trunc`, `concat`, `substr` and
-//! `regexp_replace` replace DataFusion's functions of those names: SQL written for Hive means
-//! Java date patterns, a string from `from_unixtime`, NULL from `concat` with a NULL, a
-//! negative `substr` start counted from the end, every regex match replaced. A date pattern
-//! with `%` is still read as DataFusion's strftime.
+//! `date_format`, `from_unixtime`, `to_date`, `trunc`, `date_trunc`, `chr`, `concat`, `substr`
+//! and `regexp_replace` replace DataFusion's functions of those names: SQL written for Hive
+//! means Java date patterns, a string from `from_unixtime`, Spark's units (`'MM'`, `'DD'`) in
+//! `date_trunc`, a code modulo 256 in `chr`, NULL from `concat` with a NULL, a negative
+//! `substr` start counted from the end, every regex match replaced. A date pattern with `%`
+//! is still read as DataFusion's strftime.
 
 use std::sync::Arc;
 

@@ -116,6 +116,8 @@ pub fn functions() -> Vec<ScalarUDF> {
         )
         .udf(),
         HiveFunction::rewrite("trunc", trunc_types, trunc_returns, trunc).udf(),
+        HiveFunction::rewrite("date_trunc", date_trunc_types, date_trunc_returns, date_trunc)
+            .udf(),
         // A UTC time as the wall-clock time of a zone, and back, as Hive's.
         HiveFunction::rewrite(
             "from_utc_timestamp",
@@ -356,17 +358,70 @@ fn trunc(args: Vec<Expr>, types: &[DataType]) -> Result<Expr> {
             ))
         }
     };
-    let part = match unit.as_str() {
-        "YEAR" | "YYYY" | "YY" => "year",
-        "QUARTER" | "Q" => "quarter",
-        "MONTH" | "MM" | "MON" => "month",
-        "WEEK" => "week",
+    let part = match truncation_unit(&unit).or((unit == "Q").then_some("quarter")) {
+        Some(part @ ("year" | "quarter" | "month" | "week")) => part,
         _ => return Ok(lit(ScalarValue::Date32(None))),
     };
     Ok(cast(
         datafusion::functions::expr_fn::date_trunc(lit(part), as_timestamp(&args[0], &types[0])),
         DataType::Date32,
     ))
+}
+
+/// DataFusion's `date_trunc` unit of one of Spark's units of truncation, in any case.
+fn truncation_unit(unit: &str) -> Option<&'static str> {
+    Some(match unit.to_ascii_uppercase().as_str() {
+        "YEAR" | "YYYY" | "YY" => "year",
+        "QUARTER" => "quarter",
+        "MONTH" | "MM" | "MON" => "month",
+        "WEEK" => "week",
+        "DAY" | "DD" => "day",
+        "HOUR" => "hour",
+        "MINUTE" => "minute",
+        "SECOND" => "second",
+        "MILLISECOND" => "millisecond",
+        "MICROSECOND" => "microsecond",
+        _ => return None,
+    })
+}
+
+/// Spark's `date_trunc(unit, t)`: the timestamp `t` (a date or string read as one) cut to the
+/// start of its `unit`, Spark's names of units (`'YYYY'`, `'MM'`, `'DD'`, `'HOUR'`, ...)
+/// included; NULL for a unit Spark does not know.
+fn date_trunc(args: Vec<Expr>, types: &[DataType]) -> Result<Expr> {
+    let returns = date_trunc_returns(types)?;
+    let unit = match literal_string(&args[0]) {
+        Some(Some(unit)) => unit,
+        Some(None) => return Ok(lit(ScalarValue::try_from(&returns)?)),
+        None => {
+            return Err(DataFusionError::Plan(
+                "date_trunc: the unit must be a constant such as 'MM' or 'HOUR'".into(),
+            ))
+        }
+    };
+    let Some(part) = truncation_unit(&unit) else {
+        return Ok(lit(ScalarValue::try_from(&returns)?));
+    };
+    Ok(datafusion::functions::expr_fn::date_trunc(
+        lit(part),
+        as_timestamp(&args[1], &types[1]),
+    ))
+}
+
+fn date_trunc_types(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
+    match types {
+        [u, d] if (is_string(u) || u.is_null()) && is_date_like(d) => {
+            Ok(vec![DataType::Utf8, d.clone()])
+        }
+        _ => Err(bad_arguments(name, "(unit, timestamp)", types)),
+    }
+}
+
+fn date_trunc_returns(types: &[DataType]) -> Result<DataType> {
+    Ok(match types.get(1) {
+        Some(t @ DataType::Timestamp(..)) => t.clone(),
+        _ => DataType::Timestamp(TimeUnit::Nanosecond, None),
+    })
 }
 
 fn trunc_types(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {

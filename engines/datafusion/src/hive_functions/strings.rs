@@ -19,7 +19,7 @@ use datafusion::logical_expr::{
     Volatility,
 };
 
-use super::encoding::strings_of;
+use super::encoding::{integers_of, string_result, strings_of};
 use super::{bad_arguments, is_integer, is_string, HiveFunction};
 
 /// Stands for each match of `split`'s pattern before the string is cut at it: a control
@@ -29,6 +29,9 @@ const SPLIT_MARK: &str = "\u{1f}";
 pub fn functions() -> Vec<ScalarUDF> {
     vec![
         HiveFunction::rewrite("split", two_strings, list_of_strings, split).udf(),
+        HiveFunction::computed("chr", one_number, |_| Ok(DataType::Utf8), character)
+            .with_aliases(&["char"])
+            .udf(),
         HiveFunction::rewrite(
             "regexp_extract",
             regexp_extract_types,
@@ -349,13 +352,47 @@ fn list_of_strings(_: &[DataType]) -> Result<DataType> {
 }
 
 /// `split(text, regex)`: the pieces of `text` between matches of `regex`, trailing empty
-/// pieces kept (Hive since HIVE-5506, and Spark); `['']` for `''` (as Java's split);
+/// pieces kept (Hive since HIVE-5506, and Spark); `['']` for `''` (as Java's split); the
+/// characters for the empty pattern;
 /// NULL for a NULL text.
 fn split(args: Vec<Expr>, _: &[DataType]) -> Result<Expr> {
     let [text, pattern] = <[Expr; 2]>::try_from(args).expect("two arguments");
-    let marked = regexp_replace(text.clone(), pattern, lit(SPLIT_MARK), Some(lit("g")));
+    let marked = regexp_replace(
+        text.clone(),
+        pattern.clone(),
+        lit(SPLIT_MARK),
+        Some(lit("g")),
+    );
     let pieces = string_to_array(marked, lit(SPLIT_MARK), lit(ScalarValue::Utf8(None)));
-    when(text.eq(lit("")), make_array(vec![lit("")])).otherwise(pieces)
+    // The empty pattern splits into characters, as Spark's (the empty match at either
+    // end of the text cuts off no empty piece).
+    let characters = string_to_array(
+        text.clone(),
+        lit(ScalarValue::Utf8(None)),
+        lit(ScalarValue::Utf8(None)),
+    );
+    when(text.clone().eq(lit("")), make_array(vec![lit("")]))
+        .when(pattern.eq(lit("")), characters)
+        .otherwise(pieces)
+}
+
+/// Spark's `chr(n)` (and `char(n)`): the character of code `n % 256`, as Java's `char`; `''`
+/// for a negative `n`.
+fn character(args: &[ArrayRef]) -> Result<ArrayRef> {
+    Ok(string_result(integers_of(&args[0]).into_iter().map(|n| {
+        n.map(|n| match n {
+            ..0 => String::new(),
+            n => char::from((n & 0xff) as u8).to_string(),
+        })
+    })))
+}
+
+/// A number, read as a `BIGINT` (a fraction dropped, as Spark's cast to a long).
+fn one_number(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
+    match types {
+        [n] if n.is_numeric() || n.is_null() => Ok(vec![DataType::Int64]),
+        _ => Err(bad_arguments(name, "a number", types)),
+    }
 }
 
 /// `regexp_extract(text, regex[, group])`: the `group`th group (default 1; 0 is the whole

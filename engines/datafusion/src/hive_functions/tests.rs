@@ -1579,3 +1579,51 @@ async fn sparks_common_functions_the_engine_lacked() {
     )
     .await;
 }
+
+#[tokio::test]
+async fn date_trunc_takes_sparks_units() {
+    let engine = engine().await;
+    let s = open(&engine);
+    check(
+        &engine,
+        &s,
+        "SELECT date_trunc('YEAR', '2024-07-04 13:05:09'), date_trunc('YYYY', '2024-07-04'), \
+         date_trunc('QUARTER', '2024-08-04'), date_trunc('MON', '2024-07-04'), \
+         date_trunc('WEEK', '2024-07-04 13:05:09'), date_trunc('DD', '2024-07-04 13:05:09'), \
+         date_trunc('hour', DATE '2024-07-04'), date_trunc('MINUTE', '2024-07-04 13:05:09')",
+        &[
+            "2024-01-01T00:00:00",
+            "2024-01-01T00:00:00",
+            "2024-07-01T00:00:00",
+            "2024-07-01T00:00:00",
+            "2024-07-01T00:00:00",
+            "2024-07-04T00:00:00",
+            "2024-07-04T00:00:00",
+            "2024-07-04T13:05:00",
+        ],
+    )
+    .await;
+    // A unit Spark does not know, or a text that is no timestamp: NULL.
+    check(
+        &engine,
+        &s,
+        "SELECT date_trunc('bogus', '2024-07-04') IS NULL, date_trunc('D', '2024-07-04') IS NULL, \
+         date_trunc('year', 'x') IS NULL, date_trunc('SECOND', TIMESTAMP '2024-07-04 13:05:09.123')",
+        &["true", "true", "true", "2024-07-04T13:05:09"],
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn split_by_the_empty_pattern_and_chr_answer_as_spark() {
+    let engine = engine().await;
+    let s = open(&engine);
+    check(
+        &engine,
+        &s,
+        "SELECT split('Alice', ''), split('', ''), split('a,b,', ','), split(',a', ','), \
+         char(321), chr(0) = '\\u0000', char(-1), chr(65.7)",
+        &["[A, l, i, c, e]", "[]", "[a, b, ]", "[, a]", "A", "true", "", "A"],
+    )
+    .await;
+}
