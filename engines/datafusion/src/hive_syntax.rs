@@ -26,6 +26,10 @@
 //!   ([`dotted_fields`]).
 //! - Spark's cast functions, `int(x)`, `string(x)`, `date(x)` ..., read as `CAST(x AS type)`
 //!   ([`cast_functions`]).
+//! - Spark's `decode(x, search, result, ..., default)`, a `CASE` ([`decode_cases`]), beside
+//!   Hive's `decode(binary, charset)`.
+//! - `percentile(x, array(p1, p2))` and `percentile_approx(x, array(...))`, an array of
+//!   the percentiles, as Hive and Spark answer ([`percentile_lists`]).
 //! - `CAST(x AS type)` is NULL when `x` does not convert, as in Hive, instead of an error
 //!   (DataFusion's `TRY_CAST`; `x::type` keeps DataFusion's meaning); to an integer type, a
 //!   decimal string is truncated and a number out of range wraps ([`HiveIntegerCasts`]).
@@ -1258,6 +1262,41 @@ fn function_name(expr: &Expr) -> Option<String> {
     Some(name.value.to_ascii_lowercase())
 }
 
+/// The lower-case name and the arguments of a plain call of an unqualified, unquoted
+/// function: no DISTINCT, FILTER, OVER or clauses, every argument unnamed. The calls that
+/// the rewrites of Spark's forms ([`cast_functions`], [`decode_cases`], [`percentile_lists`])
+/// replace by other expressions.
+fn plain_call(expr: &Expr) -> Option<(String, Vec<&Expr>)> {
+    let Expr::Function(function) = expr else {
+        return None;
+    };
+    let [ObjectNamePart::Identifier(name)] = function.name.0.as_slice() else {
+        return None;
+    };
+    if name.quote_style.is_some()
+        || function.over.is_some()
+        || function.filter.is_some()
+        || !function.within_group.is_empty()
+    {
+        return None;
+    }
+    let FunctionArguments::List(list) = &function.args else {
+        return None;
+    };
+    if list.duplicate_treatment.is_some() || !list.clauses.is_empty() {
+        return None;
+    }
+    let args = list
+        .args
+        .iter()
+        .map(|arg| match arg {
+            FunctionArg::Unnamed(FunctionArgExpr::Expr(value)) => Some(value),
+            _ => None,
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some((name.value.to_ascii_lowercase(), args))
+}
+
 /// The one argument of a call of `explode` or `posexplode`.
 fn generator_argument(expr: &Expr) -> Option<Expr> {
     let Expr::Function(function) = expr else {
@@ -1278,6 +1317,8 @@ fn generator_argument(expr: &Expr) -> Option<Expr> {
 fn rewrite_expr(expr: &mut Expr) {
     dotted_fields(expr);
     cast_functions::as_cast(expr);
+    decode_cases::as_case(expr);
+    percentile_lists::as_list_of_percentiles(expr);
     lambdas::sort_with_comparator(expr);
     lambdas::variable_fields(expr);
     if let Some(counted) = count_distinct_columns(expr) {
@@ -1719,8 +1760,10 @@ fn function_call(name: &str, args: Vec<Expr>) -> Expr {
 }
 
 mod cast_functions;
+mod decode_cases;
 mod generators;
 mod number_literals;
+mod percentile_lists;
 pub use generators::{inline_fields, InlineFields};
 mod lambdas;
 pub use lambdas::parse_statement;

@@ -3,8 +3,7 @@
 //! value that does not convert is NULL, as in Hive).
 
 use datafusion::sql::sqlparser::ast::{
-    CastKind, DataType as SqlDataType, ExactNumberInfo, Expr, FunctionArg, FunctionArgExpr,
-    FunctionArguments, ObjectNamePart, TimezoneInfo,
+    CastKind, DataType as SqlDataType, ExactNumberInfo, Expr, TimezoneInfo,
 };
 
 /// The SQL type a cast function's name stands for, as Spark names them.
@@ -27,37 +26,18 @@ fn type_named(name: &str) -> Option<SqlDataType> {
     })
 }
 
-/// `int(x)` (one plain argument, a one-part name) as `CAST(x AS INT)`; anything else is left
-/// as it is.
+/// `int(x)` (a plain call of one argument) as `CAST(x AS INT)`; anything else is left as
+/// it is.
 pub(super) fn as_cast(expr: &mut Expr) {
-    let Expr::Function(function) = expr else {
+    let Some((name, args)) = super::plain_call(expr) else {
         return;
     };
-    let [ObjectNamePart::Identifier(name)] = function.name.0.as_slice() else {
+    let (Some(data_type), [value]) = (type_named(&name), args.as_slice()) else {
         return;
     };
-    if name.quote_style.is_some() || function.over.is_some() || function.filter.is_some() {
-        return;
-    }
-    let Some(data_type) = type_named(&name.value) else {
-        return;
-    };
-    let FunctionArguments::List(list) = &mut function.args else {
-        return;
-    };
-    if list.duplicate_treatment.is_some() || !list.clauses.is_empty() {
-        return;
-    }
-    let [FunctionArg::Unnamed(FunctionArgExpr::Expr(value))] = list.args.as_mut_slice() else {
-        return;
-    };
-    let value = std::mem::replace(
-        value,
-        Expr::value(datafusion::sql::sqlparser::ast::Value::Null),
-    );
     *expr = Expr::Cast {
         kind: CastKind::Cast,
-        expr: Box::new(value),
+        expr: Box::new((*value).clone()),
         data_type,
         array: false,
         format: None,
