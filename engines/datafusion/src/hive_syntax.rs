@@ -603,6 +603,22 @@ impl LateralViews {
             ))
         };
         let positions = relation_positions(&select.from);
+        // A subquery without a name (Spark's `FROM (SELECT ...) LATERAL VIEW ...`) is given
+        // one, for the view to be folded into: nothing can refer to it by a name it lacks.
+        for (index, &position) in positions.iter().enumerate() {
+            if let TableFactor::Derived {
+                alias: alias @ None,
+                ..
+            } = relation_mut(&mut select.from, position)
+            {
+                *alias = Some(TableAlias {
+                    explicit: true,
+                    name: Ident::new(format!("__lateral_source_{index}")),
+                    columns: Vec::new(),
+                    at: None,
+                });
+            }
+        }
         let names: Vec<Option<Ident>> = positions
             .iter()
             .map(|&position| relation_name(relation_mut(&mut select.from, position)))

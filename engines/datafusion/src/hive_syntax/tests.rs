@@ -1049,3 +1049,29 @@ async fn unnamed_columns_named_alike_take_hives_names() {
         "|2|_c1|"
     );
 }
+
+#[tokio::test]
+async fn a_lateral_view_over_a_subquery_without_a_name_explodes_its_rows() {
+    let engine = engine().await;
+    let session = open(&engine);
+    assert_eq!(
+        rows(
+            &engine,
+            &session,
+            "SELECT k, v FROM (SELECT map('x', 1, 'y', 2) m) LATERAL VIEW explode(m) t AS k, v \
+             ORDER BY k"
+        )
+        .await,
+        ["x,1", "y,2"]
+    );
+    assert_eq!(
+        rows(
+            &engine,
+            &session,
+            "SELECT n, x FROM (SELECT 'a' AS n, array(1, 2) AS xs) LATERAL VIEW explode(xs) e AS x \
+             ORDER BY x"
+        )
+        .await,
+        ["a,1", "a,2"]
+    );
+}
