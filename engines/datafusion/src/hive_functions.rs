@@ -50,7 +50,7 @@
 //!   `unix_seconds`, `unix_millis` (Hive's `to_epoch_milli`), `unix_micros`, `unix_date`.
 //! - `make_timestamp`: Spark's `make_timestamp` of a date's and time's fields.
 //! - `types_of`: Spark's `typeof`, its names of types.
-//! - `hashes`: Spark's `xxhash64`.
+//! - `hashes`: Spark's `xxhash64` and Hive's `murmur_hash`.
 //! - `higher_order`: Spark's lambda functions `transform`, `filter`, `exists`, `forall`,
 //!   `aggregate` (`reduce`), `zip_with`, `map_filter`, `transform_keys`, `transform_values`,
 //!   `map_zip_with`, and `array_sort` with a comparator.

@@ -1,10 +1,12 @@
-//! Spark's `xxhash64(a, ...)`: the 64-bit xxHash of the values, each hashed with the hash
-//! of those before it as its seed (42 for the first), as Spark's `XxHash64` hashes them:
-//! bit for bit, so that a bucket or sample computed by it in Spark is the same here.
+//! Hash functions that must agree bit for bit with another engine's, so that a bucket or
+//! sample computed by them there is the same here: Spark's `xxhash64(a, ...)`, the 64-bit
+//! xxHash of the values, each hashed with the hash of those before it as its seed (42 for
+//! the first), and Hive's `murmur_hash(a, ...)`, the 32-bit Murmur3 of each value's bytes
+//! combined as `31 * h + next` (Hive's bucketing hash, `getBucketHashCode`).
 
 use std::sync::Arc;
 
-use datafusion::arrow::array::{Array, ArrayRef, AsArray, Int64Builder};
+use datafusion::arrow::array::{Array, ArrayRef, AsArray, Int32Builder, Int64Builder};
 use datafusion::arrow::datatypes::{
     DataType, Date32Type, Decimal128Type, Float32Type, Float64Type, Int16Type, Int32Type,
     Int64Type, Int8Type, TimeUnit, TimestampMicrosecondType, TimestampMillisecondType,
@@ -20,19 +22,35 @@ use super::{bad_arguments, HiveFunction};
 const SEED: u64 = 42;
 
 pub fn functions() -> Vec<ScalarUDF> {
-    vec![HiveFunction::computed(
-        "xxhash64",
-        |name, types| {
-            if types.is_empty() || types.iter().any(holds_map) {
-                // A map's entries have no order Spark promises, so Spark refuses to hash one.
-                return Err(bad_arguments(name, "one value or more, none a map", types));
-            }
-            Ok(types.to_vec())
-        },
-        |_| Ok(DataType::Int64),
-        xxhash64,
-    )
-    .udf()]
+    vec![
+        HiveFunction::computed(
+            "murmur_hash",
+            |name, types| match types.iter().find(|t| !murmur_hashed(t)) {
+                Some(other) => Err(DataFusionError::Plan(format!(
+                    "{name}: values of type {other} are not hashed by this engine (Hive hashes \
+                     its own serialization of timestamps and decimals, and no map)"
+                ))),
+                None if types.is_empty() => Err(bad_arguments(name, "one value or more", types)),
+                None => Ok(types.to_vec()),
+            },
+            |_| Ok(DataType::Int32),
+            murmur_hash,
+        )
+        .udf(),
+        HiveFunction::computed(
+            "xxhash64",
+            |name, types| {
+                if types.is_empty() || types.iter().any(holds_map) {
+                    // A map's entries have no order Spark promises, so Spark refuses to hash one.
+                    return Err(bad_arguments(name, "one value or more, none a map", types));
+                }
+                Ok(types.to_vec())
+            },
+            |_| Ok(DataType::Int64),
+            xxhash64,
+        )
+        .udf(),
+    ]
 }
 
 fn holds_map(t: &DataType) -> bool {
@@ -177,10 +195,172 @@ fn java_big_integer_bytes(value: i128) -> Vec<u8> {
     bytes[start..].to_vec()
 }
 
+/// Hive's `Murmur3.DEFAULT_SEED`.
+const HIVE_SEED: u32 = 104_729;
+
+/// Whether Hive's `hashCodeMurmur` hashes values of this type as the engine can.
+fn murmur_hashed(t: &DataType) -> bool {
+    match t {
+        DataType::Null
+        | DataType::Boolean
+        | DataType::Int8
+        | DataType::Int16
+        | DataType::Int32
+        | DataType::Int64
+        | DataType::Float32
+        | DataType::Float64
+        | DataType::Utf8
+        | DataType::LargeUtf8
+        | DataType::Utf8View
+        | DataType::Binary
+        | DataType::LargeBinary
+        | DataType::BinaryView
+        | DataType::Date32 => true,
+        DataType::List(f) | DataType::LargeList(f) => murmur_hashed(f.data_type()),
+        DataType::Struct(fields) => fields.iter().all(|f| murmur_hashed(f.data_type())),
+        _ => false,
+    }
+}
+
+fn murmur_hash(args: &[ArrayRef]) -> Result<ArrayRef> {
+    let rows = args.first().map_or(0, |a| a.len());
+    let mut out = Int32Builder::with_capacity(rows);
+    for row in 0..rows {
+        let hash = args.iter().fold(0i32, |h, arg| {
+            h.wrapping_mul(31)
+                .wrapping_add(murmur_value(arg.as_ref(), row))
+        });
+        out.append_value(hash);
+    }
+    Ok(Arc::new(out.finish()))
+}
+
+/// Hive's `hashCodeMurmur` of `array[row]`: a number's big-endian bytes (Java's
+/// `ByteBuffer`), a string's UTF-8, hashed; 0 for NULL; a `TINYINT` and a boolean their
+/// value; an array's elements and a struct's fields combined as `31 * h + next`.
+fn murmur_value(array: &dyn Array, row: usize) -> i32 {
+    if array.is_null(row) {
+        return 0;
+    }
+    let hash = |bytes: &[u8]| hive_murmur3(bytes, HIVE_SEED);
+    match array.data_type() {
+        DataType::Boolean => i32::from(array.as_boolean().value(row)),
+        DataType::Int8 => array.as_primitive::<Int8Type>().value(row).into(),
+        DataType::Int16 => hash(&array.as_primitive::<Int16Type>().value(row).to_be_bytes()),
+        DataType::Int32 => hash(&array.as_primitive::<Int32Type>().value(row).to_be_bytes()),
+        DataType::Int64 => hash(&array.as_primitive::<Int64Type>().value(row).to_be_bytes()),
+        DataType::Date32 => hash(&array.as_primitive::<Date32Type>().value(row).to_be_bytes()),
+        // Hive puts `floatToIntBits(f)` into the buffer with `putFloat`: the int's value
+        // converted to a float, whose bits are hashed (and the same for doubles).
+        DataType::Float32 => {
+            let bits = array.as_primitive::<Float32Type>().value(row).to_bits() as i32;
+            hash(&(bits as f32).to_be_bytes())
+        }
+        DataType::Float64 => {
+            let bits = array.as_primitive::<Float64Type>().value(row).to_bits() as i64;
+            hash(&(bits as f64).to_be_bytes())
+        }
+        DataType::Utf8 => hash(array.as_string::<i32>().value(row).as_bytes()),
+        DataType::LargeUtf8 => hash(array.as_string::<i64>().value(row).as_bytes()),
+        DataType::Utf8View => hash(array.as_string_view().value(row).as_bytes()),
+        DataType::Binary => hash(array.as_binary::<i32>().value(row)),
+        DataType::LargeBinary => hash(array.as_binary::<i64>().value(row)),
+        DataType::BinaryView => hash(array.as_binary_view().value(row)),
+        DataType::List(_) => combined(array.as_list::<i32>().value(row).as_ref()),
+        DataType::LargeList(_) => combined(array.as_list::<i64>().value(row).as_ref()),
+        DataType::Struct(_) => array.as_struct().columns().iter().fold(0i32, |h, field| {
+            h.wrapping_mul(31)
+                .wrapping_add(murmur_value(field.as_ref(), row))
+        }),
+        _ => 0,
+    }
+}
+
+/// An array's elements' hashes combined as `31 * h + next`.
+fn combined(elements: &dyn Array) -> i32 {
+    (0..elements.len()).fold(0i32, |h, i| {
+        h.wrapping_mul(31).wrapping_add(murmur_value(elements, i))
+    })
+}
+
+/// Murmur3's 32-bit hash as Hive's `Murmur3.hash32` computes it: the standard one, but for
+/// the last one to three bytes, which Hive reads as signed Java bytes (a byte from 0x80 on
+/// sets the bits above it), so that a text ending in a non-ASCII character hashes as in Hive.
+fn hive_murmur3(data: &[u8], seed: u32) -> i32 {
+    const C1: u32 = 0xcc9e_2d51;
+    const C2: u32 = 0x1b87_3593;
+    let scramble = |k: u32| k.wrapping_mul(C1).rotate_left(15).wrapping_mul(C2);
+    let mut hash = seed;
+    let blocks = data.chunks_exact(4);
+    let tail = blocks.remainder();
+    for block in blocks {
+        let k = u32::from_le_bytes(block.try_into().expect("four bytes"));
+        hash = (hash ^ scramble(k))
+            .rotate_left(13)
+            .wrapping_mul(5)
+            .wrapping_add(0xe654_6b64);
+    }
+    if !tail.is_empty() {
+        let signed = |i: usize| i32::from(tail[i] as i8) as u32;
+        let mut k = 0u32;
+        for i in (0..tail.len()).rev() {
+            k ^= signed(i) << (8 * i);
+        }
+        hash ^= scramble(k);
+    }
+    hash ^= data.len() as u32;
+    hash ^= hash >> 16;
+    hash = hash.wrapping_mul(0x85eb_ca6b);
+    hash ^= hash >> 13;
+    hash = hash.wrapping_mul(0xc2b2_ae35);
+    hash ^= hash >> 16;
+    hash as i32
+}
+
 #[cfg(test)]
 mod tests {
+    use super::hive_murmur3;
     use crate::hive_functions::tests::check;
     use crate::test_util::{engine, error, open};
+
+    // Murmur3's body and finish as Spark's hash() computes them with its seed 42, of texts
+    // whose bytes are whole blocks of four (Spark reads a text's last bytes otherwise) and
+    // of an INT's four bytes.
+    #[test]
+    fn murmur3_is_sparks_and_hives() {
+        assert_eq!(hive_murmur3(b"abcd", 42), -396302900);
+        assert_eq!(hive_murmur3(b"abcdefgh", 42), -804741815);
+        assert_eq!(hive_murmur3(&1i32.to_le_bytes(), 42), -559580957);
+    }
+
+    // murmur_hash('hive') is Hive's answer (as Presto's test of Hive's built-in functions
+    // records it); NULL hashes as 0 and values combine as 31 * h + next, as Hive's
+    // getBucketHashCode.
+    #[tokio::test]
+    async fn murmur_hash_hashes_as_hive() {
+        let engine = engine().await;
+        let s = open(&engine);
+        let hive = -1992589179i32;
+        let twice = hive.wrapping_mul(31).wrapping_add(hive).to_string();
+        // 31 * 0 (the NULL's hash) + the text's.
+        let after_null = hive.to_string();
+        check(
+            &engine,
+            &s,
+            "SELECT murmur_hash('hive'), murmur_hash(NULL), murmur_hash('hive', 'hive'), \
+             murmur_hash(CAST(NULL AS STRING), 'hive'), murmur_hash(array('hive'))",
+            &["-1992589179", "0", &twice, &after_null, "-1992589179"],
+        )
+        .await;
+        let e = error(
+            &engine,
+            &s,
+            "SELECT murmur_hash(TIMESTAMP '2024-01-01 00:00:00')",
+        )
+        .await
+        .to_string();
+        assert!(e.contains("murmur_hash: values of type Timestamp"), "{e}");
+    }
 
     // Every expected value is Spark's, of values cast to the types Spark's were.
     #[tokio::test]

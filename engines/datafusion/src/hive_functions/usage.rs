@@ -131,6 +131,7 @@ const USAGE: &[(&str, &str, &str)] = &[
     ("make_timestamp", "make_timestamp(year, month, day, hour, min, sec[, timezone])", "the timestamp of the fields (sec to the microsecond, 60 the next minute) in the time zone (UTC by default); NULL for a field out of range"),
     ("typeof", "typeof(x)", "the name of x's type as Spark writes it (int, bigint, string, decimal(10,2), array<int>, struct<a:int>, ...)"),
     ("xxhash64", "xxhash64(a, ...)", "Spark's 64-bit xxHash of the values (seed 42), a BIGINT"),
+    ("murmur_hash", "murmur_hash(a, ...)", "Hive's INT Murmur3 hash of the values (each value's bytes, combined as 31 * h + next), as Hive buckets by"),
     ("assert_true", "assert_true(cond[, message])", "NULL when cond is true; else an error with the message ('cond' is not true! by default)"),
     ("quote", "quote(s)", "s between single quotes, each single quote in it escaped with a backslash"),
     ("json_array_length", "json_array_length(json)", "the number of elements of the outermost JSON array, NULL for text that is no array"),
