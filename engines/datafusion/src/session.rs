@@ -27,6 +27,7 @@ use crate::functions;
 use crate::hive_functions;
 use crate::hive_syntax;
 use crate::object_stores::SchemeObjectStoreRegistry;
+use crate::spark_casts;
 use crate::variables;
 use temporary::{SessionCatalogList, TemporaryViews};
 
@@ -484,7 +485,8 @@ fn session_template(
         .with_runtime_env(runtime)
         .with_catalog_list(catalogs)
         .with_default_features()
-        .with_analyzer_rule(Arc::new(hive_syntax::HiveIntegerCasts));
+        .with_analyzer_rule(Arc::new(hive_syntax::HiveIntegerCasts))
+        .with_analyzer_rule(Arc::new(spark_casts::NestedToString));
     // Hive's meanings first: the first planner that plans an expression wins.
     let planners = builder.expr_planners().get_or_insert_with(Vec::new);
     planners.splice(0..0, hive_syntax::expr_planners());

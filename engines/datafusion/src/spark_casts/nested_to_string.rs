@@ -1,0 +1,311 @@
+//! `CAST(x AS STRING)` of an array, a map or a struct written as Spark writes it: `[1, 2]`,
+//! `{a -> 1, b -> 2}`, `{1, x}` (a struct's values only), nested alike, a NULL inside as
+//! `null`, each value as Spark casts it to a string; DataFusion cannot cast a map or a
+//! struct to a string at all and writes an array its own way.
+
+use std::sync::Arc;
+
+use datafusion::arrow::array::{Array, ArrayRef, AsArray, StringBuilder};
+use datafusion::arrow::datatypes::{DataType, Float32Type, Float64Type, TimeUnit};
+use datafusion::arrow::temporal_conversions::{
+    timestamp_ms_to_datetime, timestamp_ns_to_datetime, timestamp_s_to_datetime,
+    timestamp_us_to_datetime,
+};
+use datafusion::arrow::util::display::array_value_to_string;
+use datafusion::common::config::ConfigOptions;
+use datafusion::common::tree_node::{Transformed, TreeNode};
+use datafusion::common::{DFSchema, Result};
+use datafusion::logical_expr::expr::{Cast, ScalarFunction, TryCast};
+use datafusion::logical_expr::expr_rewriter::NamePreserver;
+use datafusion::logical_expr::utils::merge_schema;
+use datafusion::logical_expr::{
+    cast, ColumnarValue, Expr, ExprSchemable, LogicalPlan, ScalarFunctionArgs, ScalarUDF,
+    ScalarUDFImpl, Signature, Volatility,
+};
+use datafusion::optimizer::AnalyzerRule;
+
+use crate::hive_functions::printf::java_double;
+
+/// Replaces a cast of an array, a map or a struct to a string by [`SparkText`]. An analyzer
+/// rule, run after type coercion, since only then is the value's type known everywhere.
+#[derive(Debug)]
+pub struct NestedToString;
+
+impl AnalyzerRule for NestedToString {
+    fn name(&self) -> &str {
+        "nested_to_string"
+    }
+
+    fn analyze(&self, plan: LogicalPlan, _: &ConfigOptions) -> Result<LogicalPlan> {
+        plan.transform_up_with_subqueries(|plan| {
+            if plan.inputs().is_empty() {
+                return Ok(Transformed::no(plan));
+            }
+            let schema = merge_schema(&plan.inputs());
+            let names = NamePreserver::new(&plan);
+            plan.map_expressions(|expr| {
+                let name = names.save(&expr);
+                expr.transform_up(|expr| spark_text_cast(expr, &schema))?
+                    .map_data(|expr| Ok(name.restore(expr)))
+            })
+        })
+        .map(|transformed| transformed.data)
+    }
+}
+
+fn spark_text_cast(expr: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
+    let (value, target) = match &expr {
+        Expr::Cast(Cast { expr, field }) | Expr::TryCast(TryCast { expr, field }) => {
+            (expr, field.data_type())
+        }
+        _ => return Ok(Transformed::no(expr)),
+    };
+    if !matches!(
+        target,
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
+    ) {
+        return Ok(Transformed::no(expr));
+    }
+    let Ok(source) = value.get_type(schema) else {
+        return Ok(Transformed::no(expr));
+    };
+    if !is_nested(&source) {
+        return Ok(Transformed::no(expr));
+    }
+    let text = Expr::ScalarFunction(ScalarFunction::new_udf(
+        Arc::new(ScalarUDF::new_from_impl(SparkText::new())),
+        vec![value.as_ref().clone()],
+    ));
+    Ok(Transformed::yes(if *target == DataType::Utf8 {
+        text
+    } else {
+        cast(text, target.clone())
+    }))
+}
+
+fn is_nested(data_type: &DataType) -> bool {
+    matches!(
+        data_type,
+        DataType::List(_)
+            | DataType::LargeList(_)
+            | DataType::FixedSizeList(..)
+            | DataType::Map(..)
+            | DataType::Struct(_)
+    )
+}
+
+/// A value as Spark's `CAST(x AS STRING)` writes it (`Cast`'s `ToStringBase`), for the
+/// nested types; NULL for NULL.
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub struct SparkText {
+    signature: Signature,
+}
+
+impl SparkText {
+    pub fn new() -> Self {
+        Self {
+            signature: Signature::any(1, Volatility::Immutable),
+        }
+    }
+}
+
+impl Default for SparkText {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl ScalarUDFImpl for SparkText {
+    fn name(&self) -> &str {
+        "spark_text"
+    }
+
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    fn return_type(&self, _: &[DataType]) -> Result<DataType> {
+        Ok(DataType::Utf8)
+    }
+
+    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
+        let scalar = matches!(args.args[0], ColumnarValue::Scalar(_));
+        let values = args.args[0].to_array(args.number_rows)?;
+        let mut out = StringBuilder::new();
+        let mut text = String::new();
+        for row in 0..values.len() {
+            if is_null(values.as_ref(), row) {
+                out.append_null();
+            } else {
+                text.clear();
+                write_value(values.as_ref(), row, &mut text)?;
+                out.append_value(&text);
+            }
+        }
+        let result: ArrayRef = Arc::new(out.finish());
+        if scalar {
+            Ok(ColumnarValue::Scalar(
+                datafusion::common::ScalarValue::try_from_array(&result, 0)?,
+            ))
+        } else {
+            Ok(ColumnarValue::Array(result))
+        }
+    }
+}
+
+/// Writes `array`'s value at `row` as Spark casts it to a string, `null` for NULL.
+fn write_value(array: &dyn Array, row: usize, out: &mut String) -> Result<()> {
+    if is_null(array, row) {
+        out.push_str("null");
+        return Ok(());
+    }
+    match array.data_type() {
+        DataType::List(_) => write_elements(array.as_list::<i32>().value(row).as_ref(), out)?,
+        DataType::LargeList(_) => write_elements(array.as_list::<i64>().value(row).as_ref(), out)?,
+        DataType::FixedSizeList(..) => {
+            write_elements(array.as_fixed_size_list().value(row).as_ref(), out)?
+        }
+        DataType::Map(..) => {
+            let entries = array.as_map().value(row);
+            out.push('{');
+            for entry in 0..entries.len() {
+                if entry > 0 {
+                    out.push_str(", ");
+                }
+                write_value(entries.column(0).as_ref(), entry, out)?;
+                out.push_str(" -> ");
+                write_value(entries.column(1).as_ref(), entry, out)?;
+            }
+            out.push('}');
+        }
+        DataType::Struct(_) => {
+            out.push('{');
+            for (i, field) in array.as_struct().columns().iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_value(field.as_ref(), row, out)?;
+            }
+            out.push('}');
+        }
+        DataType::Float64 => {
+            out.push_str(&java_double(array.as_primitive::<Float64Type>().value(row)))
+        }
+        // Java's Float.toString gives a float's own shortest digits, which read as a double
+        // print the same through Double.toString.
+        DataType::Float32 => {
+            let x = array.as_primitive::<Float32Type>().value(row);
+            out.push_str(&java_double(format!("{x}").parse().unwrap_or(f64::from(x))))
+        }
+        DataType::Decimal128(_, scale) => out.push_str(&java_big_decimal(
+            array
+                .as_primitive::<datafusion::arrow::datatypes::Decimal128Type>()
+                .value(row),
+            *scale,
+        )),
+        DataType::Timestamp(unit, zone) => {
+            out.push_str(&spark_timestamp(array, row, unit, zone.as_deref())?)
+        }
+        DataType::Binary => out.push_str(&String::from_utf8_lossy(
+            array.as_binary::<i32>().value(row),
+        )),
+        DataType::LargeBinary => out.push_str(&String::from_utf8_lossy(
+            array.as_binary::<i64>().value(row),
+        )),
+        DataType::BinaryView => {
+            out.push_str(&String::from_utf8_lossy(array.as_binary_view().value(row)))
+        }
+        // Integers, booleans, strings (unquoted) and dates are written alike.
+        _ => out.push_str(&array_value_to_string(array, row)?),
+    }
+    Ok(())
+}
+
+/// Whether the value is NULL, a value of the NULL type (`map('a', NULL)`'s) too.
+fn is_null(array: &dyn Array, row: usize) -> bool {
+    array
+        .logical_nulls()
+        .is_some_and(|nulls| nulls.is_null(row))
+}
+
+fn write_elements(elements: &dyn Array, out: &mut String) -> Result<()> {
+    out.push('[');
+    for i in 0..elements.len() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        write_value(elements, i, out)?;
+    }
+    out.push(']');
+    Ok(())
+}
+
+/// Java's `BigDecimal.toString`, which Spark writes a decimal with: all the scale's digits
+/// (`1.500`), in scientific notation when the exponent is below -6 (`0E-10`, `1.00E-8`).
+fn java_big_decimal(unscaled: i128, scale: i8) -> String {
+    let sign = if unscaled < 0 { "-" } else { "" };
+    let digits = unscaled.unsigned_abs().to_string();
+    let scale = i64::from(scale);
+    let adjusted = digits.len() as i64 - 1 - scale;
+    if scale >= 0 && adjusted >= -6 {
+        let scale = scale as usize;
+        if scale == 0 {
+            format!("{sign}{digits}")
+        } else if digits.len() > scale {
+            let (whole, fraction) = digits.split_at(digits.len() - scale);
+            format!("{sign}{whole}.{fraction}")
+        } else {
+            format!("{sign}0.{}{digits}", "0".repeat(scale - digits.len()))
+        }
+    } else {
+        let (first, rest) = digits.split_at(1);
+        let point = if rest.is_empty() { "" } else { "." };
+        let plus = if adjusted > 0 { "+" } else { "" };
+        format!("{sign}{first}{point}{rest}E{plus}{adjusted}")
+    }
+}
+
+/// `yyyy-MM-dd HH:mm:ss` and the fraction of a second without its trailing zeros, as Spark
+/// writes a timestamp; one with a time zone in that zone's local time.
+fn spark_timestamp(
+    array: &dyn Array,
+    row: usize,
+    unit: &TimeUnit,
+    zone: Option<&str>,
+) -> Result<String> {
+    use chrono::TimeZone;
+    use datafusion::arrow::array::timezone::Tz;
+    use datafusion::arrow::datatypes::{
+        TimestampMicrosecondType, TimestampMillisecondType, TimestampNanosecondType,
+        TimestampSecondType,
+    };
+    let time = match unit {
+        TimeUnit::Second => {
+            timestamp_s_to_datetime(array.as_primitive::<TimestampSecondType>().value(row))
+        }
+        TimeUnit::Millisecond => {
+            timestamp_ms_to_datetime(array.as_primitive::<TimestampMillisecondType>().value(row))
+        }
+        TimeUnit::Microsecond => {
+            timestamp_us_to_datetime(array.as_primitive::<TimestampMicrosecondType>().value(row))
+        }
+        TimeUnit::Nanosecond => {
+            timestamp_ns_to_datetime(array.as_primitive::<TimestampNanosecondType>().value(row))
+        }
+    };
+    let Some(utc) = time else {
+        // Beyond chrono's years: as DataFusion writes it.
+        return Ok(array_value_to_string(array, row)?);
+    };
+    let time = match zone {
+        None => utc,
+        Some(zone) => zone.parse::<Tz>()?.from_utc_datetime(&utc).naive_local(),
+    };
+    let mut text = time.format("%Y-%m-%d %H:%M:%S").to_string();
+    let nanos = chrono::Timelike::nanosecond(&time);
+    if nanos > 0 {
+        text.push('.');
+        text.push_str(format!("{nanos:09}").trim_end_matches('0'));
+    }
+    Ok(text)
+}
