@@ -19,6 +19,7 @@ use std::sync::Arc;
 
 use datafusion::arrow::datatypes::{DataType, Field, FieldRef, Fields};
 use datafusion::error::{DataFusionError, Result};
+use datafusion::logical_expr::type_coercion::binary::comparison_coercion;
 use datafusion::logical_expr::{
     ColumnarValue, Documentation, HigherOrderFunctionArgs, HigherOrderReturnFieldArgs,
     HigherOrderSignature, HigherOrderUDF, HigherOrderUDFImpl, LambdaParametersProgress,
@@ -131,13 +132,15 @@ impl HigherOrderUDFImpl for HigherOrder {
                 Ok(vec![as_map(name, map)?.clone()])
             }
             (MapZipWith, [m1, m2]) => {
+                // The keys are matched in one type: both maps' keys as the wider one's, as
+                // Spark coerces them (INT and BIGINT keys as BIGINT).
                 let (k1, k2) = (map_key_type(name, m1)?, map_key_type(name, m2)?);
-                if k1 != k2 {
-                    return Err(DataFusionError::Plan(format!(
-                        "{name} takes two maps of one key type; it was given keys of {k1} and {k2}"
-                    )));
-                }
-                Ok(vec![m1.clone(), m2.clone()])
+                let key = comparison_coercion(k1, k2).ok_or_else(|| {
+                    DataFusionError::Plan(format!(
+                        "{name} takes two maps whose keys compare; it was given keys of {k1} and {k2}"
+                    ))
+                })?;
+                Ok(vec![with_key_type(m1, &key), with_key_type(m2, &key)])
             }
             _ => Err(DataFusionError::Plan(format!(
                 "{name} takes {}; it was given {} value argument(s)",
@@ -403,6 +406,33 @@ fn as_map<'a>(name: &str, t: &'a DataType) -> Result<&'a DataType> {
 fn map_key_type<'a>(name: &str, t: &'a DataType) -> Result<&'a DataType> {
     let (key, _) = map_fields_of(name, as_map(name, t)?)?;
     Ok(key.data_type())
+}
+
+/// A map type with its keys of another type.
+fn with_key_type(map: &DataType, key: &DataType) -> DataType {
+    let DataType::Map(entries, ordered) = map else {
+        return map.clone();
+    };
+    let DataType::Struct(fields) = entries.data_type() else {
+        return map.clone();
+    };
+    let fields: Fields = fields
+        .iter()
+        .enumerate()
+        .map(|(i, f)| match i {
+            0 => Arc::new(f.as_ref().clone().with_data_type(key.clone())),
+            _ => Arc::clone(f),
+        })
+        .collect();
+    DataType::Map(
+        Arc::new(
+            entries
+                .as_ref()
+                .clone()
+                .with_data_type(DataType::Struct(fields)),
+        ),
+        *ordered,
+    )
 }
 
 fn element_field(name: &str, list: &FieldRef) -> Result<FieldRef> {

@@ -51,8 +51,8 @@ impl Flat {
         let mut values = child.slice(start, end - start);
         let mut lengths: Vec<usize> = offsets.lengths().collect();
         if let Some(nulls) = nulls {
-            // A NULL row's elements (which DataFusion leaves behind some NULL maps) are
-            // never the lambda's to see.
+            // A NULL row's elements are not the lambda's to see (it could fail on them):
+            // DataFusion empties a NULL array's, but a NULL map may keep its entries.
             if nulls.null_count() > 0
                 && (0..lengths.len()).any(|r| nulls.is_null(r) && lengths[r] > 0)
             {
@@ -104,8 +104,8 @@ impl Flat {
     }
 }
 
-/// The lambda's body over the elements `rows` gives the rows of (`len` of them), with the
-/// variables `params` gives; each captured column's value repeated for its row's elements.
+/// The lambda's body over `len` elements, its variables' columns from `params`; `rows`
+/// gives each element's row, by which each captured column's value is repeated.
 pub(super) fn evaluate(
     lambda: &LambdaArgument,
     params: &[&dyn Fn() -> Result<ArrayRef>],

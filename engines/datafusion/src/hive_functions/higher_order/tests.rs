@@ -314,6 +314,12 @@ async fn map_functions_filter_and_transform_entries() {
                  (k, v1, v2) -> coalesce(v1, 0) + coalesce(v2, 0))",
                 "{a: 1, b: 5, c: 4}",
             ),
+            // Keys of two integer types are matched as the wider one's.
+            (
+                "SELECT map_zip_with(map(1, 'a'), map(CAST(1 AS INT), 'b', 2, 'c'), \
+                 (k, v1, v2) -> concat(v1, v2))",
+                "{1: ab, 2: NULL}",
+            ),
         ],
     )
     .await;
