@@ -113,7 +113,7 @@ fn count_of(timestamp: Expr, per: i64) -> Expr {
 #[cfg(test)]
 mod tests {
     use crate::hive_functions::tests::check;
-    use crate::test_util::{engine, open};
+    use crate::test_util::{engine, error, open};
 
     // Every expected value is Spark's.
     #[tokio::test]
@@ -162,5 +162,16 @@ mod tests {
             ],
         )
         .await;
+        // Spark refuses a string where a timestamp or date is due, and so does the engine.
+        for (sql, expected) in [
+            (
+                "SELECT unix_seconds('2008-12-25 15:30:00')",
+                "unix_seconds takes a timestamp",
+            ),
+            ("SELECT unix_date('2008-12-25')", "unix_date takes a date"),
+        ] {
+            let e = error(&engine, &s, sql).await.to_string();
+            assert!(e.contains(expected), "{sql}: {e}");
+        }
     }
 }

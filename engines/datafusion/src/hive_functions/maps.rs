@@ -17,7 +17,7 @@ use datafusion::arrow::util::display::{ArrayFormatter, FormatOptions};
 use datafusion::error::{DataFusionError, Result};
 use datafusion::logical_expr::{ScalarUDF, Signature, TypeSignature, Volatility};
 
-use super::arrays::{element_ranges, is_list, list_type};
+use super::arrays::{element_ranges, element_type, is_list, list_type};
 use super::{bad_arguments, HiveFunction};
 
 pub fn functions() -> Vec<ScalarUDF> {
@@ -89,10 +89,6 @@ fn entry_fields(key: DataType, value: DataType) -> Fields {
         Field::new("key", key, false),
         Field::new("value", value, true),
     ])
-}
-
-fn element_type(list: &DataType) -> DataType {
-    super::arrays::element_type(list)
 }
 
 /// The key and value types of a struct of two fields.

@@ -7,13 +7,13 @@ use std::sync::Arc;
 
 use chrono::{DateTime, Days, Months, NaiveDate, NaiveDateTime, TimeDelta};
 use datafusion::arrow::array::{
-    Array, ArrayRef, AsArray, Date32Array, Int32Array, Int64Array, ListArray,
+    Array, ArrayRef, AsArray, Date32Array, Int32Array, Int64Array, ListArray, PrimitiveArray,
     TimestampNanosecondArray,
 };
 use datafusion::arrow::buffer::{NullBuffer, OffsetBuffer};
 use datafusion::arrow::datatypes::{
-    DataType, Date32Type, Field, Int64Type, IntervalMonthDayNano, IntervalMonthDayNanoType,
-    IntervalUnit, TimeUnit, TimestampNanosecondType,
+    ArrowPrimitiveType, DataType, Date32Type, Field, Int64Type, IntervalMonthDayNano,
+    IntervalMonthDayNanoType, IntervalUnit, TimeUnit, TimestampNanosecondType,
 };
 use datafusion::error::{DataFusionError, Result};
 use datafusion::logical_expr::ScalarUDF;
@@ -77,7 +77,6 @@ fn sequence_types(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
 
 fn sequence(args: &[ArrayRef]) -> Result<ArrayRef> {
     let rows = args[0].len();
-    let step = |i: usize| args.get(2).map(|s| s.is_valid(i).then(|| s.clone()));
     let mut lengths = Vec::with_capacity(rows);
     let mut valid = Vec::with_capacity(rows);
     let values: ArrayRef = match args[0].data_type() {
@@ -91,11 +90,7 @@ fn sequence(args: &[ArrayRef]) -> Result<ArrayRef> {
             let steps = args.get(2).map(as_i64).transpose()?;
             let mut out = Vec::new();
             for i in 0..rows {
-                let step = match &steps {
-                    Some(s) if s.is_null(i) => None,
-                    Some(s) => Some(Some(s.value(i))),
-                    None => Some(None),
-                };
+                let step = step_of(steps.as_ref(), i);
                 let (true, true, Some(step)) = (starts.is_valid(i), stops.is_valid(i), step) else {
                     push_row(&mut lengths, &mut valid, None);
                     continue;
@@ -126,25 +121,22 @@ fn sequence(args: &[ArrayRef]) -> Result<ArrayRef> {
                 }
             };
             let (starts, stops) = (times(&args[0]), times(&args[1]));
+            let steps = args
+                .get(2)
+                .map(|s| s.as_primitive::<IntervalMonthDayNanoType>());
             let mut out = Vec::new();
             for i in 0..rows {
-                let step = match step(i) {
-                    Some(None) => None,
-                    Some(Some(steps)) => {
-                        Some(steps.as_primitive::<IntervalMonthDayNanoType>().value(i))
-                    }
-                    None => Some(IntervalMonthDayNano::new(0, 0, 0)),
-                };
+                let step = step_of(steps, i);
                 let (Some(start), Some(stop), Some(step)) = (starts[i], stops[i], step) else {
                     push_row(&mut lengths, &mut valid, None);
                     continue;
                 };
-                let step = if args.len() == 2 {
-                    // A day, towards stop, as Spark's default for dates and timestamps.
-                    IntervalMonthDayNano::new(0, if start <= stop { 1 } else { -1 }, 0)
-                } else {
-                    step
-                };
+                // A day towards stop, as Spark's default for dates and timestamps.
+                let step = step.unwrap_or(IntervalMonthDayNano::new(
+                    0,
+                    if start <= stop { 1 } else { -1 },
+                    0,
+                ));
                 if dates && step.nanoseconds != 0 {
                     return Err(DataFusionError::Execution(
                         "sequence: the step between dates must be whole days, weeks, months \
@@ -185,6 +177,19 @@ fn sequence(args: &[ArrayRef]) -> Result<ArrayRef> {
         values,
         (nulls.null_count() > 0).then_some(nulls),
     )?))
+}
+
+/// Row `i`'s step: `None` when it is NULL (the row's sequence is NULL), `Some(None)` when
+/// the call gives none (the default step).
+fn step_of<T: ArrowPrimitiveType>(
+    steps: Option<&PrimitiveArray<T>>,
+    i: usize,
+) -> Option<Option<T::Native>> {
+    match steps {
+        Some(steps) if steps.is_null(i) => None,
+        Some(steps) => Some(Some(steps.value(i))),
+        None => Some(None),
+    }
 }
 
 fn push_row(lengths: &mut Vec<usize>, valid: &mut Vec<bool>, length: Option<usize>) {

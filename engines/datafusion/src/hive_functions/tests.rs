@@ -1627,3 +1627,30 @@ async fn split_by_the_empty_pattern_and_chr_answer_as_spark() {
     )
     .await;
 }
+
+/// Spark's functions computed value by value answer each row of a column for itself (NULL
+/// rows, arrays of other lengths), as Spark does.
+#[tokio::test]
+async fn sparks_computed_functions_answer_row_by_row() {
+    let engine = engine().await;
+    let s = open(&engine);
+    let (rows, _) = rows_with(
+        &engine,
+        &s,
+        "SELECT slice(a, s, 2), array_insert(a, s, 0), sequence(s, e), map_from_arrays(a, a), \
+         try_add(s, e), json_array_length(j) FROM (VALUES \
+         (array(1, 2, 3), 1, 3, '[1]'), (NULL, 2, 1, NULL), (array(4, 5), -1, 2, '[]'), \
+         (array(6), 3, 3, '[[1,2],3]')) t(a, s, e, j)",
+        &BTreeMap::new(),
+    )
+    .await;
+    assert_eq!(
+        rows,
+        [
+            ["[1, 2]", "[0, 1, 2, 3]", "[1, 2, 3]", "{1: 1, 2: 2, 3: 3}", "4", "1"],
+            ["NULL", "NULL", "[2, 1]", "NULL", "3", "NULL"],
+            ["[5]", "[4, 5, 0]", "[-1, 0, 1, 2]", "{4: 4, 5: 5}", "1", "0"],
+            ["[]", "[6, NULL, 0]", "[3]", "{6: 6}", "6", "2"],
+        ]
+    );
+}
