@@ -252,3 +252,6 @@ pub(super) fn variable_fields(expr: &mut Expr) {
         ControlFlow::<()>::Continue(())
     });
 }
+
+#[cfg(test)]
+mod tests;
