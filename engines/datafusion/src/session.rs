@@ -490,6 +490,7 @@ fn session_template(
     // Hive's meanings first: the first planner that plans an expression wins.
     let planners = builder.expr_planners().get_or_insert_with(Vec::new);
     planners.splice(0..0, hive_syntax::expr_planners());
+    planners.insert(0, Arc::new(spark_casts::StringOperands));
     let ctx = SessionContext::new_with_state(builder.build());
     functions::register(&ctx);
     hive_functions::register(&ctx);

@@ -111,3 +111,162 @@ async fn arrays_maps_and_structs_cast_to_sparks_text() {
         ["| [0, 0] |", "| [1, 1] |"]
     );
 }
+
+#[tokio::test]
+async fn a_string_in_arithmetic_is_a_double() {
+    let engine = engine().await;
+    let session = open(&engine);
+    let cases = [
+        ("1 + '2'", "3.0"),
+        ("'3' * '4'", "12.0"),
+        ("10 / '4'", "2.5"),
+        ("'5' - 1", "4.0"),
+        ("'7' % 2", "1.0"),
+        ("7.5 % '2'", "1.5"),
+        ("arrow_typeof(1 + '2')", "Float64"),
+        ("arrow_typeof(2Y + '1')", "Float64"),
+        ("arrow_typeof(CAST(1 AS DECIMAL(10,2)) * '3')", "Float64"),
+        ("arrow_typeof(NULL + '1')", "Float64"),
+        ("1.5BD + '2'", "3.5"),
+        ("2.5F + '1'", "3.5"),
+        ("'1' + 2147483647", "2147483648.0"),
+        // Not a number: NULL.
+        ("('abc' + 1) IS NULL", "true"),
+        ("('' + 1) IS NULL", "true"),
+        ("('0x10' + 0) IS NULL", "true"),
+        ("('1L' + 0) IS NULL", "true"),
+        ("('-nan' + 0) IS NULL", "true"),
+        // A zero divisor: NULL, as a number's.
+        ("(10 / '0') IS NULL", "true"),
+        ("('5' % '0') IS NULL", "true"),
+        // Read as Java reads a double.
+        ("'1.5' + '1'", "2.5"),
+        ("'1e3' + 0", "1000.0"),
+        ("' 7 ' + 0", "7.0"),
+        ("'+1' + 0", "1.0"),
+        ("'1.' + 0", "1.0"),
+        ("'.5' + 0", "0.5"),
+        ("'1d' + 0", "1.0"),
+        ("'1.5e3d' + 0", "1500.0"),
+        ("'Infinity' + 0", "inf"),
+        ("'-Infinity' + 0", "-inf"),
+        ("'INF' + 0", "inf"),
+        ("'1e400' + 0", "inf"),
+        ("'NaN' + 0", "NaN"),
+    ];
+    for (expr, expected) in cases {
+        assert_eq!(
+            value(&engine, &session, &format!("SELECT {expr}")).await,
+            expected,
+            "{expr}"
+        );
+    }
+    // A column of strings.
+    assert_eq!(
+        value(
+            &engine,
+            &session,
+            "SELECT sum(x * 2) FROM (VALUES ('1'), ('2.5'), ('x')) t(x)"
+        )
+        .await,
+        "7.0"
+    );
+}
+
+#[tokio::test]
+async fn a_string_compares_as_the_other_sides_type() {
+    let engine = engine().await;
+    let session = open(&engine);
+    let cases = [
+        ("'5' > 4", "true"),
+        ("'5' > 40", "false"),
+        // As numbers, not as strings.
+        ("'10' > 9", "true"),
+        ("'10' > '9'", "false"),
+        // Read as an INT: the fraction is dropped.
+        ("'5.5' > 5", "false"),
+        ("'1.9' = 1", "true"),
+        ("'-1.9' = -1", "true"),
+        ("'5.0' = 5", "true"),
+        ("' 5' = 5", "true"),
+        ("'100' = 100Y", "true"),
+        ("'2' >= 2", "true"),
+        ("'2' <= 1", "false"),
+        ("'2' <> 2", "false"),
+        ("'5' != 4", "true"),
+        ("1 > '0'", "true"),
+        // Not a number of the type: NULL.
+        ("('abc' = 5) IS NULL", "true"),
+        ("('abc' > 5) IS NULL", "true"),
+        ("(1 > 'a') IS NULL", "true"),
+        ("('1e2' = 100) IS NULL", "true"),
+        ("('1d' = 1) IS NULL", "true"),
+        ("('300' = 44Y) IS NULL", "true"),
+        ("'x' <=> 5", "false"),
+        ("'5' <=> 5", "true"),
+        // As a double beside a double, and beside a decimal.
+        ("'1e2' = 100.0D", "true"),
+        ("' 1 ' = 1.0D", "true"),
+        ("'1.5' = 1.5F", "true"),
+        ("'5' > 4.5", "true"),
+        ("'4.50' = 4.5BD", "true"),
+        ("'1.001' > CAST(1 AS DECIMAL(10,2))", "true"),
+        // As a boolean beside a boolean.
+        ("true = 't'", "true"),
+        ("' true ' = true", "true"),
+        ("'yes' = true", "true"),
+        ("'TRUE' = true", "true"),
+        ("'n' = false", "true"),
+        ("true = '1'", "true"),
+        ("('on' = true) IS NULL", "true"),
+        ("(true = 'abc') IS NULL", "true"),
+        // Dates and timestamps read the string as before.
+        ("'2024-01-02' = DATE '2024-01-02'", "true"),
+        ("TIMESTAMP '2024-01-02 00:00:00' > '2024-01-01'", "true"),
+    ];
+    for (expr, expected) in cases {
+        assert_eq!(
+            value(&engine, &session, &format!("SELECT {expr}")).await,
+            expected,
+            "{expr}"
+        );
+    }
+    // A column compared with a string keeps its answer; a string column with a number no
+    // longer fails on a name that is not one.
+    assert_eq!(
+        value(
+            &engine,
+            &session,
+            "SELECT n_name FROM tpch.nation WHERE n_nationkey = '5'"
+        )
+        .await,
+        "ETHIOPIA"
+    );
+    assert_eq!(
+        value(
+            &engine,
+            &session,
+            "SELECT count(*) FROM tpch.nation WHERE n_name > 5 OR n_name IS NULL"
+        )
+        .await,
+        "0"
+    );
+}
+
+#[tokio::test]
+async fn dates_and_intervals_keep_their_arithmetic() {
+    let engine = engine().await;
+    let session = open(&engine);
+    let cases = [
+        ("DATE '2024-01-02' + INTERVAL 1 DAY", "2024-01-03"),
+        ("DATE '2024-01-02' - DATE '2024-01-01'", "1"),
+        ("DATE '2024-01-02' + 1", "2024-01-03"),
+    ];
+    for (expr, expected) in cases {
+        assert_eq!(
+            value(&engine, &session, &format!("SELECT {expr}")).await,
+            expected,
+            "{expr}"
+        );
+    }
+}
