@@ -30,6 +30,8 @@
 //!   Hive's `decode(binary, charset)`.
 //! - `percentile(x, array(p1, p2))` and `percentile_approx(x, array(...))`, an array of
 //!   the percentiles, as Hive and Spark answer ([`percentile_lists`]).
+//! - `sum(x)` beside `sum(CAST(x AS DOUBLE))`, aggregates DataFusion names alike and
+//!   refuses ([`cast_names`]).
 //! - `CAST(x AS type)` is NULL when `x` does not convert, as in Hive, instead of an error
 //!   (DataFusion's `TRY_CAST`; `x::type` keeps DataFusion's meaning); to an integer type, a
 //!   decimal string is truncated and a number out of range wraps ([`HiveIntegerCasts`]).
@@ -379,6 +381,7 @@ fn rewrite_exploding(
                 }
                 _ => {}
             }
+            cast_names::tell_apart(statement.as_mut());
             let _ = visit_expressions_mut(statement.as_mut(), |expr| {
                 rewrite_expr(expr);
                 ControlFlow::<()>::Continue(())
@@ -1776,6 +1779,7 @@ fn function_call(name: &str, args: Vec<Expr>) -> Expr {
 }
 
 mod cast_functions;
+mod cast_names;
 mod decode_cases;
 mod generators;
 mod number_literals;
