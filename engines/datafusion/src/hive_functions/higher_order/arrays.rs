@@ -42,18 +42,12 @@ pub(super) fn filter_elements(array: &ArrayRef, lambda: &LambdaArgument) -> Resu
         flat.values.len(),
     )?)?);
     let kept = filter(&flat.values, &keep)?;
-    let lengths = (0..flat.rows()).map(|r| {
-        let range = flat.range(r);
-        keep.values()
-            .slice(range.start, range.len())
-            .count_set_bits()
-    });
     let DataType::List(field) = array.data_type() else {
         unreachable!("the argument was coerced to a list");
     };
     Ok(Arc::new(ListArray::try_new(
         Arc::clone(field),
-        OffsetBuffer::from_lengths(lengths),
+        flat.kept_offsets(&keep),
         kept,
         flat.nulls,
     )?))

@@ -98,6 +98,16 @@ impl Flat {
         Arc::new(positions)
     }
 
+    /// Where each row's elements start once only those `keep` marks are kept.
+    pub fn kept_offsets(&self, keep: &BooleanArray) -> OffsetBuffer<i32> {
+        OffsetBuffer::from_lengths((0..self.rows()).map(|r| {
+            let range = self.range(r);
+            keep.values()
+                .slice(range.start, range.len())
+                .count_set_bits()
+        }))
+    }
+
     pub fn map_parts(&self) -> (ArrayRef, ArrayRef) {
         let entries = self.values.as_struct();
         (Arc::clone(entries.column(0)), Arc::clone(entries.column(1)))

@@ -24,18 +24,12 @@ pub(super) fn map_filter(map: &ArrayRef, lambda: &LambdaArgument) -> Result<Arra
         flat.values.len(),
     )?)?);
     let kept = filter(&flat.values, &keep)?;
-    let lengths = (0..flat.rows()).map(|r| {
-        let range = flat.range(r);
-        keep.values()
-            .slice(range.start, range.len())
-            .count_set_bits()
-    });
     let DataType::Map(field, ordered) = map.data_type() else {
         unreachable!("the argument was coerced to a map");
     };
     Ok(Arc::new(MapArray::try_new(
         Arc::clone(field),
-        OffsetBuffer::from_lengths(lengths),
+        flat.kept_offsets(&keep),
         kept.as_struct().clone(),
         flat.nulls,
         *ordered,
