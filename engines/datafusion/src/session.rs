@@ -485,6 +485,7 @@ fn session_template(
         .with_runtime_env(runtime)
         .with_catalog_list(catalogs)
         .with_default_features()
+        .with_analyzer_rules(spark_casts::analyzer_rules())
         .with_analyzer_rule(Arc::new(hive_syntax::HiveIntegerCasts))
         .with_analyzer_rule(Arc::new(spark_casts::NestedToString));
     // Hive's meanings first: the first planner that plans an expression wins.

@@ -4,13 +4,26 @@
 //! - `CAST(x AS STRING)` of an array, a map or a struct is Spark's text, `[1, 2]`,
 //!   `{a -> 1}`, `{1, x}` ([`nested_to_string`]).
 //! - A string beside a number in arithmetic or a comparison is read as a number: `1 + '2'`
-//!   is 3.0, `'10' > 9` true ([`string_operands`]).
+//!   is 3.0, `'10' > 9` true, `'10' BETWEEN 9 AND 11` true, `5 IN ('5.0')` false (as strings)
+//!   ([`string_operands`]).
 
 pub mod nested_to_string;
 pub mod string_operands;
 
+use std::sync::Arc;
+
+use datafusion::optimizer::{Analyzer, AnalyzerRule};
+
 pub use nested_to_string::NestedToString;
-pub use string_operands::StringOperands;
+pub use string_operands::{StringOperands, StringRangesAndLists};
+
+/// DataFusion's analyzer rules with [`StringRangesAndLists`] before them, which must see the
+/// strings before type coercion casts them to the numbers' type.
+pub fn analyzer_rules() -> Vec<Arc<dyn AnalyzerRule + Send + Sync>> {
+    let mut rules = Analyzer::new().rules;
+    rules.insert(0, Arc::new(StringRangesAndLists));
+    rules
+}
 
 #[cfg(test)]
 mod tests;

@@ -10,19 +10,26 @@
 //!   does not convert; beside a decimal both sides are `DOUBLE`s; beside a boolean `'t'`,
 //!   `'yes'`, `'1'` ... are true. Dates and timestamps stay DataFusion's (the string read as
 //!   one, as Spark reads it).
+//! - `BETWEEN` and `IN` with strings beside numbers, as Spark reads them
+//!   ([`StringRangesAndLists`]).
 
 use std::sync::Arc;
 
 use datafusion::arrow::array::{Array, ArrayRef, AsArray, Float64Builder};
 use datafusion::arrow::compute::cast as cast_array;
 use datafusion::arrow::datatypes::DataType;
+use datafusion::common::config::ConfigOptions;
+use datafusion::common::tree_node::{Transformed, TreeNode};
 use datafusion::common::{DFSchema, Result, ScalarValue};
-use datafusion::logical_expr::expr::ScalarFunction;
+use datafusion::logical_expr::expr::{Between, InList, ScalarFunction};
+use datafusion::logical_expr::expr_rewriter::NamePreserver;
 use datafusion::logical_expr::planner::{ExprPlanner, PlannerResult, RawBinaryExpr};
+use datafusion::logical_expr::utils::merge_schema;
 use datafusion::logical_expr::{
-    cast, lit, try_cast, when, ColumnarValue, Expr, ExprSchemable, ScalarFunctionArgs, ScalarUDF,
-    ScalarUDFImpl, Signature, Volatility,
+    cast, lit, try_cast, when, ColumnarValue, Expr, ExprSchemable, LogicalPlan, ScalarFunctionArgs,
+    ScalarUDF, ScalarUDFImpl, Signature, Volatility,
 };
+use datafusion::optimizer::AnalyzerRule;
 use datafusion::sql::sqlparser::ast::BinaryOperator;
 
 /// Converts the string operands of arithmetic and comparisons, then leaves the operator to
@@ -68,11 +75,7 @@ impl ExprPlanner for StringOperands {
             | BinaryOperator::Gt
             | BinaryOperator::GtEq
             | BinaryOperator::Spaceship => {
-                if is_string(&left) {
-                    (expr.left, expr.right) = compared(expr.left, expr.right, &right)?;
-                } else if is_string(&right) {
-                    (expr.right, expr.left) = compared(expr.right, expr.left, &left)?;
-                }
+                (expr.left, expr.right) = comparison(expr.left, expr.right, &left, &right)?;
             }
             _ => {}
         }
@@ -85,6 +88,24 @@ fn is_string(data_type: &DataType) -> bool {
         data_type,
         DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
     )
+}
+
+/// The two sides of a comparison of `left` and `right` (of types `left_type` and
+/// `right_type`), a string among them converted as Spark converts it ([`compared`]).
+fn comparison(
+    left: Expr,
+    right: Expr,
+    left_type: &DataType,
+    right_type: &DataType,
+) -> Result<(Expr, Expr)> {
+    Ok(if is_string(left_type) {
+        compared(left, right, right_type)?
+    } else if is_string(right_type) {
+        let (right, left) = compared(right, left, left_type)?;
+        (left, right)
+    } else {
+        (left, right)
+    })
 }
 
 /// A string and the value of type `other` it is compared with, as Spark compares them
@@ -102,6 +123,134 @@ fn compared(string: Expr, value: Expr, other: &DataType) -> Result<(Expr, Expr)>
         DataType::Boolean => (spark_boolean(string)?, value),
         _ => (string, value),
     })
+}
+
+/// `x BETWEEN a AND b` and `x IN (a, b, ...)` with a string beside a number, as Spark reads
+/// them, where DataFusion casts the strings to the number's type and fails on one that is not
+/// a number. `BETWEEN` is `a <= x AND x <= b`, each comparison as [`StringOperands`] makes it
+/// (`'10' BETWEEN 9 AND 11` is true). `IN` compares them all as strings (Spark's common type
+/// of a string and a number), so `5 IN ('5.0')` is false; a list DataFusion already answers
+/// alike, integers and strings that are integers as written (`id IN ('5', '6')`), is left
+/// as it is. An analyzer rule placed before type coercion.
+#[derive(Debug)]
+pub struct StringRangesAndLists;
+
+impl AnalyzerRule for StringRangesAndLists {
+    fn name(&self) -> &str {
+        "string_ranges_and_lists"
+    }
+
+    fn analyze(&self, plan: LogicalPlan, _: &ConfigOptions) -> Result<LogicalPlan> {
+        plan.transform_up_with_subqueries(|plan| {
+            if plan.inputs().is_empty() {
+                return Ok(Transformed::no(plan));
+            }
+            let schema = merge_schema(&plan.inputs());
+            let names = NamePreserver::new(&plan);
+            plan.map_expressions(|expr| {
+                let name = names.save(&expr);
+                expr.transform_up(|expr| range_or_list(expr, &schema))?
+                    .map_data(|expr| Ok(name.restore(expr)))
+            })
+        })
+        .map(|transformed| transformed.data)
+    }
+}
+
+fn range_or_list(expr: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
+    let number = |t: &DataType| t.is_numeric() || *t == DataType::Boolean;
+    match expr {
+        Expr::Between(Between {
+            expr: value,
+            negated,
+            low,
+            high,
+        }) => {
+            let types = [&value, &low, &high].map(|e| e.get_type(schema));
+            let [Ok(value_type), Ok(low_type), Ok(high_type)] = &types else {
+                return Ok(Transformed::no(Expr::Between(Between {
+                    expr: value,
+                    negated,
+                    low,
+                    high,
+                })));
+            };
+            let types = [value_type, low_type, high_type];
+            if !(types.iter().any(|t| is_string(t)) && types.iter().any(|t| number(t))) {
+                return Ok(Transformed::no(Expr::Between(Between {
+                    expr: value,
+                    negated,
+                    low,
+                    high,
+                })));
+            }
+            let (above, low) = comparison(*value.clone(), *low, value_type, low_type)?;
+            let (below, high) = comparison(*value, *high, value_type, high_type)?;
+            let within = above.gt_eq(low).and(below.lt_eq(high));
+            Ok(Transformed::yes(if negated { !within } else { within }))
+        }
+        Expr::InList(InList {
+            expr: value,
+            list,
+            negated,
+        }) => {
+            let members = std::iter::once(value.as_ref()).chain(&list);
+            let Ok(types) = members
+                .clone()
+                .map(|e| e.get_type(schema))
+                .collect::<Result<Vec<_>>>()
+            else {
+                return Ok(Transformed::no(Expr::InList(InList::new(
+                    value, list, negated,
+                ))));
+            };
+            let mixed = types.iter().any(is_string) && types.iter().any(|t| t.is_numeric());
+            let answered_alike = members.zip(&types).all(|(member, t)| {
+                t.is_integer() || t.is_null() || (is_string(t) && integer_as_written(member))
+            });
+            if !mixed || answered_alike {
+                return Ok(Transformed::no(Expr::InList(InList::new(
+                    value, list, negated,
+                ))));
+            }
+            let as_string = |member: Expr, t: &DataType| {
+                if t.is_numeric() {
+                    try_cast(member, DataType::Utf8)
+                } else {
+                    member
+                }
+            };
+            let value = as_string(*value, &types[0]);
+            let list = list
+                .into_iter()
+                .zip(&types[1..])
+                .map(|(member, t)| as_string(member, t))
+                .collect();
+            Ok(Transformed::yes(Expr::InList(InList::new(
+                Box::new(value),
+                list,
+                negated,
+            ))))
+        }
+        expr => Ok(Transformed::no(expr)),
+    }
+}
+
+/// Whether `expr` is a string literal of an integer as Rust and Java write it, `'5'` but not
+/// `'05'` or `'5.0'`: one that DataFusion's reading as a number and Spark's comparison as a
+/// string answer alike.
+fn integer_as_written(expr: &Expr) -> bool {
+    let Expr::Literal(value, _) = expr else {
+        return false;
+    };
+    let (ScalarValue::Utf8(Some(text))
+    | ScalarValue::LargeUtf8(Some(text))
+    | ScalarValue::Utf8View(Some(text))) = value
+    else {
+        return false;
+    };
+    text.parse::<i64>()
+        .is_ok_and(|number| number.to_string() == *text)
 }
 
 /// Spark's cast of a string to a boolean: `t`, `true`, `y`, `yes`, `1` are true and `f`,

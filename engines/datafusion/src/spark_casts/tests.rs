@@ -270,3 +270,62 @@ async fn dates_and_intervals_keep_their_arithmetic() {
         );
     }
 }
+
+#[tokio::test]
+async fn between_compares_as_comparisons_do_and_in_as_strings() {
+    let engine = engine().await;
+    let session = open(&engine);
+    let cases = [
+        ("'10' BETWEEN 9 AND 11", "true"),
+        ("'10' NOT BETWEEN 9 AND 11", "false"),
+        // `'5.5'` read as an INT, 5.
+        ("'5.5' BETWEEN 5 AND 5", "true"),
+        ("10 BETWEEN '9' AND '11'", "true"),
+        ("(10 BETWEEN '9' AND 'x') IS NULL", "true"),
+        ("'5' IN (5, 6)", "true"),
+        ("5 IN ('5', 'a')", "true"),
+        ("'a' IN (1, 'a')", "true"),
+        // Compared as strings.
+        ("'5.0' IN (5)", "false"),
+        ("5 IN ('5.0')", "false"),
+        ("5.0D IN ('5')", "false"),
+    ];
+    for (expr, expected) in cases {
+        assert_eq!(
+            value(&engine, &session, &format!("SELECT {expr}")).await,
+            expected,
+            "{expr}"
+        );
+    }
+    let names = |sql: &'static str| {
+        let (engine, session) = (&engine, &session);
+        async move { lines(engine, session, sql).await[3..5].to_vec() }
+    };
+    assert_eq!(
+        names("SELECT n_name FROM tpch.nation WHERE n_nationkey IN ('5', '6') ORDER BY 1").await,
+        ["| ETHIOPIA |", "| FRANCE   |"]
+    );
+    assert_eq!(
+        names("SELECT n_name FROM tpch.nation WHERE n_nationkey BETWEEN '5' AND '6' ORDER BY 1")
+            .await,
+        ["| ETHIOPIA |", "| FRANCE   |"]
+    );
+    assert_eq!(
+        lines(
+            &engine,
+            &session,
+            "SELECT n_name FROM tpch.nation WHERE n_nationkey IN ('5.0', 6)"
+        )
+        .await[3],
+        "| FRANCE |"
+    );
+    assert_eq!(
+        value(
+            &engine,
+            &session,
+            "SELECT count(*) FROM tpch.nation WHERE n_name IN (1, 2)"
+        )
+        .await,
+        "0"
+    );
+}
