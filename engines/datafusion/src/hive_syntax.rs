@@ -1340,6 +1340,7 @@ fn rewrite_expr(expr: &mut Expr) {
     percentile_lists::as_list_of_percentiles(expr);
     lambdas::sort_with_comparator(expr);
     lambdas::variable_fields(expr);
+    crate::spark_casts::signed_strings::as_number(expr);
     if let Some(counted) = count_distinct_columns(expr) {
         *expr = counted;
         return;

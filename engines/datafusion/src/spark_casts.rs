@@ -5,9 +5,10 @@
 //!   `{a -> 1}`, `{1, x}` ([`nested_to_string`]).
 //! - A string beside a number in arithmetic or a comparison is read as a number: `1 + '2'`
 //!   is 3.0, `'10' > 9` true, `'10' BETWEEN 9 AND 11` true, `5 IN ('5.0')` false (as strings)
-//!   ([`string_operands`]).
+//!   ([`string_operands`]); `-'5'` is -5.0 ([`signed_strings`]).
 
 pub mod nested_to_string;
+pub mod signed_strings;
 pub mod string_operands;
 
 use std::sync::Arc;
@@ -24,6 +25,7 @@ pub fn analyzer_rules() -> Vec<Arc<dyn AnalyzerRule + Send + Sync>> {
     rules.insert(0, Arc::new(StringRangesAndLists));
     rules
 }
+
 
 #[cfg(test)]
 mod tests;

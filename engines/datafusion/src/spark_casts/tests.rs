@@ -329,3 +329,27 @@ async fn between_compares_as_comparisons_do_and_in_as_strings() {
         "0"
     );
 }
+
+#[tokio::test]
+async fn a_sign_before_a_string_reads_it_as_a_double() {
+    let engine = engine().await;
+    let session = open(&engine);
+    let cases = [
+        ("-'5'", "-5.0"),
+        ("+'5'", "5.0"),
+        ("-' 1.5e3d '", "-1500.0"),
+        ("-'-0'", "0.0"),
+        ("arrow_typeof(-'5')", "Float64"),
+        ("(-'abc') IS NULL", "true"),
+        // Other operands keep their sign.
+        ("-x FROM (SELECT 5 AS x) t", "-5"),
+        ("-(2)", "-2"),
+    ];
+    for (expr, expected) in cases {
+        assert_eq!(
+            value(&engine, &session, &format!("SELECT {expr}")).await,
+            expected,
+            "{expr}"
+        );
+    }
+}
