@@ -57,7 +57,7 @@
 use std::ops::ControlFlow;
 use std::sync::Arc;
 
-use datafusion::arrow::datatypes::DataType;
+use datafusion::arrow::datatypes::{DataType, TimeUnit};
 use datafusion::common::config::ConfigOptions;
 use datafusion::common::tree_node::{Transformed, TreeNode};
 use datafusion::common::{DFSchema, DataFusionError, Result, ScalarValue};
@@ -235,18 +235,44 @@ fn hive_integer_cast(expr: LogicalExpr, schema: &DFSchema) -> Result<Transformed
         }
         t if t.is_floating() => {
             let (low, high) = if bits == 64 {
-                (i64::MIN as f64, i64::MAX as f64)
+                (i64::MIN, i64::MAX)
             } else {
-                (f64::from(i32::MIN), f64::from(i32::MAX))
+                (i64::from(i32::MIN), i64::from(i32::MAX))
             };
-            let clamped = datafusion::functions::expr_fn::least(vec![
-                datafusion::functions::expr_fn::greatest(vec![
-                    cast(value, DataType::Float64),
-                    lit(low),
-                ]),
-                lit(high),
-            ]);
-            try_cast(clamped, DataType::Int64)
+            // Java's `(long)` and `(int)` stop at the bounds (`CAST(1e20 AS BIGINT)` is
+            // 9223372036854775807) and take NaN to 0; a NULL stays NULL (`greatest` and
+            // `least` would pass over it and give a bound).
+            let double = cast(value, DataType::Float64);
+            when(double.clone().is_null(), lit(ScalarValue::Int64(None)))
+                .when(datafusion::functions::expr_fn::isnan(double.clone()), lit(0i64))
+                .when(double.clone().gt_eq(lit(high as f64)), lit(high))
+                .when(double.clone().lt_eq(lit(low as f64)), lit(low))
+                .otherwise(try_cast(double, DataType::Int64))?
+        }
+        // Spark's seconds since 1970 (rounded down), where DataFusion's cast gives the
+        // timestamp's unit (nanoseconds).
+        DataType::Timestamp(unit, _) => {
+            let per_second = match unit {
+                TimeUnit::Second => 1i64,
+                TimeUnit::Millisecond => 1_000,
+                TimeUnit::Microsecond => 1_000_000,
+                TimeUnit::Nanosecond => 1_000_000_000,
+            };
+            let ticks = cast(value, DataType::Int64);
+            let operation = |op, right: i64| {
+                LogicalExpr::BinaryExpr(BinaryExpr::new(
+                    Box::new(ticks.clone()),
+                    op,
+                    Box::new(lit(right)),
+                ))
+            };
+            let seconds = operation(Operator::Divide, per_second);
+            // Integer division rounds towards zero; before 1970, down is one less.
+            let before_a_whole_second = ticks
+                .clone()
+                .lt(lit(0i64))
+                .and(operation(Operator::Modulo, per_second).not_eq(lit(0i64)));
+            when(before_a_whole_second, seconds.clone() - lit(1i64)).otherwise(seconds)?
         }
         _ => return Ok(Transformed::no(expr)),
     };

@@ -25,6 +25,17 @@ use super::{bad_arguments, literal_string, HiveFunction};
 
 pub fn functions() -> Vec<ScalarUDF> {
     vec![
+        HiveFunction::rewrite("reverse", string_or_array, |t| Ok(t[0].clone()), reverse).udf(),
+        HiveFunction::rewrite(
+            "array_sort",
+            |name, types| match types {
+                [t, ..] if is_array(t) || t.is_null() => Ok(types.to_vec()),
+                _ => Err(bad_arguments(name, "an array", types)),
+            },
+            |t| Ok(t[0].clone()),
+            array_sort_nulls_last,
+        )
+        .udf(),
         HiveFunction::rewrite("size", array_or_map, |_| Ok(DataType::Int32), size).udf(),
         HiveFunction::rewrite(
             "array_size",
@@ -544,4 +555,32 @@ fn regex_delimiter(regex: &str) -> DataFusionError {
         "str_to_map takes delimiters of plain text (or escaped characters such as '\\\\|'); \
          '{regex}' is a regex"
     ))
+}
+
+/// Spark's `reverse`: an array's elements in reverse order, or a string's characters
+/// (DataFusion's `reverse` read an array as the text of its elements).
+fn reverse(args: Vec<Expr>, types: &[DataType]) -> Result<Expr> {
+    Ok(if is_array(&types[0]) {
+        datafusion::functions_nested::expr_fn::array_reverse(args[0].clone())
+    } else {
+        datafusion::functions::expr_fn::reverse(args[0].clone())
+    })
+}
+
+fn string_or_array(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
+    match types {
+        [t] if is_array(t) => Ok(types.to_vec()),
+        [t] if super::is_string(t) || t.is_null() => Ok(vec![DataType::Utf8]),
+        _ => Err(bad_arguments(name, "a string or an array", types)),
+    }
+}
+
+/// Spark's `array_sort(a)`: ascending, NULLs last (DataFusion's puts them first); its
+/// other forms, `array_sort(a, 'DESC'[, 'NULLS FIRST'])`, stay DataFusion's.
+fn array_sort_nulls_last(args: Vec<Expr>, _: &[DataType]) -> Result<Expr> {
+    let mut args = args;
+    if args.len() == 1 {
+        args.extend([lit("ASC"), lit("NULLS LAST")]);
+    }
+    Ok(datafusion::functions_nested::sort::array_sort_udf().call(args))
 }

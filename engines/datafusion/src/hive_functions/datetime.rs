@@ -10,9 +10,9 @@
 
 use std::sync::Arc;
 
-use datafusion::arrow::array::{Array, AsArray, TimestampMillisecondArray};
+use datafusion::arrow::array::{Array, ArrayRef, AsArray, Date32Array, TimestampMillisecondArray};
 use datafusion::arrow::compute::kernels::cast_utils::Parser;
-use datafusion::arrow::datatypes::{DataType, Date32Type, Date64Type, TimeUnit};
+use datafusion::arrow::datatypes::{DataType, Date32Type, Date64Type, Int32Type, TimeUnit};
 use datafusion::common::ScalarValue;
 use datafusion::error::{DataFusionError, Result};
 use datafusion::functions::expr_fn::{
@@ -116,8 +116,13 @@ pub fn functions() -> Vec<ScalarUDF> {
         )
         .udf(),
         HiveFunction::rewrite("trunc", trunc_types, trunc_returns, trunc).udf(),
-        HiveFunction::rewrite("date_trunc", date_trunc_types, date_trunc_returns, date_trunc)
-            .udf(),
+        HiveFunction::rewrite(
+            "date_trunc",
+            date_trunc_types,
+            date_trunc_returns,
+            date_trunc,
+        )
+        .udf(),
         // A UTC time as the wall-clock time of a zone, and back, as Hive's.
         HiveFunction::rewrite(
             "from_utc_timestamp",
@@ -146,6 +151,8 @@ pub fn functions() -> Vec<ScalarUDF> {
             },
         )
         .udf(),
+        HiveFunction::rewrite("to_timestamp", to_timestamp_types, timestamp, to_timestamp).udf(),
+        HiveFunction::computed("make_date", three_integers, date, make_valid_date).udf(),
         HiveFunction::rewrite(
             "unix_timestamp",
             unix_timestamp_types,
@@ -234,12 +241,86 @@ fn add_months(args: Vec<Expr>, types: &[DataType]) -> Result<Expr> {
 fn unix_timestamp(args: Vec<Expr>, types: &[DataType]) -> Result<Expr> {
     Ok(match (args.first(), args.get(1)) {
         (None, _) => to_unixtime(vec![now()]),
+        // A date or timestamp needs no pattern: Spark passes over one.
         (Some(value), None) => to_unixtime(vec![as_timestamp(value, &types[0])]),
+        (Some(value), Some(_)) if !is_string(&types[0]) => {
+            to_unixtime(vec![as_timestamp(value, &types[0])])
+        }
         (Some(value), Some(pattern)) => {
             let pattern = self::pattern("unix_timestamp", pattern)?;
             to_unixtime(vec![parse_with_patterns(vec![value.clone(), lit(pattern)])])
         }
     })
+}
+
+/// Spark's `to_timestamp(s[, pattern])`: the string read with the Java pattern, NULL when it
+/// does not fit (DataFusion's reads strftime patterns and fails the query); without one, the
+/// string as `CAST(s AS TIMESTAMP)` reads it. A number is DataFusion's seconds since 1970.
+fn to_timestamp(args: Vec<Expr>, types: &[DataType]) -> Result<Expr> {
+    let timestamp = DataType::Timestamp(TimeUnit::Nanosecond, None);
+    let [value, patterns @ ..] = args.as_slice() else {
+        return Err(bad_arguments("to_timestamp", TO_TIMESTAMP, types));
+    };
+    if patterns.is_empty() {
+        return Ok(if is_string(&types[0]) {
+            try_cast(value.clone(), timestamp)
+        } else {
+            datafusion::functions::expr_fn::to_timestamp(args)
+        });
+    }
+    let mut parsed = vec![value.clone()];
+    for pattern in patterns {
+        parsed.push(lit(self::pattern("to_timestamp", pattern)?));
+    }
+    Ok(cast(parse_with_patterns(parsed), timestamp))
+}
+
+const TO_TIMESTAMP: &str = "a string [and its patterns], a date, a timestamp or a number";
+
+fn to_timestamp_types(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
+    match types {
+        [t] if is_date_like(t) || t.is_numeric() => Ok(types.to_vec()),
+        [s, patterns @ ..]
+            if is_string(s) && patterns.iter().all(|p| is_string(p) || p.is_null()) =>
+        {
+            Ok(vec![DataType::Utf8; types.len()])
+        }
+        _ => Err(bad_arguments(name, TO_TIMESTAMP, types)),
+    }
+}
+
+fn timestamp(_: &[DataType]) -> Result<DataType> {
+    Ok(DataType::Timestamp(TimeUnit::Nanosecond, None))
+}
+
+fn three_integers(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
+    match types {
+        [_, _, _] if types.iter().all(|t| t.is_numeric() || t.is_null()) => {
+            Ok(vec![DataType::Int32; 3])
+        }
+        _ => Err(bad_arguments(name, "a year, a month and a day", types)),
+    }
+}
+
+/// Spark's `make_date(year, month, day)`: NULL for a day no calendar has (`make_date(2024,
+/// 2, 30)`), where DataFusion's fails the query.
+fn make_valid_date(args: &[ArrayRef]) -> Result<ArrayRef> {
+    let [years, months, days] = [0, 1, 2].map(|i| args[i].as_primitive::<Int32Type>());
+    let epoch = chrono::NaiveDate::from_ymd_opt(1970, 1, 1).expect("1970-01-01");
+    let dates: Date32Array = (0..years.len())
+        .map(|i| {
+            if years.is_null(i) || months.is_null(i) || days.is_null(i) {
+                return None;
+            }
+            let (month, day) = (
+                u32::try_from(months.value(i)).ok()?,
+                u32::try_from(days.value(i)).ok()?,
+            );
+            let date = chrono::NaiveDate::from_ymd_opt(years.value(i), month, day)?;
+            i32::try_from((date - epoch).num_days()).ok()
+        })
+        .collect();
+    Ok(Arc::new(dates))
 }
 
 /// `parse_with_patterns(string, pattern, ...)`: the string read with the first strftime
@@ -399,7 +480,7 @@ fn date_trunc(args: Vec<Expr>, types: &[DataType]) -> Result<Expr> {
             ))
         }
     };
-    let Some(part) = truncation_unit(&unit) else {
+    let Some(part) = truncation_unit(unit) else {
         return Ok(lit(ScalarValue::try_from(&returns)?));
     };
     Ok(datafusion::functions::expr_fn::date_trunc(
@@ -622,6 +703,9 @@ fn unix_timestamp_types(name: &str, types: &[DataType]) -> Result<Vec<DataType>>
         [t] if is_date_like(t) => Ok(types.to_vec()),
         [s, p] if is_string(s) && (is_string(p) || p.is_null()) => {
             Ok(vec![DataType::Utf8, DataType::Utf8])
+        }
+        [t, p] if is_date_like(t) && (is_string(p) || p.is_null()) => {
+            Ok(vec![t.clone(), DataType::Utf8])
         }
         _ => Err(bad_arguments(name, takes, types)),
     }

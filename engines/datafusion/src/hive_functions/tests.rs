@@ -1654,3 +1654,57 @@ async fn sparks_computed_functions_answer_row_by_row() {
         ]
     );
 }
+
+#[tokio::test]
+async fn to_timestamp_unix_timestamp_and_make_date_answer_as_spark() {
+    let engine = engine().await;
+    let s = open(&engine);
+    check(
+        &engine,
+        &s,
+        "SELECT to_timestamp('2024-01-05 10:11:12', 'yyyy-MM-dd HH:mm:ss'), \
+         to_timestamp('05/01/2024 10:11', 'dd/MM/yyyy HH:mm'), \
+         to_timestamp('x', 'yyyy-MM-dd') IS NULL, to_timestamp('2024-01-05 10:11:12'), \
+         to_timestamp('bad') IS NULL",
+        &[
+            "2024-01-05T10:11:12",
+            "2024-01-05T10:11:00",
+            "true",
+            "2024-01-05T10:11:12",
+            "true",
+        ],
+    )
+    .await;
+    // A date or timestamp needs no pattern: the one given is passed over.
+    check(
+        &engine,
+        &s,
+        "SELECT unix_timestamp(TIMESTAMP '2024-01-15 09:30:00', 'yyyy-MM-dd'), \
+         unix_timestamp(DATE '2024-01-15', 'yyyy')",
+        &["1705311000", "1705276800"],
+    )
+    .await;
+    // A day no calendar has is NULL, not a failed query.
+    check(
+        &engine,
+        &s,
+        "SELECT make_date(2024, 13, 1) IS NULL, make_date(2024, 2, 30) IS NULL, \
+         make_date(2024, 2, 29), make_date(NULL, 1, 1) IS NULL",
+        &["true", "true", "2024-02-29", "true"],
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn reverse_and_array_sort_of_arrays_answer_as_spark() {
+    let engine = engine().await;
+    let s = open(&engine);
+    check(
+        &engine,
+        &s,
+        "SELECT reverse(array(1, 2, 3)), reverse('abc'), array_sort(array(3, 1, NULL, 2)), \
+         array_sort(array('b', NULL, 'a'))",
+        &["[3, 2, 1]", "cba", "[1, 2, 3, NULL]", "[a, b, NULL]"],
+    )
+    .await;
+}

@@ -1075,3 +1075,33 @@ async fn a_lateral_view_over_a_subquery_without_a_name_explodes_its_rows() {
         ["a,1", "a,2"]
     );
 }
+
+#[tokio::test]
+async fn a_double_or_timestamp_cast_to_an_integer_is_javas_long() {
+    let engine = engine().await;
+    let session = open(&engine);
+    // A NULL stays NULL (it became INT's lowest value), the bounds hold, NaN is 0.
+    assert_eq!(
+        rows(
+            &engine,
+            &session,
+            "SELECT CAST(CAST(NULL AS DOUBLE) AS INT) IS NULL, CAST(1e20 AS BIGINT), \
+             CAST(-1e20 AS INT), CAST(CAST('NaN' AS DOUBLE) AS INT), CAST(2.9D AS INT), \
+             CAST(-2.9D AS SMALLINT)"
+        )
+        .await,
+        ["true,9223372036854775807,-2147483648,0,2,-2"]
+    );
+    // A timestamp is its seconds since 1970, rounded down, as in Spark (not nanoseconds).
+    assert_eq!(
+        rows(
+            &engine,
+            &session,
+            "SELECT CAST(TIMESTAMP '2024-01-15 09:30:00' AS BIGINT), \
+             CAST(TIMESTAMP '1969-12-31 23:59:59.5' AS BIGINT), \
+             CAST(TIMESTAMP '2024-01-15 09:30:00' AS INT)"
+        )
+        .await,
+        ["1705311000,-1,1705311000"]
+    );
+}
