@@ -16,8 +16,8 @@
 //!   (`if`, `year`, `date_format` with Java patterns, `collect_list`, ...).
 //! - [`hive_syntax`]: Hive's 0-based array subscripts, `RLIKE`, `LATERAL VIEW explode`, and
 //!   result columns named by their SQL.
-//! - [`spark_casts`]: conversions Spark makes that DataFusion refuses (an array, map or struct
-//!   cast to a string, a string in arithmetic).
+//! - [`spark_casts`]: conversions Spark makes that DataFusion refuses or makes otherwise
+//!   (a value cast to a string, a string in arithmetic).
 //! - [`statement`]: Hive commands (`USE`, `SHOW TABLES`, `SET`, ...) and DataFusion planning.
 //! - [`variables`]: Hive's `${var}` substitution in statements.
 //! - [`warehouse`]: databases and managed tables kept as files under the warehouse

@@ -1,21 +1,22 @@
 //! Conversions Spark SQL (with `spark.sql.ansi.enabled=false`, as Hive) makes that
-//! DataFusion refuses, made as Spark makes them.
+//! DataFusion refuses or makes otherwise, made as Spark makes them.
 //!
-//! - `CAST(x AS STRING)` of an array, a map or a struct is Spark's text, `[1, 2]`,
-//!   `{a -> 1}`, `{1, x}` ([`nested_to_string`]).
+//! - `CAST(x AS STRING)` is Spark's text: of an array, a map or a struct `[1, 2]`,
+//!   `{a -> 1}`, `{1, x}`; of a double `1.0E20`, of a timestamp `2024-01-02 03:04:05.1`
+//!   ([`spark_text`]).
 //! - A string beside a number in arithmetic or a comparison is read as a number: `1 + '2'`
 //!   is 3.0, `'10' > 9` true, `'10' BETWEEN 9 AND 11` true, `5 IN ('5.0')` false (as strings)
 //!   ([`string_operands`]); `-'5'` is -5.0 ([`signed_strings`]).
 
-pub mod nested_to_string;
 pub mod signed_strings;
+pub mod spark_text;
 pub mod string_operands;
 
 use std::sync::Arc;
 
 use datafusion::optimizer::{Analyzer, AnalyzerRule};
 
-pub use nested_to_string::NestedToString;
+pub use spark_text::SparkTextCasts;
 pub use string_operands::{StringOperands, StringRangesAndLists};
 
 /// DataFusion's analyzer rules with [`StringRangesAndLists`] before them, which must see the

@@ -63,7 +63,7 @@ mod tests {
         .await;
         assert_eq!(
             rows[3].trim_matches(|c| c == '|' || c == ' '),
-            "1,5,12,true,3,1.5,true,2024-01-31,2024-01-31T10:00:00,3,44,7,0.5"
+            "1,5,12,true,3,1.5,true,2024-01-31,2024-01-31 10:00:00,3,44,7,0.5"
         );
         let types = lines(
             &engine,

@@ -113,6 +113,44 @@ async fn arrays_maps_and_structs_cast_to_sparks_text() {
 }
 
 #[tokio::test]
+async fn numbers_and_timestamps_cast_to_sparks_text() {
+    let engine = engine().await;
+    let session = open(&engine);
+    let cases = [
+        ("CAST(1e20D AS STRING)", "1.0E20"),
+        ("CAST(1e-5D AS STRING)", "1.0E-5"),
+        ("CAST(100.0D AS STRING)", "100.0"),
+        ("CAST(1.5F AS STRING)", "1.5"),
+        ("string(0.1F)", "0.1"),
+        ("CAST(CAST(2 AS DECIMAL(10,3)) AS STRING)", "2.000"),
+        ("CAST(CAST(0 AS DECIMAL(20,10)) AS STRING)", "0E-10"),
+        (
+            "CAST(TIMESTAMP '2024-01-02 03:04:05.100' AS STRING)",
+            "2024-01-02 03:04:05.1",
+        ),
+        // The casts a string function's argument takes, as Spark's implicit ones.
+        ("concat('a', 1e20D)", "a1.0E20"),
+        ("'x' || 1e7D", "x1.0E7"),
+        (
+            "concat('t', TIMESTAMP '2024-01-02 03:04:05')",
+            "t2024-01-02 03:04:05",
+        ),
+        ("concat('d', CAST(0 AS DECIMAL(20,10)))", "d0E-10"),
+        (
+            "CAST(current_timestamp() AS STRING) LIKE '20__-__-__ __:__:__%'",
+            "true",
+        ),
+    ];
+    for (expr, expected) in cases {
+        assert_eq!(
+            value(&engine, &session, &format!("SELECT {expr}")).await,
+            expected,
+            "{expr}"
+        );
+    }
+}
+
+#[tokio::test]
 async fn a_string_in_arithmetic_is_a_double() {
     let engine = engine().await;
     let session = open(&engine);

@@ -1,7 +1,9 @@
-//! `CAST(x AS STRING)` of an array, a map or a struct written as Spark writes it: `[1, 2]`,
-//! `{a -> 1, b -> 2}`, `{1, x}` (a struct's values only), nested alike, a NULL inside as
-//! `null`, each value as Spark casts it to a string; DataFusion cannot cast a map or a
-//! struct to a string at all and writes an array its own way.
+//! `CAST(x AS STRING)` written as Spark writes it, where DataFusion's text differs or it
+//! cannot cast: an array, a map or a struct as `[1, 2]`, `{a -> 1, b -> 2}`, `{1, x}` (a
+//! struct's values only), nested alike, a NULL inside as `null`; a double or a float as Java
+//! writes it (`1.0E20`, `100.0`), a decimal as Java's `BigDecimal` (`0E-10`), a timestamp as
+//! `2024-01-02 03:04:05.1`. The casts type coercion adds (`concat('a', 1.5D)`) are written so
+//! too, as Spark's implicit casts are.
 
 use std::sync::Arc;
 
@@ -26,14 +28,15 @@ use datafusion::optimizer::AnalyzerRule;
 
 use crate::hive_functions::printf::java_double;
 
-/// Replaces a cast of an array, a map or a struct to a string by [`SparkText`]. An analyzer
-/// rule, run after type coercion, since only then is the value's type known everywhere.
+/// Replaces a cast to a string of a value DataFusion writes otherwise than Spark by
+/// [`SparkText`]. An analyzer rule, run after type coercion, since only then is the value's
+/// type known everywhere, and the casts coercion adds are there.
 #[derive(Debug)]
-pub struct NestedToString;
+pub struct SparkTextCasts;
 
-impl AnalyzerRule for NestedToString {
+impl AnalyzerRule for SparkTextCasts {
     fn name(&self) -> &str {
-        "nested_to_string"
+        "spark_text_casts"
     }
 
     fn analyze(&self, plan: LogicalPlan, _: &ConfigOptions) -> Result<LogicalPlan> {
@@ -69,7 +72,7 @@ fn spark_text_cast(expr: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
     let Ok(source) = value.get_type(schema) else {
         return Ok(Transformed::no(expr));
     };
-    if !is_nested(&source) {
+    if !written_otherwise(&source) {
         return Ok(Transformed::no(expr));
     }
     let text = Expr::ScalarFunction(ScalarFunction::new_udf(
@@ -83,7 +86,9 @@ fn spark_text_cast(expr: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
     }))
 }
 
-fn is_nested(data_type: &DataType) -> bool {
+/// Whether DataFusion writes a value of the type otherwise than Spark (integers, strings,
+/// booleans and dates it writes alike).
+fn written_otherwise(data_type: &DataType) -> bool {
     matches!(
         data_type,
         DataType::List(_)
@@ -91,11 +96,15 @@ fn is_nested(data_type: &DataType) -> bool {
             | DataType::FixedSizeList(..)
             | DataType::Map(..)
             | DataType::Struct(_)
+            | DataType::Float32
+            | DataType::Float64
+            | DataType::Decimal128(..)
+            | DataType::Timestamp(..)
     )
 }
 
-/// A value as Spark's `CAST(x AS STRING)` writes it (`Cast`'s `ToStringBase`), for the
-/// nested types; NULL for NULL.
+/// A value as Spark's `CAST(x AS STRING)` writes it (`Cast`'s `ToStringBase`); NULL for
+/// NULL.
 #[derive(Debug, PartialEq, Eq, Hash)]
 pub struct SparkText {
     signature: Signature,
