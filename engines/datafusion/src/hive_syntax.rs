@@ -32,6 +32,7 @@
 //!   the percentiles, as Hive and Spark answer ([`percentile_lists`]).
 //! - `sum(x)` beside `sum(CAST(x AS DOUBLE))`, aggregates DataFusion names alike and
 //!   refuses ([`cast_names`]).
+//! - `EXTRACT(DOW FROM d)` counts from Sunday 1, as Spark's ([`day_of_week`]).
 //! - `CAST(x AS type)` is NULL when `x` does not convert, as in Hive, instead of an error
 //!   (DataFusion's `TRY_CAST`; `x::type` keeps DataFusion's meaning); to an integer type, a
 //!   decimal string is truncated and a number out of range wraps ([`HiveIntegerCasts`]).
@@ -90,6 +91,7 @@ pub fn expr_planners() -> Vec<Arc<dyn ExprPlanner>> {
     vec![
         Arc::new(HiveSubscripts),
         Arc::new(HiveSubstring),
+        Arc::new(day_of_week::SparkDayOfWeek),
         Arc::new(HiveDivision),
     ]
 }
@@ -1807,6 +1809,7 @@ fn function_call(name: &str, args: Vec<Expr>) -> Expr {
 
 mod cast_functions;
 mod cast_names;
+mod day_of_week;
 mod decode_cases;
 mod generators;
 mod number_literals;

@@ -576,14 +576,54 @@ fn naive_timestamp(_: &[DataType]) -> Result<DataType> {
     Ok(zoned(None))
 }
 
-/// A time zone argument, which must be a constant ('Asia/Seoul', 'UTC', '+09:00').
+/// A time zone argument, which must be a constant ('Asia/Seoul', 'UTC', '+09:00'); Java's
+/// three-letter names (`'PST'`, `'EST'`), which Hive and Spark take, as the zones Java's
+/// `ZoneId.SHORT_IDS` reads them as.
 fn zone(name: &str, expr: &Expr) -> Result<String> {
     match literal_string(expr) {
-        Some(Some(zone)) => Ok(zone.to_owned()),
+        Some(Some(zone)) => Ok(java_short_zone(zone).unwrap_or(zone).to_owned()),
         _ => Err(DataFusionError::Plan(format!(
             "{name}: the time zone must be a constant such as 'Asia/Seoul' or '+09:00'"
         ))),
     }
+}
+
+/// The zone of one of Java's `ZoneId.SHORT_IDS`.
+fn java_short_zone(zone: &str) -> Option<&'static str> {
+    const SHORT_IDS: &[(&str, &str)] = &[
+        ("ACT", "Australia/Darwin"),
+        ("AET", "Australia/Sydney"),
+        ("AGT", "America/Argentina/Buenos_Aires"),
+        ("ART", "Africa/Cairo"),
+        ("AST", "America/Anchorage"),
+        ("BET", "America/Sao_Paulo"),
+        ("BST", "Asia/Dhaka"),
+        ("CAT", "Africa/Harare"),
+        ("CNT", "America/St_Johns"),
+        ("CST", "America/Chicago"),
+        ("CTT", "Asia/Shanghai"),
+        ("EAT", "Africa/Addis_Ababa"),
+        ("ECT", "Europe/Paris"),
+        ("IET", "America/Indiana/Indianapolis"),
+        ("IST", "Asia/Kolkata"),
+        ("JST", "Asia/Tokyo"),
+        ("MIT", "Pacific/Apia"),
+        ("NET", "Asia/Yerevan"),
+        ("NST", "Pacific/Auckland"),
+        ("PLT", "Asia/Karachi"),
+        ("PNT", "America/Phoenix"),
+        ("PRT", "America/Puerto_Rico"),
+        ("PST", "America/Los_Angeles"),
+        ("SST", "Pacific/Guadalcanal"),
+        ("VST", "Asia/Ho_Chi_Minh"),
+        ("EST", "-05:00"),
+        ("MST", "-07:00"),
+        ("HST", "-10:00"),
+    ];
+    SHORT_IDS
+        .iter()
+        .find(|(short, _)| *short == zone)
+        .map(|(_, zone)| *zone)
 }
 
 fn date_and_zone(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {

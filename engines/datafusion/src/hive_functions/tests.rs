@@ -1708,3 +1708,24 @@ async fn reverse_and_array_sort_of_arrays_answer_as_spark() {
     )
     .await;
 }
+
+#[tokio::test]
+async fn javas_three_letter_zones_are_taken_as_hive_and_spark_take_them() {
+    let engine = engine().await;
+    let s = open(&engine);
+    check(
+        &engine,
+        &s,
+        "SELECT from_utc_timestamp(TIMESTAMP '2024-01-04 12:00:00', 'PST'), \
+         from_utc_timestamp('2024-07-04 12:00:00', 'PST'), \
+         to_utc_timestamp('2024-07-04 12:00:00', 'EST'), \
+         from_utc_timestamp('2024-07-04 12:00:00', 'IST')",
+        &[
+            "2024-01-04T04:00:00",
+            "2024-07-04T05:00:00",
+            "2024-07-04T17:00:00",
+            "2024-07-04T17:30:00",
+        ],
+    )
+    .await;
+}
