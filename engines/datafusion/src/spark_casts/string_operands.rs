@@ -61,10 +61,10 @@ impl ExprPlanner for StringOperands {
                 let number = |t: &DataType| t.is_numeric() || t.is_null() || is_string(t);
                 if number(&left) && number(&right) {
                     if is_string(&left) {
-                        expr.left = spark_double(expr.left);
+                        expr.left = spark_double(plain(expr.left, &left));
                     }
                     if is_string(&right) {
-                        expr.right = spark_double(expr.right);
+                        expr.right = spark_double(plain(expr.right, &right));
                     }
                 }
             }
@@ -83,11 +83,22 @@ impl ExprPlanner for StringOperands {
     }
 }
 
+/// Whether the type is a string's, a dictionary of strings (a partition's column) too.
 fn is_string(data_type: &DataType) -> bool {
-    matches!(
-        data_type,
-        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
-    )
+    match data_type {
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => true,
+        DataType::Dictionary(_, values) => is_string(values),
+        _ => false,
+    }
+}
+
+/// A string of a dictionary as a plain string, which the conversions below read.
+fn plain(string: Expr, data_type: &DataType) -> Expr {
+    if matches!(data_type, DataType::Dictionary(..)) {
+        cast(string, DataType::Utf8)
+    } else {
+        string
+    }
 }
 
 /// The two sides of a comparison of `left` and `right` (of types `left_type` and
@@ -99,9 +110,9 @@ fn comparison(
     right_type: &DataType,
 ) -> Result<(Expr, Expr)> {
     Ok(if is_string(left_type) {
-        compared(left, right, right_type)?
+        compared(plain(left, left_type), right, right_type)?
     } else if is_string(right_type) {
-        let (right, left) = compared(right, left, left_type)?;
+        let (right, left) = compared(plain(right, right_type), left, left_type)?;
         (left, right)
     } else {
         (left, right)

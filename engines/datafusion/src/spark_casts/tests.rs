@@ -258,6 +258,13 @@ async fn a_string_compares_as_the_other_sides_type() {
         ("true = '1'", "true"),
         ("('on' = true) IS NULL", "true"),
         ("(true = 'abc') IS NULL", "true"),
+        // A dictionary of strings, as a partition's column, alike.
+        ("arrow_cast('5.5', 'Dictionary(Int32, Utf8)') = 5", "true"),
+        (
+            "(arrow_cast('x', 'Dictionary(Int32, Utf8)') = 5) IS NULL",
+            "true",
+        ),
+        ("arrow_cast('5', 'Dictionary(Int32, Utf8)') + 1", "6.0"),
         // Dates and timestamps read the string as before.
         ("'2024-01-02' = DATE '2024-01-02'", "true"),
         ("TIMESTAMP '2024-01-02 00:00:00' > '2024-01-01'", "true"),
