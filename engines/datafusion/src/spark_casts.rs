@@ -27,6 +27,5 @@ pub fn analyzer_rules() -> Vec<Arc<dyn AnalyzerRule + Send + Sync>> {
     rules
 }
 
-
 #[cfg(test)]
 mod tests;
