@@ -418,6 +418,9 @@ pub fn functions(
             ));
         }
         for (name, f) in state.higher_order_functions() {
+            if crate::hive_functions::higher_order::is_internal(name) {
+                continue;
+            }
             all.push(described(
                 name,
                 f.documentation(),

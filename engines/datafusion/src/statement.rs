@@ -723,6 +723,7 @@ fn function_names(context: &SessionContext) -> Vec<String> {
         .chain(state.window_functions().keys())
         .chain(state.higher_order_functions().keys())
         .chain(state.table_functions().keys())
+        .filter(|name| !crate::hive_functions::higher_order::is_internal(name))
         .cloned()
         .collect()
 }

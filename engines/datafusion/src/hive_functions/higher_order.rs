@@ -37,6 +37,12 @@ mod sort;
 /// `array_sort`, a scalar function, cannot take a lambda, and is found first by name.
 pub const SORT_WITH_COMPARATOR: &str = "array_sort_with_comparator";
 
+/// Whether `name` is one of this module's names for the engine's own use, which users call by
+/// another (`array_sort`): left out of SHOW FUNCTIONS and the JDBC function list.
+pub fn is_internal(name: &str) -> bool {
+    name == SORT_WITH_COMPARATOR
+}
+
 /// The higher-order functions, to register in a session.
 pub fn functions() -> Vec<HigherOrderUDF> {
     use Kind::*;
