@@ -7,10 +7,13 @@
 //! - A string beside a number in arithmetic or a comparison is read as a number: `1 + '2'`
 //!   is 3.0, `'10' > 9` true, `'10' BETWEEN 9 AND 11` true, `5 IN ('5.0')` false (as strings)
 //!   ([`string_operands`]); `-'5'` is -5.0 ([`signed_strings`]).
+//! - `CAST(s AS DOUBLE)` of a string reads it as Java does: `'1d'` is 1.0
+//!   ([`string_to_double`]).
 
 pub mod signed_strings;
 pub mod spark_text;
 pub mod string_operands;
+pub mod string_to_double;
 
 use std::sync::Arc;
 
@@ -18,6 +21,7 @@ use datafusion::optimizer::{Analyzer, AnalyzerRule};
 
 pub use spark_text::SparkTextCasts;
 pub use string_operands::{StringOperands, StringRangesAndLists};
+pub use string_to_double::SparkDoubleCasts;
 
 /// DataFusion's analyzer rules with [`StringRangesAndLists`] before them, which must see the
 /// strings before type coercion casts them to the numbers' type.

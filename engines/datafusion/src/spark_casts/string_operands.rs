@@ -13,24 +13,19 @@
 //! - `BETWEEN` and `IN` with strings beside numbers, as Spark reads them
 //!   ([`StringRangesAndLists`]).
 
-use std::sync::Arc;
-
-use datafusion::arrow::array::{Array, ArrayRef, AsArray, Float64Builder};
-use datafusion::arrow::compute::cast as cast_array;
 use datafusion::arrow::datatypes::DataType;
 use datafusion::common::config::ConfigOptions;
 use datafusion::common::tree_node::{Transformed, TreeNode};
 use datafusion::common::{DFSchema, Result, ScalarValue};
-use datafusion::logical_expr::expr::{Between, InList, ScalarFunction};
+use datafusion::logical_expr::expr::{Between, InList};
 use datafusion::logical_expr::expr_rewriter::NamePreserver;
 use datafusion::logical_expr::planner::{ExprPlanner, PlannerResult, RawBinaryExpr};
 use datafusion::logical_expr::utils::merge_schema;
-use datafusion::logical_expr::{
-    cast, lit, try_cast, when, ColumnarValue, Expr, ExprSchemable, LogicalPlan, ScalarFunctionArgs,
-    ScalarUDF, ScalarUDFImpl, Signature, Volatility,
-};
+use datafusion::logical_expr::{cast, lit, try_cast, when, Expr, ExprSchemable, LogicalPlan};
 use datafusion::optimizer::AnalyzerRule;
 use datafusion::sql::sqlparser::ast::BinaryOperator;
+
+use super::string_to_double::spark_double;
 
 /// Converts the string operands of arithmetic and comparisons, then leaves the operator to
 /// the planners after it (Hive's division among them). Placed before every other planner.
@@ -276,87 +271,4 @@ fn spark_boolean(string: Expr) -> Result<Expr> {
     when(any(&["t", "true", "y", "yes", "1"]), lit(true))
         .when(any(&["f", "false", "n", "no", "0"]), lit(false))
         .otherwise(lit(ScalarValue::Boolean(None)))
-}
-
-/// `string` as a `DOUBLE`, as Spark casts a string to one ([`SparkDouble`]).
-pub fn spark_double(string: Expr) -> Expr {
-    Expr::ScalarFunction(ScalarFunction::new_udf(
-        Arc::new(ScalarUDF::new_from_impl(SparkDouble::new())),
-        vec![string],
-    ))
-}
-
-/// A string read as a `DOUBLE` as Spark's cast reads it: Java's `Double.parseDouble` of the
-/// text between spaces and control characters (`' 7 '`, `'1e3'`, `'1.5d'`, `'.5'`), or
-/// `inf`, `infinity` and `nan` in any case; NULL for anything else.
-#[derive(Debug, PartialEq, Eq, Hash)]
-pub struct SparkDouble {
-    signature: Signature,
-}
-
-impl SparkDouble {
-    pub fn new() -> Self {
-        Self {
-            signature: Signature::string(1, Volatility::Immutable),
-        }
-    }
-}
-
-impl Default for SparkDouble {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl ScalarUDFImpl for SparkDouble {
-    fn name(&self) -> &str {
-        "spark_double"
-    }
-
-    fn signature(&self) -> &Signature {
-        &self.signature
-    }
-
-    fn return_type(&self, _: &[DataType]) -> Result<DataType> {
-        Ok(DataType::Float64)
-    }
-
-    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
-        let scalar = matches!(args.args[0], ColumnarValue::Scalar(_));
-        let strings = cast_array(&args.args[0].to_array(args.number_rows)?, &DataType::Utf8)?;
-        let mut out = Float64Builder::with_capacity(strings.len());
-        for text in strings.as_string::<i32>().iter() {
-            out.append_option(text.and_then(parse_double));
-        }
-        let result: ArrayRef = Arc::new(out.finish());
-        Ok(if scalar {
-            ColumnarValue::Scalar(ScalarValue::try_from_array(&result, 0)?)
-        } else {
-            ColumnarValue::Array(result)
-        })
-    }
-}
-
-fn parse_double(text: &str) -> Option<f64> {
-    // Spark trims spaces and control characters, as Java's `String.trim`.
-    let text = text.trim_matches(|c: char| c <= ' ');
-    match text.to_ascii_lowercase().as_str() {
-        "inf" | "+inf" | "infinity" | "+infinity" => return Some(f64::INFINITY),
-        "-inf" | "-infinity" => return Some(f64::NEG_INFINITY),
-        "nan" => return Some(f64::NAN),
-        _ => {}
-    }
-    if matches!(text, "+NaN" | "-NaN") {
-        return Some(f64::NAN);
-    }
-    // Java's number, with its optional type suffix (`1d`, `2.5f`); Rust reads the rest alike
-    // once words such as `nan` are kept out.
-    let number = text.strip_suffix(['d', 'D', 'f', 'F']).unwrap_or(text);
-    let java_chars = number
-        .bytes()
-        .all(|b| b.is_ascii_digit() || matches!(b, b'+' | b'-' | b'.' | b'e' | b'E'));
-    if !java_chars {
-        return None;
-    }
-    number.parse().ok()
 }

@@ -151,6 +151,32 @@ async fn numbers_and_timestamps_cast_to_sparks_text() {
 }
 
 #[tokio::test]
+async fn a_string_casts_to_a_double_as_java_reads_it() {
+    let engine = engine().await;
+    let session = open(&engine);
+    let cases = [
+        ("CAST(' 7 ' AS DOUBLE)", "7.0"),
+        ("CAST('1d' AS DOUBLE)", "1.0"),
+        ("double(' 3 ')", "3.0"),
+        ("CAST('Infinity' AS DOUBLE)", "inf"),
+        ("CAST('inf' AS DOUBLE)", "inf"),
+        ("CAST('1e400' AS DOUBLE)", "inf"),
+        ("CAST('-nan' AS DOUBLE) IS NULL", "true"),
+        ("CAST('abc' AS DOUBLE) IS NULL", "true"),
+        ("CAST('1.5' AS FLOAT)", "1.5"),
+        ("CAST(' 2 ' AS FLOAT)", "2.0"),
+        ("arrow_typeof(CAST('2.5f' AS FLOAT))", "Float32"),
+    ];
+    for (expr, expected) in cases {
+        assert_eq!(
+            value(&engine, &session, &format!("SELECT {expr}")).await,
+            expected,
+            "{expr}"
+        );
+    }
+}
+
+#[tokio::test]
 async fn a_string_in_arithmetic_is_a_double() {
     let engine = engine().await;
     let session = open(&engine);

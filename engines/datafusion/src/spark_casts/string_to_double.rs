@@ -1,0 +1,159 @@
+//! `CAST(s AS DOUBLE)` and `CAST(s AS FLOAT)` of a string read as Spark reads it: Java's
+//! `Double.parseDouble` of the text between spaces and control characters, so `'1d'` and
+//! `'2.5f'` are numbers (Java's type suffixes) and `'-nan'` is NULL, where DataFusion's cast
+//! reads Rust's numbers. The same reading serves a string in arithmetic
+//! ([`super::string_operands`]).
+
+use std::sync::Arc;
+
+use datafusion::arrow::array::{Array, ArrayRef, AsArray, Float64Builder};
+use datafusion::arrow::compute::cast as cast_array;
+use datafusion::arrow::datatypes::DataType;
+use datafusion::common::config::ConfigOptions;
+use datafusion::common::tree_node::{Transformed, TreeNode};
+use datafusion::common::{DFSchema, Result, ScalarValue};
+use datafusion::logical_expr::expr::{Cast, ScalarFunction, TryCast};
+use datafusion::logical_expr::expr_rewriter::NamePreserver;
+use datafusion::logical_expr::utils::merge_schema;
+use datafusion::logical_expr::{
+    cast, ColumnarValue, Expr, ExprSchemable, LogicalPlan, ScalarFunctionArgs, ScalarUDF,
+    ScalarUDFImpl, Signature, Volatility,
+};
+use datafusion::optimizer::AnalyzerRule;
+
+/// Replaces a cast of a string to a `DOUBLE` or a `FLOAT` by [`SparkDouble`]. An analyzer
+/// rule, run after type coercion, since only then is the value's type known everywhere.
+#[derive(Debug)]
+pub struct SparkDoubleCasts;
+
+impl AnalyzerRule for SparkDoubleCasts {
+    fn name(&self) -> &str {
+        "spark_double_casts"
+    }
+
+    fn analyze(&self, plan: LogicalPlan, _: &ConfigOptions) -> Result<LogicalPlan> {
+        plan.transform_up_with_subqueries(|plan| {
+            if plan.inputs().is_empty() {
+                return Ok(Transformed::no(plan));
+            }
+            let schema = merge_schema(&plan.inputs());
+            let names = NamePreserver::new(&plan);
+            plan.map_expressions(|expr| {
+                let name = names.save(&expr);
+                expr.transform_up(|expr| spark_double_cast(expr, &schema))?
+                    .map_data(|expr| Ok(name.restore(expr)))
+            })
+        })
+        .map(|transformed| transformed.data)
+    }
+}
+
+fn spark_double_cast(expr: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
+    let (value, target) = match &expr {
+        Expr::Cast(Cast { expr, field }) | Expr::TryCast(TryCast { expr, field }) => {
+            (expr, field.data_type())
+        }
+        _ => return Ok(Transformed::no(expr)),
+    };
+    if !matches!(target, DataType::Float64 | DataType::Float32) {
+        return Ok(Transformed::no(expr));
+    }
+    let Ok(source) = value.get_type(schema) else {
+        return Ok(Transformed::no(expr));
+    };
+    if !matches!(
+        source,
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
+    ) {
+        return Ok(Transformed::no(expr));
+    }
+    let double = spark_double(value.as_ref().clone());
+    Ok(Transformed::yes(if *target == DataType::Float64 {
+        double
+    } else {
+        cast(double, target.clone())
+    }))
+}
+
+/// `string` as a `DOUBLE`, as Spark casts a string to one ([`SparkDouble`]).
+pub fn spark_double(string: Expr) -> Expr {
+    Expr::ScalarFunction(ScalarFunction::new_udf(
+        Arc::new(ScalarUDF::new_from_impl(SparkDouble::new())),
+        vec![string],
+    ))
+}
+
+/// A string read as a `DOUBLE` as Spark's cast reads it: Java's `Double.parseDouble` of the
+/// text between spaces and control characters (`' 7 '`, `'1e3'`, `'1.5d'`, `'.5'`), or
+/// `inf`, `infinity` and `nan` in any case; NULL for anything else.
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub struct SparkDouble {
+    signature: Signature,
+}
+
+impl SparkDouble {
+    pub fn new() -> Self {
+        Self {
+            signature: Signature::string(1, Volatility::Immutable),
+        }
+    }
+}
+
+impl Default for SparkDouble {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl ScalarUDFImpl for SparkDouble {
+    fn name(&self) -> &str {
+        "spark_double"
+    }
+
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    fn return_type(&self, _: &[DataType]) -> Result<DataType> {
+        Ok(DataType::Float64)
+    }
+
+    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
+        let scalar = matches!(args.args[0], ColumnarValue::Scalar(_));
+        let strings = cast_array(&args.args[0].to_array(args.number_rows)?, &DataType::Utf8)?;
+        let mut out = Float64Builder::with_capacity(strings.len());
+        for text in strings.as_string::<i32>().iter() {
+            out.append_option(text.and_then(parse_double));
+        }
+        let result: ArrayRef = Arc::new(out.finish());
+        Ok(if scalar {
+            ColumnarValue::Scalar(ScalarValue::try_from_array(&result, 0)?)
+        } else {
+            ColumnarValue::Array(result)
+        })
+    }
+}
+
+fn parse_double(text: &str) -> Option<f64> {
+    // Spark trims spaces and control characters, as Java's `String.trim`.
+    let text = text.trim_matches(|c: char| c <= ' ');
+    match text.to_ascii_lowercase().as_str() {
+        "inf" | "+inf" | "infinity" | "+infinity" => return Some(f64::INFINITY),
+        "-inf" | "-infinity" => return Some(f64::NEG_INFINITY),
+        "nan" => return Some(f64::NAN),
+        _ => {}
+    }
+    if matches!(text, "+NaN" | "-NaN") {
+        return Some(f64::NAN);
+    }
+    // Java's number, with its optional type suffix (`1d`, `2.5f`); Rust reads the rest alike
+    // once words such as `nan` are kept out.
+    let number = text.strip_suffix(['d', 'D', 'f', 'F']).unwrap_or(text);
+    let java_chars = number
+        .bytes()
+        .all(|b| b.is_ascii_digit() || matches!(b, b'+' | b'-' | b'.' | b'e' | b'E'));
+    if !java_chars {
+        return None;
+    }
+    number.parse().ok()
+}
