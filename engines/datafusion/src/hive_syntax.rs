@@ -182,20 +182,30 @@ impl AnalyzerRule for HiveIntegerCasts {
     }
 
     fn analyze(&self, plan: LogicalPlan, _: &ConfigOptions) -> Result<LogicalPlan> {
-        plan.transform_up_with_subqueries(|plan| {
-            if plan.inputs().is_empty() {
-                return Ok(Transformed::no(plan));
-            }
-            let schema = merge_schema(&plan.inputs());
-            let names = NamePreserver::new(&plan);
-            plan.map_expressions(|expr| {
-                let name = names.save(&expr);
-                expr.transform_up(|expr| hive_integer_cast(expr, &schema))?
-                    .map_data(|expr| Ok(name.restore(expr)))
-            })
-        })
-        .map(|transformed| transformed.data)
+        rewrite_expressions(plan, hive_integer_cast)
     }
+}
+
+/// Every expression of `plan` and its subqueries, rewritten bottom up by `rewrite` against its
+/// node's input schema, the columns keeping their names: the walk of the engine's analyzer
+/// rules that replace an expression by Hive's or Spark's meaning of it.
+pub(crate) fn rewrite_expressions(
+    plan: LogicalPlan,
+    rewrite: fn(LogicalExpr, &DFSchema) -> Result<Transformed<LogicalExpr>>,
+) -> Result<LogicalPlan> {
+    plan.transform_up_with_subqueries(|plan| {
+        if plan.inputs().is_empty() {
+            return Ok(Transformed::no(plan));
+        }
+        let schema = merge_schema(&plan.inputs());
+        let names = NamePreserver::new(&plan);
+        plan.map_expressions(|expr| {
+            let name = names.save(&expr);
+            expr.transform_up(|expr| rewrite(expr, &schema))?
+                .map_data(|expr| Ok(name.restore(expr)))
+        })
+    })
+    .map(|transformed| transformed.data)
 }
 
 fn hive_integer_cast(expr: LogicalExpr, schema: &DFSchema) -> Result<Transformed<LogicalExpr>> {
@@ -246,7 +256,10 @@ fn hive_integer_cast(expr: LogicalExpr, schema: &DFSchema) -> Result<Transformed
             // `least` would pass over it and give a bound).
             let double = cast(value, DataType::Float64);
             when(double.clone().is_null(), lit(ScalarValue::Int64(None)))
-                .when(datafusion::functions::expr_fn::isnan(double.clone()), lit(0i64))
+                .when(
+                    datafusion::functions::expr_fn::isnan(double.clone()),
+                    lit(0i64),
+                )
                 .when(double.clone().gt_eq(lit(high as f64)), lit(high))
                 .when(double.clone().lt_eq(lit(low as f64)), lit(low))
                 .otherwise(try_cast(double, DataType::Int64))?

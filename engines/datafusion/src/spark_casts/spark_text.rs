@@ -15,11 +15,9 @@ use datafusion::arrow::temporal_conversions::{
 };
 use datafusion::arrow::util::display::array_value_to_string;
 use datafusion::common::config::ConfigOptions;
-use datafusion::common::tree_node::{Transformed, TreeNode};
+use datafusion::common::tree_node::Transformed;
 use datafusion::common::{DFSchema, Result};
 use datafusion::logical_expr::expr::{Cast, ScalarFunction, TryCast};
-use datafusion::logical_expr::expr_rewriter::NamePreserver;
-use datafusion::logical_expr::utils::merge_schema;
 use datafusion::logical_expr::{
     cast, ColumnarValue, Expr, ExprSchemable, LogicalPlan, ScalarFunctionArgs, ScalarUDF,
     ScalarUDFImpl, Signature, Volatility,
@@ -40,19 +38,7 @@ impl AnalyzerRule for SparkTextCasts {
     }
 
     fn analyze(&self, plan: LogicalPlan, _: &ConfigOptions) -> Result<LogicalPlan> {
-        plan.transform_up_with_subqueries(|plan| {
-            if plan.inputs().is_empty() {
-                return Ok(Transformed::no(plan));
-            }
-            let schema = merge_schema(&plan.inputs());
-            let names = NamePreserver::new(&plan);
-            plan.map_expressions(|expr| {
-                let name = names.save(&expr);
-                expr.transform_up(|expr| spark_text_cast(expr, &schema))?
-                    .map_data(|expr| Ok(name.restore(expr)))
-            })
-        })
-        .map(|transformed| transformed.data)
+        crate::hive_syntax::rewrite_expressions(plan, spark_text_cast)
     }
 }
 

@@ -15,12 +15,10 @@
 
 use datafusion::arrow::datatypes::DataType;
 use datafusion::common::config::ConfigOptions;
-use datafusion::common::tree_node::{Transformed, TreeNode};
+use datafusion::common::tree_node::Transformed;
 use datafusion::common::{DFSchema, Result, ScalarValue};
 use datafusion::logical_expr::expr::{Between, InList};
-use datafusion::logical_expr::expr_rewriter::NamePreserver;
 use datafusion::logical_expr::planner::{ExprPlanner, PlannerResult, RawBinaryExpr};
-use datafusion::logical_expr::utils::merge_schema;
 use datafusion::logical_expr::{cast, lit, try_cast, when, Expr, ExprSchemable, LogicalPlan};
 use datafusion::optimizer::AnalyzerRule;
 use datafusion::sql::sqlparser::ast::BinaryOperator;
@@ -147,19 +145,7 @@ impl AnalyzerRule for StringRangesAndLists {
     }
 
     fn analyze(&self, plan: LogicalPlan, _: &ConfigOptions) -> Result<LogicalPlan> {
-        plan.transform_up_with_subqueries(|plan| {
-            if plan.inputs().is_empty() {
-                return Ok(Transformed::no(plan));
-            }
-            let schema = merge_schema(&plan.inputs());
-            let names = NamePreserver::new(&plan);
-            plan.map_expressions(|expr| {
-                let name = names.save(&expr);
-                expr.transform_up(|expr| range_or_list(expr, &schema))?
-                    .map_data(|expr| Ok(name.restore(expr)))
-            })
-        })
-        .map(|transformed| transformed.data)
+        crate::hive_syntax::rewrite_expressions(plan, range_or_list)
     }
 }
 
