@@ -160,6 +160,9 @@ pub const ALIASES: &[(&str, &str)] = &[
     ("datediff", "date_diff"),
     ("date_add", "dateadd"),
     ("current_date", "curdate"),
+    // Spark's element_at counts an array from 1 (and from the end below 0), and reads a map's
+    // key; DataFusion's takes maps only. Its NULL beyond either end is Spark's without ANSI.
+    ("try_element_at", "element_at"),
 ];
 
 /// Registers the Hive functions and aliases in a session's context.

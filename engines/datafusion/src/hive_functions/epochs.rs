@@ -18,6 +18,13 @@ pub fn functions() -> Vec<ScalarUDF> {
     let timestamp = |_: &[DataType]| Ok(TIMESTAMP);
     let bigint = |_: &[DataType]| Ok(DataType::Int64);
     vec![
+        HiveFunction::rewrite(
+            "date_from_unix_date",
+            a_number,
+            |_| Ok(DataType::Date32),
+            |a, _| Ok(cast(cast(a[0].clone(), DataType::Int32), DataType::Date32)),
+        )
+        .udf(),
         HiveFunction::rewrite("timestamp_seconds", a_number, timestamp, |a, t| {
             // A fraction of a second kept to the microsecond, as Spark keeps it: a
             // decimal's digits exactly, a double's as Spark truncates them.

@@ -13,8 +13,8 @@ use datafusion::functions::expr_fn::nullif;
 use datafusion::logical_expr::simplify::{ExprSimplifyResult, SimplifyContext};
 use datafusion::logical_expr::type_coercion::binary::type_union_resolution;
 use datafusion::logical_expr::{
-    lit, BinaryExpr, ColumnarValue, Documentation, Expr, Operator, ScalarFunctionArgs, ScalarUDF,
-    ScalarUDFImpl, Signature, TypeSignature, Volatility,
+    lit, when, BinaryExpr, ColumnarValue, Documentation, Expr, Operator, ScalarFunctionArgs,
+    ScalarUDF, ScalarUDFImpl, Signature, TypeSignature, Volatility,
 };
 
 use datafusion::arrow::array::{Array, ArrayRef, AsArray, Float64Builder, Int64Builder};
@@ -28,6 +28,25 @@ pub fn functions() -> Vec<ScalarUDF> {
     vec![
         HiveFunction::rewrite("pmod", two_numbers, |t| Ok(t[0].clone()), pmod).udf(),
         HiveFunction::rewrite("mod", two_numbers, |t| Ok(t[0].clone()), remainder).udf(),
+        HiveFunction::rewrite("sqrt", doubles_in, double, |a, _| {
+            let x = a[0].clone();
+            Ok(when(x.clone().lt(lit(0f64)), lit(f64::NAN))
+                .otherwise(datafusion::functions::expr_fn::sqrt(x))?)
+        })
+        .udf(),
+        HiveFunction::rewrite("ln", doubles_in, double, |a, _| {
+            of_positive(&a[0], datafusion::functions::expr_fn::ln(a[0].clone()))
+        })
+        .udf(),
+        HiveFunction::rewrite("log10", doubles_in, double, |a, _| {
+            of_positive(&a[0], datafusion::functions::expr_fn::log10(a[0].clone()))
+        })
+        .udf(),
+        HiveFunction::rewrite("log2", doubles_in, double, |a, _| {
+            of_positive(&a[0], datafusion::functions::expr_fn::log2(a[0].clone()))
+        })
+        .udf(),
+        HiveFunction::rewrite("log", doubles_in, double, logarithm).udf(),
         of_doubles("expm1", 1, |args| doubles(args, |x| x[0].exp_m1())),
         of_doubles("log1p", 1, |args| doubles(args, |x| x[0].ln_1p())),
         of_doubles("rint", 1, |args| doubles(args, |x| x[0].round_ties_even())),
@@ -474,6 +493,36 @@ fn shift(args: Vec<Expr>, op: Operator) -> Result<Expr> {
         op,
         Box::new(b),
     )))
+}
+
+/// One or two numbers, as `DOUBLE`s.
+fn doubles_in(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
+    match types {
+        [_] | [_, _] if types.iter().all(|t| t.is_numeric() || t.is_null()) => {
+            Ok(vec![DataType::Float64; types.len()])
+        }
+        _ => Err(bad_arguments(name, "a number", types)),
+    }
+}
+
+fn double(_: &[DataType]) -> Result<DataType> {
+    Ok(DataType::Float64)
+}
+
+/// `value` where `x` is positive; NULL where it is 0 or less, as Hive's and Spark's
+/// logarithms answer (DataFusion's give NaN and -Infinity).
+fn of_positive(x: &Expr, value: Expr) -> Result<Expr> {
+    Ok(when(x.clone().gt(lit(0f64)), value).otherwise(lit(ScalarValue::Float64(None)))?)
+}
+
+/// `log(x)`, the natural logarithm as in Hive and Spark (DataFusion's is base 10), and
+/// `log(base, x)`; NULL for a base or an `x` of 0 or less.
+fn logarithm(args: Vec<Expr>, _: &[DataType]) -> Result<Expr> {
+    use datafusion::functions::expr_fn::ln;
+    match <[Expr; 2]>::try_from(args) {
+        Ok([base, x]) => of_positive(&base, of_positive(&x, ln(x.clone()) / ln(base.clone()))?),
+        Err(args) => of_positive(&args[0], ln(args[0].clone())),
+    }
 }
 
 /// Spark's `mod(a, b)`: `a % b`, the sign of `a`'s (`mod(-7, 3)` is -1); NULL when `b` is 0.

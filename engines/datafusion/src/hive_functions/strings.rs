@@ -29,6 +29,7 @@ const SPLIT_MARK: &str = "\u{1f}";
 pub fn functions() -> Vec<ScalarUDF> {
     vec![
         HiveFunction::rewrite("split", two_strings, list_of_strings, split).udf(),
+        HiveFunction::computed("initcap", one_string, |_| Ok(DataType::Utf8), initcap).udf(),
         HiveFunction::computed("chr", one_number, |_| Ok(DataType::Utf8), character)
             .with_aliases(&["char"])
             .udf(),
@@ -385,6 +386,37 @@ fn character(args: &[ArrayRef]) -> Result<ArrayRef> {
             n => char::from((n & 0xff) as u8).to_string(),
         })
     })))
+}
+
+/// Spark's `initcap(s)`: the first letter of each word upper case and the rest lower case,
+/// a word starting after a space (DataFusion's starts one after any character that is not a
+/// letter or digit: `O'Neil` where Spark writes `O'neil`).
+fn initcap(args: &[ArrayRef]) -> Result<ArrayRef> {
+    Ok(string_result(strings_of(&args[0]).into_iter().map(
+        |text| {
+            text.map(|text| {
+                let mut after_space = true;
+                text.chars()
+                    .flat_map(|c| {
+                        let cased: Vec<char> = if after_space {
+                            c.to_uppercase().collect()
+                        } else {
+                            c.to_lowercase().collect()
+                        };
+                        after_space = c == ' ';
+                        cased
+                    })
+                    .collect()
+            })
+        },
+    )))
+}
+
+fn one_string(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
+    match types {
+        [t] if string_like(t) || t.is_null() => Ok(vec![DataType::Utf8]),
+        _ => Err(bad_arguments(name, "a string", types)),
+    }
 }
 
 /// A number, read as a `BIGINT` (a fraction dropped, as Spark's cast to a long).

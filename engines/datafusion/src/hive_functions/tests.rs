@@ -1623,7 +1623,16 @@ async fn split_by_the_empty_pattern_and_chr_answer_as_spark() {
         &s,
         "SELECT split('Alice', ''), split('', ''), split('a,b,', ','), split(',a', ','), \
          char(321), chr(0) = '\\u0000', char(-1), chr(65.7)",
-        &["[A, l, i, c, e]", "[]", "[a, b, ]", "[, a]", "A", "true", "", "A"],
+        &[
+            "[A, l, i, c, e]",
+            "[]",
+            "[a, b, ]",
+            "[, a]",
+            "A",
+            "true",
+            "",
+            "A",
+        ],
     )
     .await;
 }
@@ -1647,9 +1656,23 @@ async fn sparks_computed_functions_answer_row_by_row() {
     assert_eq!(
         rows,
         [
-            ["[1, 2]", "[0, 1, 2, 3]", "[1, 2, 3]", "{1: 1, 2: 2, 3: 3}", "4", "1"],
+            [
+                "[1, 2]",
+                "[0, 1, 2, 3]",
+                "[1, 2, 3]",
+                "{1: 1, 2: 2, 3: 3}",
+                "4",
+                "1"
+            ],
             ["NULL", "NULL", "[2, 1]", "NULL", "3", "NULL"],
-            ["[5]", "[4, 5, 0]", "[-1, 0, 1, 2]", "{4: 4, 5: 5}", "1", "0"],
+            [
+                "[5]",
+                "[4, 5, 0]",
+                "[-1, 0, 1, 2]",
+                "{4: 4, 5: 5}",
+                "1",
+                "0"
+            ],
             ["[]", "[6, NULL, 0]", "[3]", "{6: 6}", "6", "2"],
         ]
     );
@@ -1725,6 +1748,58 @@ async fn javas_three_letter_zones_are_taken_as_hive_and_spark_take_them() {
             "2024-07-04T05:00:00",
             "2024-07-04T17:00:00",
             "2024-07-04T17:30:00",
+        ],
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn roots_and_logarithms_outside_their_domain_answer_as_spark() {
+    let engine = engine().await;
+    let s = open(&engine);
+    // sqrt of a negative number failed the query; the logarithms gave NaN and -Infinity.
+    check(
+        &engine,
+        &s,
+        "SELECT sqrt(-1), sqrt(4), ln(-1.0) IS NULL, log10(0) IS NULL, log2(-1) IS NULL, \
+         log2(8), log(10), log(10, 100), log(-2, 8) IS NULL, log(0, 8) IS NULL, log(1, 8), ln(1)",
+        &[
+            "NaN",
+            "2.0",
+            "true",
+            "true",
+            "true",
+            "3.0",
+            "2.302585092994046",
+            "2.0",
+            "true",
+            "true",
+            "inf",
+            "0.0",
+        ],
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn element_at_initcap_and_date_from_unix_date_answer_as_spark() {
+    let engine = engine().await;
+    let s = open(&engine);
+    check(
+        &engine,
+        &s,
+        "SELECT element_at(array(1, 2, 3), 1), element_at(array(1, 2, 3), -1), \
+         element_at(array(1, 2, 3), 5) IS NULL, element_at(map('a', 1), 'a'), \
+         element_at(map('a', 1), 'b') IS NULL, initcap('frank o''neil-x  hi'), \
+         date_from_unix_date(1)",
+        &[
+            "1",
+            "3",
+            "true",
+            "1",
+            "true",
+            "Frank O'neil-x  Hi",
+            "1970-01-02",
         ],
     )
     .await;
