@@ -327,7 +327,7 @@ registry:
     addresses: {address}
     namespace: {namespace}
     session-timeout: 10s
-    connect-timeout: 3s
+    connect-timeout: 5s
 engine:
   type: DATAFUSION
   share-level: USER

@@ -56,14 +56,22 @@ const LOCK_NAME: &str = "lock-";
 /// whole connect timeout, refusing every OpenSession of the cluster meanwhile though the
 /// ensemble was back. (ZooKeeper's Java client likewise divides its session timeout among
 /// the servers.)
+///
+/// The client also drops a connection that stays silent that long (its pings come every
+/// 3/8 of it), so each attempt waits at least [`MIN_ATTEMPT`]: a server or a machine busy
+/// for a second (a JVM's collection, cores shared with builds) must not cost every session
+/// its connection.
 pub fn connector(
     session_timeout: Duration,
     connect_timeout: Duration,
 ) -> zookeeper_client::Connector {
     Client::connector()
         .with_session_timeout(session_timeout)
-        .with_connection_timeout(connect_timeout / 3)
+        .with_connection_timeout((connect_timeout / 3).max(MIN_ATTEMPT))
 }
+
+/// The shortest wait of one connection attempt, and of a connection's silence.
+pub const MIN_ATTEMPT: Duration = Duration::from_secs(2);
 
 /// Where a ZooKeeper registry lives and how long its sessions last.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -71,8 +71,8 @@ impl ZooKeeperServer {
     pub fn location(&self) -> ZooKeeperLocation {
         ZooKeeperLocation {
             addresses: self.address(),
-            session_timeout: Duration::from_secs(4),
-            connect_timeout: Duration::from_secs(3),
+            session_timeout: Duration::from_secs(6),
+            connect_timeout: Duration::from_secs(5),
         }
     }
 
