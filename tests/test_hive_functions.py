@@ -118,6 +118,15 @@ SPARK_ANSWERS = [
     "SELECT a, b, GROUPING__ID, count(*) AS n FROM (VALUES (1, 'x'), (1, 'y'), (2, 'x')) t(a, b) GROUP BY a, b WITH ROLLUP ORDER BY grouping__id, a NULLS LAST, b NULLS LAST",
     "SELECT a, b, grouping_id(a, b) AS g, grouping_id() AS h FROM (VALUES (1, 'x'), (2, 'y')) t(a, b) GROUP BY CUBE(a, b) HAVING grouping__id > 0 ORDER BY g, a NULLS LAST, b NULLS LAST",
     "SELECT every(x > 0) AS a, some(x > 2) AS b, any(x > 5) AS c, count_if(x > 1) AS d FROM (VALUES (1), (2), (3)) t(x)",
+    # NULL sorts first ascending, last descending, as the smallest value.
+    "SELECT id, rank() OVER (ORDER BY v) AS r FROM (VALUES (1, 20), (2, NULL), (3, 10)) t(id, v) ORDER BY v DESC",
+    # Typed number literals, casts written as functions, Spark's decode, percentiles of a list.
+    "SELECT 2.5D + 1 AS a, 7Y AS b, CAST(1.25BD AS STRING) AS c, int('12.7') AS d, string(1) AS e, date('2024-01-31') AS f, tinyint(300) AS g, decode(2, 1, 'one', 2, 'two', 'other') AS h",
+    "SELECT percentile(x, array(0.25, 0.75)) AS p, sum(x) AS s, sum(CAST(x AS DOUBLE)) AS d FROM (VALUES (1), (2), (3), (4)) t(x)",
+    "SELECT date_trunc('MM', '2024-07-04 13:05:09') AS a, date_trunc('DD', '2024-07-04 13:05:09') AS b, split('abc', '') AS c, chr(321) AS d, to_timestamp('05/01/2024 10:11', 'dd/MM/yyyy HH:mm') AS e, CAST(TIMESTAMP '2024-01-15 09:30:00' AS BIGINT) AS f",
+    "SELECT make_date(2024, 2, 30) AS a, reverse(array(1, 2, 3)) AS b, array_sort(array(3, NULL, 1)) AS c, CAST(CAST(NULL AS DOUBLE) AS INT) AS d, 5 % 0 AS e, mod(-7, 3) AS f, element_at(array(1, 2, 3), -1) AS g",
+    "SELECT sqrt(-1) AS a, ln(0) AS b, log(10, 100) AS c, initcap('frank o''neil') AS d, extract(DOW FROM DATE '2024-06-09') AS e, from_utc_timestamp('2024-07-04 12:00:00', 'PST') AS f",
+    "SELECT k, v FROM (SELECT map('x', 1, 'y', 2) AS m) LATERAL VIEW explode(m) t AS k, v ORDER BY k",
     "SELECT hex(encode('abc', 'UTF-16')) AS a, hex(encode('abc', 'utf-16le')) AS b, hex(encode('abc', 'UTF-16BE')) AS c, decode(unhex('FEFF0061'), 'UTF-16') AS d, decode(unhex('FFFE6100'), 'UTF-16') AS e, decode(unhex('61'), 'ISO-8859-1') AS f, decode(encode('xyz', 'US-ASCII'), 'US-ASCII') AS g, decode(encode('xyz', 'UTF-8'), 'UTF-8') AS h",
 ]
 # Hive and Spark disagree here, or Spark spells it differently: Hive's answers only.
