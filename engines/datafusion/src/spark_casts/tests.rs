@@ -12,6 +12,17 @@ async fn value(engine: &Engine, session: &Session, sql: &str) -> String {
     lines[3].trim_matches(|c| c == '|' || c == ' ').to_owned()
 }
 
+/// Each expression's value is the one beside it (`SELECT expr`, one row, one column).
+async fn answers(engine: &Engine, session: &Session, cases: &[(&str, &str)]) {
+    for (expr, expected) in cases {
+        assert_eq!(
+            value(engine, session, &format!("SELECT {expr}")).await,
+            *expected,
+            "{expr}"
+        );
+    }
+}
+
 #[tokio::test]
 async fn arrays_maps_and_structs_cast_to_sparks_text() {
     let engine = engine().await;
@@ -92,13 +103,7 @@ async fn arrays_maps_and_structs_cast_to_sparks_text() {
         ("CAST(array(X'4142') AS STRING)", "[AB]"),
         ("CAST(CAST(NULL AS ARRAY<INT>) AS STRING) IS NULL", "true"),
     ];
-    for (expr, expected) in cases {
-        assert_eq!(
-            value(&engine, &session, &format!("SELECT {expr}")).await,
-            expected,
-            "{expr}"
-        );
-    }
+    answers(&engine, &session, &cases).await;
     // A column's values, row by row.
     assert_eq!(
         lines(
@@ -141,13 +146,7 @@ async fn numbers_and_timestamps_cast_to_sparks_text() {
             "true",
         ),
     ];
-    for (expr, expected) in cases {
-        assert_eq!(
-            value(&engine, &session, &format!("SELECT {expr}")).await,
-            expected,
-            "{expr}"
-        );
-    }
+    answers(&engine, &session, &cases).await;
 }
 
 #[tokio::test]
@@ -167,13 +166,7 @@ async fn a_string_casts_to_a_double_as_java_reads_it() {
         ("CAST(' 2 ' AS FLOAT)", "2.0"),
         ("arrow_typeof(CAST('2.5f' AS FLOAT))", "Float32"),
     ];
-    for (expr, expected) in cases {
-        assert_eq!(
-            value(&engine, &session, &format!("SELECT {expr}")).await,
-            expected,
-            "{expr}"
-        );
-    }
+    answers(&engine, &session, &cases).await;
 }
 
 #[tokio::test]
@@ -218,13 +211,7 @@ async fn a_string_in_arithmetic_is_a_double() {
         ("'1e400' + 0", "inf"),
         ("'NaN' + 0", "NaN"),
     ];
-    for (expr, expected) in cases {
-        assert_eq!(
-            value(&engine, &session, &format!("SELECT {expr}")).await,
-            expected,
-            "{expr}"
-        );
-    }
+    answers(&engine, &session, &cases).await;
     // A column of strings.
     assert_eq!(
         value(
@@ -295,13 +282,7 @@ async fn a_string_compares_as_the_other_sides_type() {
         ("'2024-01-02' = DATE '2024-01-02'", "true"),
         ("TIMESTAMP '2024-01-02 00:00:00' > '2024-01-01'", "true"),
     ];
-    for (expr, expected) in cases {
-        assert_eq!(
-            value(&engine, &session, &format!("SELECT {expr}")).await,
-            expected,
-            "{expr}"
-        );
-    }
+    answers(&engine, &session, &cases).await;
     // A column compared with a string keeps its answer; a string column with a number no
     // longer fails on a name that is not one.
     assert_eq!(
@@ -333,13 +314,7 @@ async fn dates_and_intervals_keep_their_arithmetic() {
         ("DATE '2024-01-02' - DATE '2024-01-01'", "1"),
         ("DATE '2024-01-02' + 1", "2024-01-03"),
     ];
-    for (expr, expected) in cases {
-        assert_eq!(
-            value(&engine, &session, &format!("SELECT {expr}")).await,
-            expected,
-            "{expr}"
-        );
-    }
+    answers(&engine, &session, &cases).await;
 }
 
 #[tokio::test]
@@ -361,13 +336,7 @@ async fn between_compares_as_comparisons_do_and_in_as_strings() {
         ("5 IN ('5.0')", "false"),
         ("5.0D IN ('5')", "false"),
     ];
-    for (expr, expected) in cases {
-        assert_eq!(
-            value(&engine, &session, &format!("SELECT {expr}")).await,
-            expected,
-            "{expr}"
-        );
-    }
+    answers(&engine, &session, &cases).await;
     let names = |sql: &'static str| {
         let (engine, session) = (&engine, &session);
         async move { lines(engine, session, sql).await[3..5].to_vec() }
@@ -416,11 +385,5 @@ async fn a_sign_before_a_string_reads_it_as_a_double() {
         ("-x FROM (SELECT 5 AS x) t", "-5"),
         ("-(2)", "-2"),
     ];
-    for (expr, expected) in cases {
-        assert_eq!(
-            value(&engine, &session, &format!("SELECT {expr}")).await,
-            expected,
-            "{expr}"
-        );
-    }
+    answers(&engine, &session, &cases).await;
 }
