@@ -30,8 +30,8 @@ pub fn functions() -> Vec<ScalarUDF> {
         HiveFunction::rewrite("mod", two_numbers, |t| Ok(t[0].clone()), remainder).udf(),
         HiveFunction::rewrite("sqrt", doubles_in, double, |a, _| {
             let x = a[0].clone();
-            Ok(when(x.clone().lt(lit(0f64)), lit(f64::NAN))
-                .otherwise(datafusion::functions::expr_fn::sqrt(x))?)
+            when(x.clone().lt(lit(0f64)), lit(f64::NAN))
+                .otherwise(datafusion::functions::expr_fn::sqrt(x))
         })
         .udf(),
         HiveFunction::rewrite("ln", doubles_in, double, |a, _| {
@@ -512,7 +512,7 @@ fn double(_: &[DataType]) -> Result<DataType> {
 /// `value` where `x` is positive; NULL where it is 0 or less, as Hive's and Spark's
 /// logarithms answer (DataFusion's give NaN and -Infinity).
 fn of_positive(x: &Expr, value: Expr) -> Result<Expr> {
-    Ok(when(x.clone().gt(lit(0f64)), value).otherwise(lit(ScalarValue::Float64(None)))?)
+    when(x.clone().gt(lit(0f64)), value).otherwise(lit(ScalarValue::Float64(None)))
 }
 
 /// `log(x)`, the natural logarithm as in Hive and Spark (DataFusion's is base 10), and
