@@ -30,6 +30,22 @@ pub fn functions() -> Vec<ScalarUDF> {
     vec![
         HiveFunction::rewrite("split", two_strings, list_of_strings, split).udf(),
         HiveFunction::computed("initcap", one_string, |_| Ok(DataType::Utf8), initcap).udf(),
+        HiveFunction::rewrite(
+            "replace",
+            |name, types| match types {
+                [_, _] | [_, _, _] if types.iter().all(|t| string_like(t) || t.is_null()) => {
+                    Ok(vec![DataType::Utf8; types.len()])
+                }
+                _ => Err(bad_arguments(
+                    name,
+                    "(string, search[, replacement])",
+                    types,
+                )),
+            },
+            |_| Ok(DataType::Utf8),
+            remove_or_replace,
+        )
+        .udf(),
         HiveFunction::computed("chr", one_number, |_| Ok(DataType::Utf8), character)
             .with_aliases(&["char"])
             .udf(),
@@ -386,6 +402,21 @@ fn character(args: &[ArrayRef]) -> Result<ArrayRef> {
             n => char::from((n & 0xff) as u8).to_string(),
         })
     })))
+}
+
+/// Spark's `replace(s, search[, replacement])`: every `search` in `s` replaced, or removed
+/// without a replacement (DataFusion's takes three arguments).
+fn remove_or_replace(args: Vec<Expr>, _: &[DataType]) -> Result<Expr> {
+    let mut args = args;
+    if args.len() == 2 {
+        args.push(lit(""));
+    }
+    let [text, search, replacement] = <[Expr; 3]>::try_from(args).expect("three arguments");
+    Ok(datafusion::functions::expr_fn::replace(
+        text,
+        search,
+        replacement,
+    ))
 }
 
 /// Spark's `initcap(s)`: the first letter of each word upper case and the rest lower case,

@@ -1804,3 +1804,17 @@ async fn element_at_initcap_and_date_from_unix_date_answer_as_spark() {
     )
     .await;
 }
+
+#[tokio::test]
+async fn replace_without_a_replacement_removes_as_spark() {
+    let engine = engine().await;
+    let s = open(&engine);
+    check(
+        &engine,
+        &s,
+        "SELECT replace('abc', 'b'), replace('abc', 'b', 'x'), replace('abc', ''), \
+         replace(NULL, 'a') IS NULL, replace('aaa', 'a', NULL) IS NULL",
+        &["ac", "axc", "abc", "true", "true"],
+    )
+    .await;
+}

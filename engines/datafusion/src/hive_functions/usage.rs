@@ -61,6 +61,7 @@ const USAGE: &[(&str, &str, &str)] = &[
     ("log10", "log10(x)", "the base-10 logarithm of x; NULL for x of 0 or less"),
     ("log2", "log2(x)", "the base-2 logarithm of x; NULL for x of 0 or less"),
     ("log", "log([base, ]x)", "the logarithm of x in base (e by default); NULL for a base or x of 0 or less"),
+    ("replace", "replace(s, search[, replacement])", "s with every search replaced by replacement, or removed without one"),
     ("initcap", "initcap(s)", "s with the first letter of each word (after a space) upper case and the others lower case"),
     ("date_from_unix_date", "date_from_unix_date(days)", "the date days after 1970-01-01"),
     ("mod", "mod(a, b)", "the remainder of a divided by b (a % b), with a's sign; NULL when b is 0"),
