@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use datafusion::arrow::array::ArrayRef;
 use datafusion::arrow::record_batch::RecordBatch;
+use datafusion::arrow::util::display::{ArrayFormatter, FormatOptions};
 use datafusion::arrow::util::pretty::pretty_format_batches;
 use datafusion::logical_expr::Accumulator;
 use kumiho_thrift::handle::HandleId;
@@ -76,6 +77,26 @@ pub async fn lines(engine: &Engine, session: &Session, sql: &str) -> Vec<String>
         .lines()
         .map(str::to_owned)
         .collect()
+}
+
+/// The rows of a statement, each value as beeline prints it (NULL as `NULL`).
+pub async fn value_rows(engine: &Engine, session: &Session, sql: &str) -> Vec<Vec<String>> {
+    let batches = run(engine, session, sql)
+        .await
+        .unwrap_or_else(|e| panic!("{sql} failed: {e}"));
+    let options = FormatOptions::default().with_null("NULL");
+    let mut rows = Vec::new();
+    for batch in &batches {
+        let formatters: Vec<_> = batch
+            .columns()
+            .iter()
+            .map(|c| ArrayFormatter::try_new(c.as_ref(), &options).unwrap())
+            .collect();
+        for i in 0..batch.num_rows() {
+            rows.push(formatters.iter().map(|f| f.value(i).to_string()).collect());
+        }
+    }
+    rows
 }
 
 /// The error message of a statement that must fail.

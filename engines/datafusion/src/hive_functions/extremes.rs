@@ -195,33 +195,17 @@ mod tests {
     use std::sync::Arc;
 
     use datafusion::arrow::array::{ArrayRef, Int64Array, StringArray};
-    use datafusion::arrow::util::display::{ArrayFormatter, FormatOptions};
     use datafusion::common::ScalarValue;
     use datafusion::logical_expr::Accumulator;
 
     use super::Extreme;
-    use crate::test_util::{engine, error, merge_partial, open, run};
+    use crate::test_util::{engine, error, merge_partial, open, value_rows};
 
     /// The rows of a query, each value as beeline prints it (NULL as `NULL`).
     async fn rows(sql: &str) -> Vec<Vec<String>> {
         let engine = engine().await;
         let session = open(&engine);
-        let batches = run(&engine, &session, sql)
-            .await
-            .unwrap_or_else(|e| panic!("{sql} failed: {e}"));
-        let options = FormatOptions::default().with_null("NULL");
-        let mut rows = Vec::new();
-        for batch in &batches {
-            let formatters: Vec<_> = batch
-                .columns()
-                .iter()
-                .map(|c| ArrayFormatter::try_new(c.as_ref(), &options).unwrap())
-                .collect();
-            for i in 0..batch.num_rows() {
-                rows.push(formatters.iter().map(|f| f.value(i).to_string()).collect());
-            }
-        }
-        rows
+        value_rows(&engine, &session, sql).await
     }
 
     #[tokio::test]

@@ -1,11 +1,9 @@
 //! Spark's higher-order functions, each answer the one Spark 3.5 gives (`spark.sql` in local
 //! mode, `spark.sql.ansi.enabled=false`) for the same SQL.
 
-use datafusion::arrow::util::display::{ArrayFormatter, FormatOptions};
-
 use crate::engine::Engine;
 use crate::session::Session;
-use crate::test_util::{engine, error, open, run};
+use crate::test_util::{engine, error, open, value_rows};
 
 /// Spark's rows `(1, [1, 2, 3], 10)`, `(2, [4, NULL], 20)`, `(3, NULL, 30)`, `(4, [], 40)`
 /// as `t(id, arr, n)`, for a query to read.
@@ -15,30 +13,10 @@ const T: &str = "WITH t AS (\
     UNION ALL SELECT 3, CAST(NULL AS ARRAY<INT>), 30 \
     UNION ALL SELECT 4, CAST(array() AS ARRAY<INT>), 40) ";
 
-/// The rows of a query, each value as beeline prints it (NULL as `NULL`).
-async fn rows(engine: &Engine, session: &Session, sql: &str) -> Vec<Vec<String>> {
-    let batches = run(engine, session, sql)
-        .await
-        .unwrap_or_else(|e| panic!("{sql} failed: {e}"));
-    let options = FormatOptions::default().with_null("NULL");
-    let mut rows = Vec::new();
-    for batch in &batches {
-        let formatters: Vec<_> = batch
-            .columns()
-            .iter()
-            .map(|c| ArrayFormatter::try_new(c.as_ref(), &options).unwrap())
-            .collect();
-        for i in 0..batch.num_rows() {
-            rows.push(formatters.iter().map(|f| f.value(i).to_string()).collect());
-        }
-    }
-    rows
-}
-
 /// Asserts the one value of each `(query, value)`.
 async fn check(engine: &Engine, session: &Session, cases: &[(&str, &str)]) {
     for (sql, expected) in cases {
-        let rows = rows(engine, session, sql).await;
+        let rows = value_rows(engine, session, sql).await;
         assert_eq!(rows, vec![vec![expected.to_string()]], "{sql}");
     }
 }
@@ -46,7 +24,7 @@ async fn check(engine: &Engine, session: &Session, cases: &[(&str, &str)]) {
 /// Asserts the rows of a query of [`T`].
 async fn check_rows(engine: &Engine, session: &Session, sql: &str, expected: &[&[&str]]) {
     let sql = format!("{T}{sql}");
-    let rows = rows(engine, session, &sql).await;
+    let rows = value_rows(engine, session, &sql).await;
     assert_eq!(rows, expected, "{sql}");
 }
 
@@ -573,7 +551,7 @@ async fn long_arrays_sort_and_fold_as_spark_does() {
 async fn show_and_describe_function_know_the_lambda_functions() {
     let engine = engine().await;
     let session = open(&engine);
-    let listed = rows(&engine, &session, "SHOW FUNCTIONS LIKE 'map_*'").await;
+    let listed = value_rows(&engine, &session, "SHOW FUNCTIONS LIKE 'map_*'").await;
     for name in ["map_filter", "map_zip_with"] {
         assert!(
             listed.contains(&vec![name.to_owned()]),
@@ -581,7 +559,7 @@ async fn show_and_describe_function_know_the_lambda_functions() {
         );
     }
     // The comparator sort is called as array_sort: its name of the engine's own is not listed.
-    let sorts = rows(&engine, &session, "SHOW FUNCTIONS LIKE 'array_sort*'").await;
+    let sorts = value_rows(&engine, &session, "SHOW FUNCTIONS LIKE 'array_sort*'").await;
     assert_eq!(sorts, [vec!["array_sort".to_owned()]]);
     check(
         &engine,
