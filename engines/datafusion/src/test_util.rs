@@ -84,9 +84,14 @@ pub async fn value_rows(engine: &Engine, session: &Session, sql: &str) -> Vec<Ve
     let batches = run(engine, session, sql)
         .await
         .unwrap_or_else(|e| panic!("{sql} failed: {e}"));
+    formatted_rows(&batches)
+}
+
+/// The rows of batches, each value as beeline prints it (NULL as `NULL`).
+pub fn formatted_rows(batches: &[RecordBatch]) -> Vec<Vec<String>> {
     let options = FormatOptions::default().with_null("NULL");
     let mut rows = Vec::new();
-    for batch in &batches {
+    for batch in batches {
         let formatters: Vec<_> = batch
             .columns()
             .iter()

@@ -1,12 +1,11 @@
 use std::collections::BTreeMap;
 
 use datafusion::arrow::datatypes::DataType;
-use datafusion::arrow::util::display::{ArrayFormatter, FormatOptions};
 
 use super::datetime::java_pattern;
 use crate::engine::Engine;
 use crate::session::Session;
-use crate::test_util::{engine, error, open, run_with};
+use crate::test_util::{engine, error, formatted_rows, open, run_with};
 
 /// The rows of a query, each value as beeline prints it (NULL as `NULL`), and the
 /// columns' types.
@@ -19,26 +18,18 @@ pub(super) async fn rows_with(
     let batches = run_with(engine, session, sql, overlay)
         .await
         .unwrap_or_else(|e| panic!("{sql} failed: {e}"));
-    let options = FormatOptions::default().with_null("NULL");
-    let mut rows = Vec::new();
-    let mut types = Vec::new();
-    for batch in &batches {
-        types = batch
-            .schema()
-            .fields()
-            .iter()
-            .map(|f| f.data_type().clone())
-            .collect();
-        let formatters: Vec<_> = batch
-            .columns()
-            .iter()
-            .map(|c| ArrayFormatter::try_new(c.as_ref(), &options).unwrap())
-            .collect();
-        for i in 0..batch.num_rows() {
-            rows.push(formatters.iter().map(|f| f.value(i).to_string()).collect());
-        }
-    }
-    (rows, types)
+    let types = batches
+        .last()
+        .map(|batch| {
+            batch
+                .schema()
+                .fields()
+                .iter()
+                .map(|f| f.data_type().clone())
+                .collect()
+        })
+        .unwrap_or_default();
+    (formatted_rows(&batches), types)
 }
 
 /// The first row of a query and the columns' types.
