@@ -54,6 +54,8 @@
 //!   ([`generators`]).
 //! - Spark's lambdas, `transform(a, x -> x + 1)`, parsed ([`lambdas`]) for the higher-order
 //!   functions.
+//! - `INTERSECT ALL` and `EXCEPT ALL` count a row's copies on each side, where DataFusion's
+//!   kept or dropped every copy ([`multiset_operations`]).
 
 use std::ops::ControlFlow;
 use std::sync::Arc;
@@ -1825,6 +1827,8 @@ mod cast_names;
 mod day_of_week;
 mod decode_cases;
 mod generators;
+mod multiset_operations;
+pub use multiset_operations::MultisetOperations;
 mod number_literals;
 mod percentile_lists;
 pub use generators::{inline_fields, InlineFields};

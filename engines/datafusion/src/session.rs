@@ -487,6 +487,7 @@ fn session_template(
         .with_default_features()
         .with_analyzer_rules(spark_casts::analyzer_rules())
         .with_analyzer_rule(Arc::new(hive_syntax::HiveIntegerCasts))
+        .with_analyzer_rule(Arc::new(hive_syntax::MultisetOperations))
         .with_analyzer_rule(Arc::new(spark_casts::SparkTextCasts))
         .with_analyzer_rule(Arc::new(spark_casts::SparkDoubleCasts));
     // Hive's meanings first: the first planner that plans an expression wins.

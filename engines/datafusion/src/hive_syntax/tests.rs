@@ -1105,3 +1105,85 @@ async fn a_double_or_timestamp_cast_to_an_integer_is_javas_long() {
         ["1705311000,-1,1705311000"]
     );
 }
+
+/// The rows of `sql`, each as its values joined by a space.
+async fn row_texts(sql: &str) -> Vec<String> {
+    let engine = engine().await;
+    let session = open(&engine);
+    crate::test_util::value_rows(&engine, &session, sql)
+        .await
+        .into_iter()
+        .map(|row| row.join(" "))
+        .collect()
+}
+
+#[tokio::test]
+async fn intersect_all_and_except_all_count_each_rows_copies_as_spark() {
+    // Answers from Spark 4.3: the left side has (1, 'a') three times and (2, NULL) twice,
+    // the right side each twice and once.
+    let left = "SELECT x, y FROM (VALUES (1, 'a'), (1, 'a'), (1, 'a'), (2, NULL), (2, NULL), \
+                (3, 'c')) l(x, y)";
+    let right = "SELECT x, y FROM (VALUES (1, 'a'), (1, 'a'), (2, NULL), (4, 'd')) r(x, y)";
+    assert_eq!(
+        row_texts(&format!("{left} INTERSECT ALL {right} ORDER BY x")).await,
+        ["1 a", "1 a", "2 NULL"]
+    );
+    assert_eq!(
+        row_texts(&format!("{left} EXCEPT ALL {right} ORDER BY x")).await,
+        ["1 a", "2 NULL", "3 c"]
+    );
+    // Without ALL each row once, as before.
+    assert_eq!(
+        row_texts(&format!("{left} INTERSECT {right} ORDER BY x")).await,
+        ["1 a", "2 NULL"]
+    );
+    assert_eq!(
+        row_texts(&format!("{left} EXCEPT {right} ORDER BY x")).await,
+        ["3 c"]
+    );
+    // Chained, and inside a subquery.
+    assert_eq!(
+        row_texts(
+            "SELECT x FROM (VALUES (1), (1), (2), (2), (2)) l(x) \
+             INTERSECT ALL SELECT x FROM (VALUES (2), (2), (1), (3)) r(x) \
+             EXCEPT ALL SELECT x FROM (VALUES (2)) s(x) ORDER BY x"
+        )
+        .await,
+        ["1", "2"]
+    );
+    assert_eq!(
+        row_texts(
+            "SELECT count(*) FROM (SELECT x FROM (VALUES (1), (1), (1)) l(x) \
+             EXCEPT ALL SELECT x FROM (VALUES (1)) r(x)) t"
+        )
+        .await,
+        ["2"]
+    );
+}
+
+#[tokio::test]
+async fn intersect_all_of_a_table_with_itself_keeps_every_copy() {
+    let engine = engine().await;
+    let session = open(&engine);
+    crate::test_util::run(
+        &engine,
+        &session,
+        "CREATE TABLE copies AS SELECT * FROM (VALUES (1), (1), (2)) t(x)",
+    )
+    .await
+    .unwrap();
+    let rows = crate::test_util::value_rows(
+        &engine,
+        &session,
+        "SELECT x FROM copies INTERSECT ALL SELECT x FROM copies ORDER BY x",
+    )
+    .await;
+    assert_eq!(rows, [["1"], ["1"], ["2"]]);
+    let rows = crate::test_util::value_rows(
+        &engine,
+        &session,
+        "SELECT x FROM copies EXCEPT ALL (SELECT x FROM copies WHERE x = 1 LIMIT 1) ORDER BY x",
+    )
+    .await;
+    assert_eq!(rows, [["1"], ["2"]]);
+}
