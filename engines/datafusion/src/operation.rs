@@ -497,8 +497,10 @@ impl Operation {
             }
             Planned::Plan(plan) => {
                 let frame = context.execute_logical_plan(plan).await?;
-                self.set_schema(Arc::clone(frame.schema().inner()));
                 let mut stream = self.open_stream(&frame).await?;
+                // The executed plan's schema, not the frame's: only analysis gives a UNION
+                // of a BIGINT and a DOUBLE its common type, and the rows come in that type.
+                self.set_schema(stream.schema());
                 self.log("Waiting for the first batch");
                 let first = stream.next().await.transpose()?;
                 let mut cursor = self.cursor.lock().await;

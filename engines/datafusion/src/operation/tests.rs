@@ -401,3 +401,20 @@ async fn metadata_operations_serve_their_rows() {
         (1, 1, false)
     );
 }
+
+#[tokio::test]
+async fn a_union_is_described_in_the_type_its_rows_come_in() {
+    // A BIGINT branch and a DOUBLE branch: the rows are DOUBLEs (1.0 and 2.5), and so must
+    // the column be described, or a JDBC client reads 2.5 as a BIGINT.
+    let engine = engine().await;
+    let s = open(&engine);
+    let op = started(&engine, &s, "SELECT 1 AS v UNION ALL SELECT 2.5D").await;
+    assert_eq!(op.wait_until_done().await.state, OpState::Finished);
+    let schema = op.schema().unwrap();
+    assert_eq!(schema.field(0).name(), "v");
+    assert_eq!(schema.field(0).data_type(), &DataType::Float64);
+    let fetched = fetch_all(&op, 10).await;
+    for batch in fetched.iter().flat_map(|f| &f.batches) {
+        assert_eq!(batch.schema().field(0).data_type(), &DataType::Float64);
+    }
+}
