@@ -56,6 +56,9 @@
 //!   functions.
 //! - `INTERSECT ALL` and `EXCEPT ALL` count a row's copies on each side, where DataFusion's
 //!   kept or dropped every copy ([`multiset_operations`]).
+//! - Spark's `PIVOT` and `UNPIVOT` clauses, a grouped query and a union ([`pivots`]).
+//! - `s LIKE ANY|SOME|ALL (p1, p2)` (and `ILIKE`, `NOT`), Hive's `likeany` and `likeall`:
+//!   one `LIKE` per pattern, joined ([`like_lists`]).
 
 use std::ops::ControlFlow;
 use std::sync::Arc;
@@ -405,6 +408,7 @@ fn rewrite_exploding(
 ) -> Result<bool> {
     match statement {
         Statement::Statement(statement) => {
+            pivots::rewrite(statement.as_mut())?;
             // Named from the SQL as written, before the rewrites below; the columns of a
             // table or view created from a query too.
             match statement.as_mut() {
@@ -1380,6 +1384,7 @@ fn rewrite_expr(expr: &mut Expr) {
     dotted_fields(expr);
     cast_functions::as_cast(expr);
     decode_cases::as_case(expr);
+    like_lists::as_conditions(expr);
     percentile_lists::as_list_of_percentiles(expr);
     lambdas::sort_with_comparator(expr);
     lambdas::variable_fields(expr);
@@ -1831,8 +1836,10 @@ mod multiset_operations;
 pub use multiset_operations::MultisetOperations;
 mod number_literals;
 mod percentile_lists;
+mod pivots;
 pub use generators::{inline_fields, InlineFields};
 mod lambdas;
+mod like_lists;
 pub use lambdas::parse_statement;
 
 #[cfg(test)]

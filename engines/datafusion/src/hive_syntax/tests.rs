@@ -1187,3 +1187,141 @@ async fn intersect_all_of_a_table_with_itself_keeps_every_copy() {
     .await;
     assert_eq!(rows, [["1"], ["2"]]);
 }
+
+/// The names of the columns of `sql`'s result.
+async fn column_names(sql: &str) -> Vec<String> {
+    let engine = engine().await;
+    let session = open(&engine);
+    let batches = crate::test_util::run(&engine, &session, sql)
+        .await
+        .unwrap_or_else(|e| panic!("{sql} failed: {e}"));
+    batches[0]
+        .schema()
+        .fields()
+        .iter()
+        .map(|f| f.name().clone())
+        .collect()
+}
+
+const REGIONS: &str = "(SELECT emp_id, region, amount FROM (VALUES (1, 'north', 10), \
+                       (1, 'south', 5), (2, 'north', 3), (1, 'north', 1)) t(emp_id, region, amount))";
+
+#[tokio::test]
+async fn pivot_groups_by_the_other_columns_as_spark() {
+    // Answers and names from Spark 4.3.
+    let sql = format!(
+        "SELECT * FROM {REGIONS} PIVOT (sum(amount) FOR region IN ('north', 'south', 'west')) \
+         ORDER BY emp_id"
+    );
+    assert_eq!(row_texts(&sql).await, ["1 11 5 NULL", "2 3 NULL NULL"]);
+    assert_eq!(
+        column_names(&sql).await,
+        ["emp_id", "north", "south", "west"]
+    );
+    // Several aggregates: `value_alias`; a group without the value's rows is NULL, count too.
+    let sql = format!(
+        "SELECT * FROM {REGIONS} PIVOT (sum(amount) AS s, count(amount) AS c \
+         FOR region IN ('north' AS n, 'south')) ORDER BY emp_id"
+    );
+    assert_eq!(row_texts(&sql).await, ["1 11 2 5 1", "2 3 1 NULL NULL"]);
+    assert_eq!(
+        column_names(&sql).await,
+        ["emp_id", "n_s", "n_c", "south_s", "south_c"]
+    );
+    // The pivot table's alias; a NULL value matched as a value.
+    assert_eq!(
+        row_texts(&format!(
+            "SELECT p.emp_id, p.n FROM {REGIONS} PIVOT (max(amount) AS m \
+             FOR region IN ('north' AS n)) p ORDER BY p.emp_id"
+        ))
+        .await,
+        ["1 10", "2 3"]
+    );
+    let sql = "SELECT * FROM (VALUES (1, NULL, 10), (1, 'a', 5)) t(id, region, amount) \
+               PIVOT (sum(amount) FOR region IN (NULL, 'a'))";
+    assert_eq!(row_texts(sql).await, ["1 10 5"]);
+    assert_eq!(column_names(sql).await, ["id", "null", "a"]);
+    // Nothing left to group by: one row.
+    assert_eq!(
+        row_texts(
+            "SELECT * FROM (VALUES ('north', 10), ('south', 5)) t(region, amount) \
+             PIVOT (sum(amount) FOR region IN ('north', 'west'))"
+        )
+        .await,
+        ["10 NULL"]
+    );
+    // Two pivot columns, their values as tuples.
+    let sql = "SELECT * FROM (VALUES (1, 'north', 10, 'x'), (1, 'south', 5, 'y')) \
+               t(emp_id, region, amount, k) PIVOT (sum(amount) FOR (region, k) \
+               IN (('north', 'x'), ('south', 'y') AS sy))";
+    assert_eq!(row_texts(sql).await, ["1 10 5"]);
+    assert_eq!(column_names(sql).await, ["emp_id", "{north, x}", "sy"]);
+}
+
+#[tokio::test]
+async fn unpivot_turns_columns_into_rows_as_spark() {
+    let table = "(VALUES (1, 10, NULL, 'x'), (2, NULL, NULL, 'y')) t(id, q1, q2, k)";
+    // Rows whose value is NULL are left out, unless INCLUDE NULLS.
+    let sql = format!("SELECT * FROM {table} UNPIVOT (v FOR quarter IN (q1, q2 AS second))");
+    assert_eq!(row_texts(&sql).await, ["1 x q1 10"]);
+    assert_eq!(column_names(&sql).await, ["id", "k", "quarter", "v"]);
+    assert_eq!(
+        row_texts(&format!(
+            "SELECT * FROM {table} UNPIVOT INCLUDE NULLS (v FOR quarter IN (q1, q2)) \
+             ORDER BY id, quarter"
+        ))
+        .await,
+        ["1 x q1 10", "1 x q2 NULL", "2 y q1 NULL", "2 y q2 NULL"]
+    );
+    // Several values at once: a row is left out when all of them are NULL.
+    let sql = "SELECT * FROM (VALUES (1, 10, NULL, 3, 4), (2, NULL, NULL, NULL, 5)) \
+               t(id, a1, a2, b1, b2) UNPIVOT ((a, b) FOR n IN ((a1, b1), (a2, b2) AS two)) \
+               ORDER BY id, n";
+    assert_eq!(
+        row_texts(sql).await,
+        ["1 a1_b1 10 3", "1 two NULL 4", "2 two NULL 5"]
+    );
+    assert_eq!(column_names(sql).await, ["id", "n", "a", "b"]);
+    // Columns of two types take their common one; the result can be aliased.
+    assert_eq!(
+        row_texts(
+            "SELECT u.n, u.v FROM (VALUES (1, 10, 2.5D)) t(id, a, b) \
+             UNPIVOT (v FOR n IN (a, b)) u ORDER BY u.n DESC"
+        )
+        .await,
+        ["b 2.5", "a 10.0"]
+    );
+}
+
+#[tokio::test]
+async fn like_over_a_list_of_patterns_as_spark() {
+    // Answers from Spark 4.3.
+    assert_eq!(
+        row_texts(
+            "SELECT 'abc' LIKE ALL ('a%', '%c'), 'abc' LIKE ALL ('a%', '%x'), \
+             'abc' LIKE ANY ('x%', NULL), 'abc' LIKE ALL ('a%', NULL), \
+             'abc' NOT LIKE ANY ('a%', '%x'), 'abc' NOT LIKE ALL ('a%', '%x'), \
+             'abc' NOT LIKE ALL ('x%', 'y%'), NULL LIKE ANY ('a%')"
+        )
+        .await,
+        ["true false NULL NULL true false true NULL"]
+    );
+    assert_eq!(
+        row_texts(
+            "SELECT 'abc' LIKE SOME ('a%', '%x'), 'ABC' ILIKE ANY ('a%'), \
+             'ABC' ILIKE ALL ('a%', '%C'), 'abc' NOT ILIKE ANY ('A%'), \
+             likeany('abc', 'x%', '_b_'), likeall('abc', 'x%', '_b_')"
+        )
+        .await,
+        ["true true true false true false"]
+    );
+    // Per row, in a WHERE clause.
+    assert_eq!(
+        row_texts(
+            "SELECT s FROM (VALUES ('apple'), ('banana'), ('cherry')) t(s) \
+             WHERE s LIKE ANY ('a%', '%rr%') ORDER BY s"
+        )
+        .await,
+        ["apple", "cherry"]
+    );
+}
