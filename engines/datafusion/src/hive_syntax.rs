@@ -59,6 +59,8 @@
 //! - Spark's `PIVOT` and `UNPIVOT` clauses, a grouped query and a union ([`pivots`]).
 //! - `s LIKE ANY|SOME|ALL (p1, p2)` (and `ILIKE`, `NOT`), Hive's `likeany` and `likeall`:
 //!   one `LIKE` per pattern, joined ([`like_lists`]).
+//! - `INTERVAL '1 12:30' DAY TO MINUTE` and the other ranges of fields, which DataFusion
+//!   refuses ([`interval_ranges`]).
 
 use std::ops::ControlFlow;
 use std::sync::Arc;
@@ -1385,6 +1387,7 @@ fn rewrite_expr(expr: &mut Expr) {
     cast_functions::as_cast(expr);
     decode_cases::as_case(expr);
     like_lists::as_conditions(expr);
+    interval_ranges::as_fields(expr);
     percentile_lists::as_list_of_percentiles(expr);
     lambdas::sort_with_comparator(expr);
     lambdas::variable_fields(expr);
@@ -1832,6 +1835,7 @@ mod cast_names;
 mod day_of_week;
 mod decode_cases;
 mod generators;
+mod interval_ranges;
 mod multiset_operations;
 pub use multiset_operations::MultisetOperations;
 mod number_literals;

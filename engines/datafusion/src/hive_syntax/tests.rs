@@ -1325,3 +1325,34 @@ async fn like_over_a_list_of_patterns_as_spark() {
         ["apple", "cherry"]
     );
 }
+
+#[tokio::test]
+async fn interval_literals_over_a_range_of_fields_as_spark() {
+    // Answers from Spark 4.3.
+    assert_eq!(
+        row_texts(
+            "SELECT TIMESTAMP'2024-01-01 10:00:00' + INTERVAL '1 12:30' DAY TO MINUTE, \
+             TIMESTAMP'2024-01-01 10:00:00' + INTERVAL '1 12' DAY TO HOUR, \
+             TIMESTAMP'2024-01-01 10:00:00' - INTERVAL '1 02:03:04.5' DAY TO SECOND"
+        )
+        .await,
+        ["2024-01-02T22:30:00 2024-01-02T22:00:00 2023-12-31T07:56:55.500"]
+    );
+    assert_eq!(
+        row_texts(
+            "SELECT TIMESTAMP'2024-01-01 10:00:00' + INTERVAL '02:30' HOUR TO MINUTE, \
+             TIMESTAMP'2024-01-01 10:00:00' + INTERVAL '-02:30:15' HOUR TO SECOND, \
+             TIMESTAMP'2024-01-01 10:00:00' + INTERVAL '10:15.25' MINUTE TO SECOND"
+        )
+        .await,
+        ["2024-01-01T12:30:00 2024-01-01T07:29:45 2024-01-01T10:10:15.250"]
+    );
+    assert_eq!(
+        row_texts(
+            "SELECT DATE'2024-01-31' + INTERVAL '1-2' YEAR TO MONTH, \
+             DATE'2024-01-31' - INTERVAL '-1-2' YEAR TO MONTH"
+        )
+        .await,
+        ["2025-03-31 2025-03-31"]
+    );
+}
