@@ -108,6 +108,15 @@ SPARK_ANSWERS = [
     "SELECT regexp_extract_all('100-200, 300-400', '(\\\\d+)-(\\\\d+)', 2) AS a, regexp_extract_all('a1b22', '[0-9]+', 0) AS b, array_size(array(1, NULL, 3)) AS c, map_contains_key(map('a', 1), 'a') AS d, try_divide(1, 2) AS e, try_divide(1, 0) AS f, bit_count(7) AS g, bit_get(11, 2) AS h, getbit(11, 3) AS i",
     "SELECT startswith('hello', 'he') AS a, endswith('hello', 'lo') AS b, len('h\u00e9llo') AS c, date_diff('2024-03-05', '2024-03-01') AS d, dateadd('2024-02-28', 2) AS e",
     "SELECT expm1(1) AS a, log1p(1) AS b, rint(2.5) AS c, hypot(3, 4) AS d, expm1(1e-10) AS e",
+    # Set operations counting copies, PIVOT and UNPIVOT, LIKE over a list, interval ranges,
+    # and a UNION whose branches differ in type (described as the rows come: DOUBLE).
+    "SELECT x, y FROM (VALUES (1, 'a'), (1, 'a'), (1, 'a'), (2, NULL), (3, 'c')) l(x, y) INTERSECT ALL SELECT x, y FROM (VALUES (1, 'a'), (1, 'a'), (2, NULL)) r(x, y) ORDER BY x",
+    "SELECT x FROM (VALUES (1), (1), (1), (2)) l(x) EXCEPT ALL SELECT x FROM (VALUES (1), (2)) r(x) ORDER BY x",
+    "SELECT * FROM (SELECT emp_id, region, amount FROM (VALUES (1, 'north', 10), (1, 'south', 5), (2, 'north', 3)) t(emp_id, region, amount)) PIVOT (sum(amount) AS s, count(amount) AS c FOR region IN ('north' AS n, 'south')) ORDER BY emp_id",
+    "SELECT * FROM (VALUES (1, 10, NULL, 'x'), (2, 7, 8, 'y')) t(id, q1, q2, k) UNPIVOT (v FOR quarter IN (q1, q2 AS second)) ORDER BY id, quarter",
+    "SELECT 'abc' LIKE ALL ('a%', '%c') AS a, 'abc' LIKE ANY ('x%', NULL) AS b, 'abc' NOT LIKE ANY ('a%', '%x') AS c, 'ABC' ILIKE ANY ('a%') AS d",
+    "SELECT TIMESTAMP'2024-01-01 10:00:00' + INTERVAL '1 12:30' DAY TO MINUTE AS a, TIMESTAMP'2024-01-01 10:00:00' - INTERVAL '1 02:03:04.5' DAY TO SECOND AS b, DATE'2024-01-31' + INTERVAL '1-2' YEAR TO MONTH AS c",
+    "SELECT v FROM (SELECT 1 AS v UNION ALL SELECT 2.5D) u ORDER BY v",
     # Spark's lambda functions: the row's columns captured, exists/forall's three-valued
     # logic, a fold with a finish, pairs padded with NULLs, maps' entries, a comparator.
     "SELECT t.id, transform(t.a, (x, i) -> x * i + t.n) AS tr, filter(t.a, x -> x > t.n / 10) AS f, exists(t.a, x -> x > 3) AS e, forall(t.a, x -> x < 4) AS fa, aggregate(t.a, 0, (acc, x) -> acc + coalesce(x, 0), acc -> acc * 10) AS ag FROM (VALUES (1, array(1, 2, 3), 10), (2, array(4, NULL), 20), (3, CAST(NULL AS ARRAY<INT>), 30)) t(id, a, n) ORDER BY t.id",
