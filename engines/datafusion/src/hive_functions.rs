@@ -59,6 +59,8 @@
 //! - `json_arrays`: Spark's `json_array_length`.
 //! - `most_frequent`: Spark's aggregate `mode`.
 //! - `percentile_disc`: Spark's aggregate `percentile_disc(p) WITHIN GROUP (ORDER BY x)`.
+//! - `decimal_division`: Spark's `a / b` of decimals (its type, rounded half up), which
+//!   `hive_syntax` plans for `/`.
 //! - `usage`: what `DESCRIBE FUNCTION` says of each.
 //!
 //! Plus Hive's names for DataFusion's functions ([`ALIASES`]).
@@ -99,6 +101,7 @@ pub mod charsets;
 pub mod collections;
 pub mod conditional;
 pub mod datetime;
+pub mod decimal_division;
 pub mod encoding;
 pub mod epochs;
 pub mod extremes;

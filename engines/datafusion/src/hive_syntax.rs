@@ -5,9 +5,10 @@
 //!   DataFusion's count from 1; a negative or too-large index is NULL, as in Hive. Map keys
 //!   (`m['k']`) and struct fields are DataFusion's own. An [`ExprPlanner`] placed before
 //!   DataFusion's ([`HiveSubscripts`]).
-//! - `a / b` divides integers into a `DOUBLE` (`1 / 2` is 0.5) and gives NULL for a zero
-//!   divisor, as Hive and Spark do, as does `a % b`; `a DIV b` is the quotient's integer
-//!   part, a `BIGINT` ([`HiveDivision`]).
+//! - `a / b` divides integers into a `DOUBLE` (`1 / 2` is 0.5), decimals as Spark does
+//!   (`crate::hive_functions::decimal_division`), and gives NULL for a zero divisor, as Hive
+//!   and Spark do, as does `a % b`; `a DIV b` is the quotient's integer part, a `BIGINT`
+//!   ([`HiveDivision`]).
 //! - `SUBSTR`/`SUBSTRING` is Hive's ([`HiveSubstring`]): a negative start counts from the
 //!   end.
 //! - `count(DISTINCT a, b)` counts the distinct combinations without a NULL, as Hive
@@ -93,6 +94,8 @@ use datafusion::sql::sqlparser::ast::{
 use datafusion::sql::sqlparser::dialect::GenericDialect;
 use datafusion::sql::sqlparser::parser::Parser;
 
+use crate::hive_functions::decimal_division::DecimalDivision;
+
 /// The planners to place before DataFusion's.
 pub fn expr_planners() -> Vec<Arc<dyn ExprPlanner>> {
     vec![
@@ -105,7 +108,8 @@ pub fn expr_planners() -> Vec<Arc<dyn ExprPlanner>> {
 
 /// `a / b` as Hive's (and Spark's): integers divide into a `DOUBLE` (`1 / 2` is 0.5, where
 /// DataFusion's integer division gives 0, so that `count(x) / count(*)` ratios come out 0),
-/// and a zero divisor gives NULL, where DataFusion fails the query (or gives infinity).
+/// a decimal by a decimal or an integer as Spark's decimals ([`DecimalDivision`]), and a zero
+/// divisor gives NULL, where DataFusion fails the query (or gives infinity).
 #[derive(Debug)]
 pub struct HiveDivision;
 
@@ -143,6 +147,9 @@ impl ExprPlanner for HiveDivision {
             return Ok(PlannerResult::Planned(integer_divide(
                 expr.left, expr.right, integers,
             )));
+        }
+        if let Some(division) = DecimalDivision::of(&expr.left, &left, &expr.right, &right) {
+            return Ok(PlannerResult::Planned(division.plan(expr.left, expr.right)));
         }
         let (dividend, divisor) = if integer(&left) && integer(&right) {
             (
