@@ -61,6 +61,7 @@
 //! - `percentile_disc`: Spark's aggregate `percentile_disc(p) WITHIN GROUP (ORDER BY x)`.
 //! - `decimal_division`: Spark's `a / b` of decimals (its type, rounded half up), which
 //!   `hive_syntax` plans for `/`.
+//! - `decimal_average`: `avg` in place of DataFusion's, Spark's rounded mean of decimals.
 //! - `usage`: what `DESCRIBE FUNCTION` says of each.
 //!
 //! Plus Hive's names for DataFusion's functions ([`ALIASES`]).
@@ -101,6 +102,7 @@ pub mod charsets;
 pub mod collections;
 pub mod conditional;
 pub mod datetime;
+pub mod decimal_average;
 pub mod decimal_division;
 pub mod encoding;
 pub mod epochs;
@@ -212,6 +214,7 @@ pub fn register(ctx: &SessionContext) {
         .chain(moments::aggregates())
         .chain(most_frequent::aggregates())
         .chain(percentile_disc::aggregates())
+        .chain(decimal_average::aggregates())
     {
         ctx.register_udaf(udaf);
     }
