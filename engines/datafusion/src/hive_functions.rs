@@ -42,6 +42,8 @@
 //! - `extremes`: Spark's aggregates `max_by` and `min_by`.
 //! - `moments`: Spark's aggregates `skewness` and `kurtosis`.
 //! - `arrays`: Spark's `slice`, `array_insert` and `try_element_at`.
+//! - `array_matches`: Spark's `array_remove` (every match) and `array_contains` (NULL when a
+//!   NULL element might match).
 //! - `sequences`: Spark's `sequence` of integers, dates or timestamps.
 //! - `maps`: Spark's `map_from_arrays`, `map_from_entries` and `map_concat`.
 //! - `try_arithmetic`: Spark's `try_add`, `try_subtract`, `try_multiply` and `try_mod`.
@@ -94,6 +96,7 @@ use datafusion::optimizer::simplify_expressions::ExprSimplifier;
 use datafusion::physical_expr::create_physical_expr;
 use datafusion::prelude::SessionContext;
 
+pub mod array_matches;
 pub mod arrays;
 pub mod assertions;
 pub mod bits;
@@ -191,6 +194,7 @@ pub fn register(ctx: &SessionContext) {
         .chain(url_coding::functions())
         .chain(bits::functions())
         .chain(arrays::functions())
+        .chain(array_matches::functions())
         .chain(sequences::functions())
         .chain(maps::functions())
         .chain(try_arithmetic::functions())

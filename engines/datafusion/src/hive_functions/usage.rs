@@ -121,6 +121,8 @@ const USAGE: &[(&str, &str, &str)] = &[
     ("try_divide", "try_divide(a, b)", "a / b as a DOUBLE, NULL when b is 0"),
     ("slice", "slice(array, start, length)", "length elements of the array from start (1 the first, -1 the last)"),
     ("array_insert", "array_insert(array, pos, value)", "the array with value at pos (1 the first, -1 after the last), NULLs filling a gap"),
+    ("array_remove", "array_remove(array, value)", "the array without every element equal to value"),
+    ("array_contains", "array_contains(array, value)", "true when an element equals value; else NULL when an element is NULL, false when none is"),
     ("try_element_at", "try_element_at(array, index) or try_element_at(map, key)", "the element at index (1 the first, -1 the last) or the key's value; NULL when there is none"),
     ("sequence", "sequence(start, stop[, step])", "the array of integers, dates or timestamps from start to stop (included) by step (1, -1 or a day by default; an interval for dates and timestamps)"),
     ("map_from_arrays", "map_from_arrays(keys, values)", "the map of each key to the value at its place"),
