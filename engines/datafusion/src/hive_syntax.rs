@@ -52,7 +52,8 @@
 //! - `explode(array)` and `posexplode(array)` in a select list, and
 //!   `LATERAL VIEW explode(array) view AS column` over a table or a join: DataFusion's
 //!   `unnest` ([`LateralViews`]); `json_tuple`, `stack` and `inline` there too
-//!   ([`generators`]).
+//!   ([`generators`]); Spark's `explode_outer`, `posexplode_outer` and `inline_outer`
+//!   ([`outer_generators`]).
 //! - Spark's lambdas, `transform(a, x -> x + 1)`, parsed ([`lambdas`]) for the higher-order
 //!   functions.
 //! - `INTERSECT ALL` and `EXCEPT ALL` count a row's copies on each side, where DataFusion's
@@ -612,6 +613,7 @@ impl VisitorMut for LateralViews {
         if let Err(error) = group_by_modifiers(select) {
             return ControlFlow::Break(error);
         }
+        outer_generators::mark(select);
         if let Err(error) = generators::spread_in_select(select, &mut self.inlines)
             .and_then(|()| aliased_explodes(select))
         {
@@ -638,6 +640,9 @@ impl VisitorMut for LateralViews {
             }
             ControlFlow::<()>::Continue(())
         });
+        if let Err(error) = outer_generators::unmark(select) {
+            return ControlFlow::Break(error);
+        }
         if select.lateral_views.is_empty() {
             return ControlFlow::Continue(());
         }
@@ -1372,12 +1377,16 @@ fn plain_call(expr: &Expr) -> Option<(String, Vec<&Expr>)> {
     Some((name.value.to_ascii_lowercase(), args))
 }
 
-/// The one argument of a call of `explode` or `posexplode`.
+/// The one argument of a call of `explode` or `posexplode` (or their `_outer` forms,
+/// [`outer_generators`]).
 fn generator_argument(expr: &Expr) -> Option<Expr> {
     let Expr::Function(function) = expr else {
         return None;
     };
-    if !matches!(function_name(expr)?.as_str(), "explode" | "posexplode") {
+    if !matches!(
+        function_name(expr)?.as_str(),
+        "explode" | "posexplode" | "explode_outer" | "posexplode_outer"
+    ) {
         return None;
     }
     match &function.args {
@@ -1846,6 +1855,7 @@ mod interval_ranges;
 mod multiset_operations;
 pub use multiset_operations::MultisetOperations;
 mod number_literals;
+mod outer_generators;
 mod percentile_lists;
 mod pivots;
 pub use generators::{inline_fields, InlineFields};

@@ -1,4 +1,5 @@
-//! Hive's generators `explode`, `posexplode`, `stack` and `inline` as functions of the
+//! Hive's generators `explode`, `posexplode`, `stack` and `inline` (and Spark's
+//! `explode_outer`, `posexplode_outer`, `inline_outer`) as functions of the
 //! registry, so that `SHOW FUNCTIONS` lists them and `DESCRIBE FUNCTION` describes them as
 //! Hive's do. Their calls where Hive takes them (a select list, `LATERAL VIEW`) are
 //! rewritten before planning ([`crate::hive_syntax`]); a call anywhere else reaches these,
@@ -13,15 +14,23 @@ use datafusion::logical_expr::{
 };
 
 pub fn functions() -> Vec<ScalarUDF> {
-    ["explode", "posexplode", "stack", "inline"]
-        .into_iter()
-        .map(|name| {
-            ScalarUDF::new_from_impl(Generator {
-                name,
-                signature: Signature::variadic_any(Volatility::Immutable),
-            })
+    [
+        "explode",
+        "posexplode",
+        "stack",
+        "inline",
+        "explode_outer",
+        "posexplode_outer",
+        "inline_outer",
+    ]
+    .into_iter()
+    .map(|name| {
+        ScalarUDF::new_from_impl(Generator {
+            name,
+            signature: Signature::variadic_any(Volatility::Immutable),
         })
-        .collect()
+    })
+    .collect()
 }
 
 /// A generator called where it cannot give rows.

@@ -43,7 +43,7 @@ pub type InlineFields = Vec<Vec<String>>;
 pub(super) fn is_generator(expr: &Expr) -> bool {
     matches!(
         function_name(expr).as_deref(),
-        Some("json_tuple" | "parse_url_tuple" | "stack" | "inline")
+        Some("json_tuple" | "parse_url_tuple" | "stack" | "inline" | "inline_outer")
     )
 }
 
