@@ -21,6 +21,8 @@
 //! - `collections`: `size`, `sort_array`, `collect_list`, `collect_set`, `generator_field`.
 //! - `math`: `pmod`, `rand(seed)` (Hive's `java.util.Random` numbers), `bround`,
 //!   `format_number`, `width_bucket`.
+//! - `decimal_places`: Spark's `round`, `ceil` and `floor`, a `DOUBLE` by its shortest
+//!   decimal form, to Spark's types.
 //! - `encoding`: `conv`, `bin`, `unhex`, `unbase64`, `sha1`, `crc32`, `soundex`, computed
 //!   value by value ([`HiveFunction::computed`]), and `hash`.
 //! - `printf`: `printf` (`format_string`), Java's `String.format`.
@@ -105,6 +107,7 @@ pub mod charsets;
 pub mod collections;
 pub mod conditional;
 pub mod datetime;
+pub mod decimal_places;
 pub mod decimal_average;
 pub mod decimal_division;
 pub mod encoding;
@@ -183,6 +186,7 @@ pub fn register(ctx: &SessionContext) {
         .chain(json_values::functions())
         .chain(collections::functions())
         .chain(math::functions())
+        .chain(decimal_places::functions())
         .chain(encoding::functions())
         .chain(printf::functions())
         .chain(masking::functions())

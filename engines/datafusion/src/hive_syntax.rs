@@ -1405,6 +1405,7 @@ fn rewrite_expr(expr: &mut Expr) {
     like_lists::as_conditions(expr);
     interval_ranges::as_fields(expr);
     percentile_lists::as_list_of_percentiles(expr);
+    rounding_scales::as_call(expr);
     lambdas::sort_with_comparator(expr);
     lambdas::variable_fields(expr);
     crate::spark_casts::signed_strings::as_number(expr);
@@ -1857,6 +1858,7 @@ pub use multiset_operations::MultisetOperations;
 mod number_literals;
 mod outer_generators;
 mod percentile_lists;
+mod rounding_scales;
 mod pivots;
 pub use generators::{inline_fields, InlineFields};
 mod lambdas;

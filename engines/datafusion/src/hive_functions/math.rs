@@ -331,11 +331,20 @@ pub(super) fn round_digits(digits: &[u8], keep: i64, rounding: Rounding) -> (Vec
 
 /// A `DOUBLE` rounded half to even to `places` decimal places of its shortest decimal form.
 pub fn bround_double(x: f64, places: i64) -> f64 {
-    if !x.is_finite() || x == 0.0 {
+    round_double(x, places, Rounding::HalfEven)
+}
+
+/// A `DOUBLE` rounded to `places` decimal places of its shortest decimal form (Java's
+/// `BigDecimal.valueOf`), as Hive's and Spark's `round` and `bround`; a zero is 0.0.
+pub(super) fn round_double(x: f64, places: i64, rounding: Rounding) -> f64 {
+    if !x.is_finite() {
         return x;
     }
+    if x == 0.0 {
+        return 0.0;
+    }
     let (negative, digits, point) = shortest_digits(x);
-    let (kept, carried) = round_digits(&digits, point.saturating_add(places), Rounding::HalfEven);
+    let (kept, carried) = round_digits(&digits, point.saturating_add(places), rounding);
     if kept.iter().all(|&d| d == 0) {
         return 0.0;
     }
