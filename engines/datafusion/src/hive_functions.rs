@@ -42,6 +42,8 @@
 //! - `url_coding`: `url_encode`, `url_decode`, `try_url_decode`, Java's form encoding.
 //! - `bits`: `shiftrightunsigned`, and Spark's `bit_count` and `bit_get` (`getbit`).
 //! - `extremes`: Spark's aggregates `max_by` and `min_by`.
+//! - `nested_extremes`: `max` and `min` of structs and arrays in Spark's order (an analyzer
+//!   rule, through `max_by` and `min_by`).
 //! - `moments`: Spark's aggregates `skewness` and `kurtosis`.
 //! - `arrays`: Spark's `slice`, `array_insert` and `try_element_at`.
 //! - `array_matches`: Spark's `array_remove` (every match) and `array_contains` (NULL when a
@@ -126,6 +128,7 @@ pub mod masking;
 pub mod math;
 pub mod moments;
 pub mod most_frequent;
+pub mod nested_extremes;
 pub mod ngrams;
 pub mod percentile_disc;
 pub mod printf;

@@ -489,7 +489,8 @@ fn session_template(
         .with_analyzer_rule(Arc::new(hive_syntax::HiveIntegerCasts))
         .with_analyzer_rule(Arc::new(hive_syntax::MultisetOperations))
         .with_analyzer_rule(Arc::new(spark_casts::SparkTextCasts))
-        .with_analyzer_rule(Arc::new(spark_casts::SparkDoubleCasts));
+        .with_analyzer_rule(Arc::new(spark_casts::SparkDoubleCasts))
+        .with_analyzer_rule(Arc::new(hive_functions::nested_extremes::NestedExtremes));
     // Hive's meanings first: the first planner that plans an expression wins.
     let planners = builder.expr_planners().get_or_insert_with(Vec::new);
     planners.splice(0..0, hive_syntax::expr_planners());
