@@ -136,6 +136,7 @@ pub mod quoting;
 pub mod reflect;
 pub mod sentences;
 pub mod sequences;
+pub mod split_limit;
 pub mod strings;
 pub mod try_arithmetic;
 pub mod types_of;

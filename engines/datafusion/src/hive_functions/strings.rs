@@ -1,4 +1,5 @@
-//! Hive's string functions: `concat`, `concat_ws` (of strings and arrays), `substr`, `split`,
+//! Hive's string functions: `concat`, `concat_ws` (of strings and arrays), `substr`, `split`
+//! (Spark's limit: [`super::split_limit`]),
 //! `regexp_extract` (and Spark's `regexp_extract_all`), `regexp_replace`, `locate`, `sha2`,
 //! `space`, `hex`, `base64`, `elt`, `parse_url`, `parse_url_tuple` (a struct per row;
 //! `hive_syntax` makes it a generator).
@@ -28,7 +29,7 @@ const SPLIT_MARK: &str = "\u{1f}";
 
 pub fn functions() -> Vec<ScalarUDF> {
     vec![
-        HiveFunction::rewrite("split", two_strings, list_of_strings, split).udf(),
+        HiveFunction::rewrite("split", split_types, list_of_strings, split).udf(),
         HiveFunction::computed("initcap", one_string, |_| Ok(DataType::Utf8), initcap).udf(),
         HiveFunction::rewrite(
             "replace",
@@ -368,12 +369,27 @@ fn list_of_strings(_: &[DataType]) -> Result<DataType> {
     Ok(DataType::new_list(DataType::Utf8, true))
 }
 
-/// `split(text, regex)`: the pieces of `text` between matches of `regex`, trailing empty
-/// pieces kept (Hive since HIVE-5506, and Spark); `['']` for `''` (as Java's split); the
-/// characters for the empty pattern;
-/// NULL for a NULL text.
-fn split(args: Vec<Expr>, _: &[DataType]) -> Result<Expr> {
+/// `split(text, regex[, limit])`: the pieces of `text` between matches of `regex`, trailing
+/// empty pieces kept (Hive since HIVE-5506, and Spark); `['']` for `''` (as Java's split);
+/// the characters for the empty pattern; NULL for a NULL text. Spark's positive `limit`
+/// keeps at most that many pieces ([`super::split_limit`]).
+fn split(mut args: Vec<Expr>, _: &[DataType]) -> Result<Expr> {
+    // Spark's limit: a positive one cuts at most that many pieces; 0 or less is none.
+    let limit = (args.len() == 3).then(|| args.pop()).flatten();
     let [text, pattern] = <[Expr; 2]>::try_from(args).expect("two arguments");
+    let unlimited = split_unlimited(text.clone(), pattern.clone())?;
+    let Some(limit) = limit else {
+        return Ok(unlimited);
+    };
+    let limited = super::split_limit::split_limited(text, pattern, limit.clone());
+    let no_list = ScalarValue::try_from(&DataType::new_list(DataType::Utf8, true))?;
+    when(limit.clone().gt(lit(0i64)), limited)
+        .when(limit.is_not_null(), unlimited)
+        .otherwise(lit(no_list))
+}
+
+/// `split(text, regex)`, as an expression of DataFusion's functions.
+fn split_unlimited(text: Expr, pattern: Expr) -> Result<Expr> {
     let marked = regexp_replace(
         text.clone(),
         pattern.clone(),
@@ -579,6 +595,16 @@ fn one_integer(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
 }
 
 /// Two string arguments, as `Utf8`.
+fn split_types(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
+    match types {
+        [s, p, l] if string_like(s) && string_like(p) && is_integer(l) => {
+            Ok(vec![DataType::Utf8, DataType::Utf8, DataType::Int64])
+        }
+        [_, _, _] => Err(bad_arguments(name, "(string, regex[, limit])", types)),
+        _ => two_strings(name, types),
+    }
+}
+
 fn two_strings(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
     match types {
         [a, b] if string_like(a) && string_like(b) => Ok(vec![DataType::Utf8; 2]),

@@ -40,7 +40,7 @@ const USAGE: &[(&str, &str, &str)] = &[
     ("concat", "concat(a, b, ...)", "the strings (or arrays) joined; NULL when any is NULL"),
     ("concat_ws", "concat_ws(sep, a, ...)", "the strings and the arrays' elements joined by sep, NULLs skipped; NULL for a NULL sep"),
     ("substr", "substr(s, pos[, len])", "the len characters of s from pos (from 1; negative counts from the end)"),
-    ("split", "split(s, regex)", "the array of the pieces of s between matches of regex (its characters for the empty regex)"),
+    ("split", "split(s, regex[, limit])", "the array of the pieces of s between matches of regex (its characters for the empty regex); at most limit pieces for a positive limit, the last the rest"),
     ("chr", "chr(n), char(n)", "the character of code n % 256; '' for a negative n"),
     ("regexp_extract", "regexp_extract(s, regex[, group])", "the group (1 by default, 0 the whole match) of the first match, '' without one"),
     ("regexp_replace", "regexp_replace(s, regex, replacement)", "s with every match of regex replaced ($1 is group 1)"),
