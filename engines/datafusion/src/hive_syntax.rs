@@ -515,12 +515,21 @@ fn name_columns(body: &mut SetExpr) {
                 .iter()
                 .map(|item| matches!(item, SelectItem::UnnamedExpr(expr) if !(generator_argument(expr).is_some() || generators::is_generator(expr))))
                 .collect();
+            let relations = relation_names(select);
             for item in &mut select.projection {
                 let SelectItem::UnnamedExpr(expr) = item else {
                     continue;
                 };
                 let name = match (&*expr, double_quoted_string(expr)) {
                     (_, Some(text)) => text,
+                    // A struct's field by its name, as Hive and Spark name it (`s.a` is `a`,
+                    // where DataFusion writes `t.s[a]`).
+                    (Expr::CompoundIdentifier(parts), _) if names_a_field(parts, &relations) => {
+                        match parts.last() {
+                            Some(field) => column_name(field),
+                            None => continue,
+                        }
+                    }
                     // DataFusion names a column by its name already; explode's is `col`
                     // ([`LateralViews`]).
                     (Expr::Identifier(_) | Expr::CompoundIdentifier(_), _) => continue,
@@ -548,6 +557,39 @@ fn name_columns(body: &mut SetExpr) {
         SetExpr::SetOperation { left, .. } => name_columns(left),
         SetExpr::Query(query) => name_columns(&mut query.body),
         _ => {}
+    }
+}
+
+/// The names a select's columns can be qualified with: each relation's name or alias and
+/// each lateral view's; `None` when a relation's name is not known (a table function), so
+/// that no `x.y` can be told to be a field.
+fn relation_names(select: &Select) -> Option<Vec<String>> {
+    let mut names = Vec::new();
+    for item in &select.from {
+        let joined = item.joins.iter().map(|join| &join.relation);
+        for relation in std::iter::once(&item.relation).chain(joined) {
+            names.push(column_name(&relation_name(relation)?));
+            if let TableFactor::Table { name, .. } = relation {
+                if let Some(ObjectNamePart::Identifier(table)) = name.0.last() {
+                    names.push(column_name(table));
+                }
+            }
+        }
+    }
+    for view in &select.lateral_views {
+        names.push(column_name(view.lateral_view_name.0.last()?.as_ident()?));
+    }
+    Some(names)
+}
+
+/// Whether `a.b` reads a struct's field: `a` is no relation of the select, so a column.
+/// `a.b.c` is named by `c` either way (`table.struct.field`, or `database.table.column`,
+/// which DataFusion names `c` too).
+fn names_a_field(parts: &[Ident], relations: &Option<Vec<String>>) -> bool {
+    match (parts, relations) {
+        ([first, _], Some(relations)) => !relations.contains(&column_name(first)),
+        ([_, _, _, ..], _) => true,
+        _ => false,
     }
 }
 

@@ -1356,3 +1356,30 @@ async fn interval_literals_over_a_range_of_fields_as_spark() {
         ["2025-03-31 2025-03-31"]
     );
 }
+
+#[tokio::test]
+async fn a_structs_field_is_named_by_the_field_as_spark_names_it() {
+    assert_eq!(
+        column_names(
+            "SELECT s.a, t.s.b, s.b.c, x FROM \
+             (SELECT named_struct('a', 1, 'b', named_struct('c', 2)) AS s, 3 AS x) t"
+        )
+        .await,
+        ["a", "b", "c", "x"]
+    );
+    // `table.column` stays the column's name, a join's and a lateral view's too.
+    assert_eq!(
+        column_names(
+            "SELECT a.id, b.id FROM (SELECT 1 AS id) a JOIN (SELECT 1 AS id) b ON a.id = b.id"
+        )
+        .await,
+        ["id", "id"]
+    );
+    assert_eq!(
+        column_names(
+            "SELECT t.id, v.tag FROM (SELECT 1 AS id) t LATERAL VIEW explode(array('x')) v AS tag"
+        )
+        .await,
+        ["id", "tag"]
+    );
+}
