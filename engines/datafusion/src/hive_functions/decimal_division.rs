@@ -50,7 +50,7 @@ pub enum DecimalDivision {
 
 impl DecimalDivision {
     /// The division of `dividend` (of type `dividend_type`) by `divisor` when one of them is
-    /// a `DECIMAL` and the other a `DECIMAL`, an integer, a `FLOAT` or a `DOUBLE`. `None` for
+    /// a `DECIMAL` and the other a `DECIMAL`, an integer, a `FLOAT`, a `DOUBLE` or NULL. `None` for
     /// any other division, and for a decimal wider than Spark's 38 digits.
     pub fn of(
         dividend: &Expr,
@@ -62,13 +62,18 @@ impl DecimalDivision {
         if !(decimal(dividend_type) || decimal(divisor_type)) {
             return None;
         }
-        if dividend_type.is_floating() || divisor_type.is_floating() {
+        // Spark divides a NULL by a decimal as DOUBLEs, and a decimal by a NULL as decimals
+        // of the dividend's type.
+        if dividend_type.is_floating() || divisor_type.is_floating() || dividend_type.is_null() {
             return Some(Self::Doubles);
         }
-        Some(Self::Decimals {
-            dividend: operand_type(dividend, dividend_type)?,
-            divisor: operand_type(divisor, divisor_type)?,
-        })
+        let dividend = operand_type(dividend, dividend_type)?;
+        let divisor = if divisor_type.is_null() {
+            dividend
+        } else {
+            operand_type(divisor, divisor_type)?
+        };
+        Some(Self::Decimals { dividend, divisor })
     }
 
     /// The division's expression: both operands cast to their decimal types and divided by

@@ -201,3 +201,11 @@ async fn a_decimal_and_a_floating_point_number_divide_as_doubles() {
     assert_eq!(values, ["3.3333333333333335", "3.3333333333333335"]);
     assert_eq!(types, [DataType::Float64, DataType::Float64]);
 }
+
+#[tokio::test]
+async fn a_decimal_by_null_is_a_decimal_and_null_by_a_decimal_a_double() {
+    let (values, types) =
+        row("SELECT x / NULL, NULL / x FROM (VALUES (CAST(10 AS DECIMAL(10,2)))) AS v(x)").await;
+    assert_eq!(values, ["NULL", "NULL"]);
+    assert_eq!(types, [decimal(23, 13), DataType::Float64]);
+}
