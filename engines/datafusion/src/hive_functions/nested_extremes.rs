@@ -17,7 +17,8 @@ use datafusion::optimizer::AnalyzerRule;
 
 /// Makes each `max(x)` and `min(x)` of a struct or an array `max_by(x, x)` and
 /// `min_by(x, x)` ([`super::extremes`]), which order by Arrow's comparator with NULLs
-/// first, as Spark orders, and skip a NULL `x`, as `max` does; over a window too. The
+/// first, as Spark orders, and skip a NULL `x`, as `max` does; over a window too, unless
+/// its frame slides (`max_by` takes no row back out, so DataFusion's `max` stays). The
 /// column keeps its name. An analyzer rule placed after type coercion, which has given the
 /// arguments their types.
 #[derive(Debug)]
@@ -78,7 +79,10 @@ fn nested_extreme(expr: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
         Expr::WindowFunction(mut window) => {
             let WindowFunction { fun, params } = window.as_mut();
             let by = match fun {
-                WindowFunctionDefinition::AggregateUDF(f) if params.args.len() == 1 => {
+                // max_by takes nothing back: a frame that slides keeps DataFusion's max.
+                WindowFunctionDefinition::AggregateUDF(f)
+                    if params.args.len() == 1 && params.window_frame.start_bound.is_unbounded() =>
+                {
                     replacement(f.name(), &params.args[0].get_type(schema)?)
                 }
                 _ => None,
