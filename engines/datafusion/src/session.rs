@@ -488,6 +488,7 @@ fn session_template(
         .with_analyzer_rules(spark_casts::analyzer_rules())
         .with_analyzer_rule(Arc::new(hive_syntax::HiveIntegerCasts))
         .with_analyzer_rule(Arc::new(hive_syntax::MultisetOperations))
+        .with_analyzer_rule(Arc::new(spark_casts::SparkDecimalCasts))
         .with_analyzer_rule(Arc::new(spark_casts::SparkTextCasts))
         .with_analyzer_rule(Arc::new(spark_casts::SparkDoubleCasts))
         .with_analyzer_rule(Arc::new(hive_functions::nested_extremes::NestedExtremes));

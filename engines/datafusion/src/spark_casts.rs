@@ -9,7 +9,10 @@
 //!   ([`string_operands`]); `-'5'` is -5.0 ([`signed_strings`]).
 //! - `CAST(s AS DOUBLE)` of a string reads it as Java does: `'1d'` is 1.0
 //!   ([`string_to_double`]).
+//! - `CAST(x AS DECIMAL(p, s))` of a double reads its shortest decimal text, rounded half
+//!   up: `CAST(1.005D AS DECIMAL(10,2))` is 1.01 ([`double_to_decimal`]).
 
+pub mod double_to_decimal;
 pub mod signed_strings;
 pub mod spark_text;
 pub mod string_operands;
@@ -19,6 +22,7 @@ use std::sync::Arc;
 
 use datafusion::optimizer::{Analyzer, AnalyzerRule};
 
+pub use double_to_decimal::SparkDecimalCasts;
 pub use spark_text::SparkTextCasts;
 pub use string_operands::{StringOperands, StringRangesAndLists};
 pub use string_to_double::SparkDoubleCasts;

@@ -259,7 +259,7 @@ pub fn bround_integer(x: i64, places: i64) -> i64 {
 
 /// A `DOUBLE`'s shortest decimal digits and where the point goes: `x` is
 /// `0.DIGITS * 10^point`, the sign apart.
-pub(super) fn shortest_digits(x: f64) -> (bool, Vec<u8>, i64) {
+pub(crate) fn shortest_digits(x: f64) -> (bool, Vec<u8>, i64) {
     let text = format!("{:e}", x.abs());
     let (mantissa, exponent) = text.split_once('e').expect("{:e} writes an exponent");
     let digits = mantissa
@@ -273,7 +273,7 @@ pub(super) fn shortest_digits(x: f64) -> (bool, Vec<u8>, i64) {
 
 /// How a digit string drops its tail.
 #[derive(Clone, Copy)]
-pub(super) enum Rounding {
+pub(crate) enum Rounding {
     /// A dropped 5 or more rounds up (Java's `Formatter`, `printf`).
     HalfUp,
     /// A dropped exact half rounds to the even neighbour (`bround`, `format_number`).
@@ -298,7 +298,7 @@ pub(super) fn digits_text(digits: &[u8], point: i64, places: usize) -> (String, 
 
 /// Decimal digits rounded to their first `keep`: the digits kept, and whether rounding up
 /// carried into a new leading digit.
-pub(super) fn round_digits(digits: &[u8], keep: i64, rounding: Rounding) -> (Vec<u8>, bool) {
+pub(crate) fn round_digits(digits: &[u8], keep: i64, rounding: Rounding) -> (Vec<u8>, bool) {
     if keep >= digits.len() as i64 {
         return (digits.to_vec(), false);
     }

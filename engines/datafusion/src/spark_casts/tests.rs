@@ -387,3 +387,42 @@ async fn a_sign_before_a_string_reads_it_as_a_double() {
     ];
     answers(&engine, &session, &cases).await;
 }
+
+#[tokio::test]
+async fn a_double_cast_to_a_decimal_reads_its_shortest_text_as_spark() {
+    // Answers from Spark 4.3: CAST(CAST(v AS DOUBLE) AS DECIMAL(p, s)).
+    let engine = crate::test_util::engine().await;
+    let session = crate::test_util::open(&engine);
+    let rows = crate::test_util::value_rows(
+        &engine,
+        &session,
+        "SELECT CAST(1.005D AS DECIMAL(10,2)), CAST(-2.675D AS DECIMAL(10,2)), \
+         CAST(12345678901234567890.123D AS DECIMAL(38,3)), CAST(99.995D AS DECIMAL(4,2)), \
+         CAST(CAST(123.456 AS FLOAT) AS DECIMAL(20,10)), CAST(CAST('NaN' AS DOUBLE) AS DECIMAL(5,2)), \
+         CAST(x AS DECIMAL(10,2)) FROM (VALUES (1.005D), (NULL)) t(x)",
+    )
+    .await;
+    assert_eq!(
+        rows,
+        [
+            [
+                "1.01",
+                "-2.68",
+                "12345678901234567000.000",
+                "NULL",
+                "123.4560012817",
+                "NULL",
+                "1.01"
+            ],
+            [
+                "1.01",
+                "-2.68",
+                "12345678901234567000.000",
+                "NULL",
+                "123.4560012817",
+                "NULL",
+                "NULL"
+            ],
+        ]
+    );
+}
