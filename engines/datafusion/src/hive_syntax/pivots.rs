@@ -95,15 +95,7 @@ fn pivot(
     }
     let mut items = Vec::new();
     for value in values {
-        let value_exprs = flattened(std::slice::from_ref(&value.expr));
-        if value_exprs.len() != pivot_columns.len() {
-            return Err(DataFusionError::Plan(format!(
-                "PIVOT value {} has {} parts for {} pivot columns",
-                value.expr,
-                value_exprs.len(),
-                pivot_columns.len()
-            )));
-        }
+        let value_exprs = parts_of(&value.expr, pivot_columns.len(), "PIVOT value")?;
         let condition = pivot_columns
             .iter()
             .zip(&value_exprs)
@@ -151,15 +143,7 @@ fn unpivot(
     }
     let mut branches = Vec::new();
     for column in columns {
-        let sources = flattened(std::slice::from_ref(&column.expr));
-        if sources.len() != value_columns.len() {
-            return Err(DataFusionError::Plan(format!(
-                "UNPIVOT columns {} are {} for {} value columns",
-                column.expr,
-                sources.len(),
-                value_columns.len()
-            )));
-        }
+        let sources = parts_of(&column.expr, value_columns.len(), "UNPIVOT columns")?;
         let name = match &column.alias {
             Some(alias) => alias.value.clone(),
             None => sources.iter().map(value_text).collect::<Vec<_>>().join("_"),
@@ -297,6 +281,19 @@ fn flattened(exprs: &[Expr]) -> Vec<Expr> {
             other => vec![other.clone()],
         })
         .collect()
+}
+
+/// The parts of `expr` (a tuple's items, or itself), which must be `count`, one for each
+/// column the clause names.
+fn parts_of(expr: &Expr, count: usize, what: &str) -> Result<Vec<Expr>> {
+    let parts = flattened(std::slice::from_ref(expr));
+    if parts.len() != count {
+        return Err(DataFusionError::Plan(format!(
+            "{what} {expr} has {} parts where the clause names {count} columns",
+            parts.len()
+        )));
+    }
+    Ok(parts)
 }
 
 /// The columns an expression names (by their last part), added to `names` once.

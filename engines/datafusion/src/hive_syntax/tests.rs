@@ -1383,3 +1383,21 @@ async fn a_structs_field_is_named_by_the_field_as_spark_names_it() {
         ["id", "tag"]
     );
 }
+
+#[tokio::test]
+async fn a_pivot_value_of_the_wrong_arity_is_refused_naming_it() {
+    let engine = engine().await;
+    let session = open(&engine);
+    let refused = error(
+        &engine,
+        &session,
+        "SELECT * FROM (VALUES (1, 'north', 10, 'x')) t(emp_id, region, amount, k) \
+         PIVOT (sum(amount) FOR (region, k) IN (('north', 'x'), 'south'))",
+    )
+    .await
+    .to_string();
+    assert!(
+        refused.contains("PIVOT value 'south' has 1 parts where the clause names 2 columns"),
+        "{refused}"
+    );
+}
