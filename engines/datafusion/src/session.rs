@@ -491,6 +491,7 @@ fn session_template(
         .with_analyzer_rule(Arc::new(spark_casts::SparkDecimalCasts))
         .with_analyzer_rule(Arc::new(spark_casts::SparkTextCasts))
         .with_analyzer_rule(Arc::new(spark_casts::SparkDoubleCasts))
+        .with_analyzer_rule(Arc::new(spark_casts::SparkDatetimeCasts))
         .with_analyzer_rule(Arc::new(hive_functions::nested_extremes::NestedExtremes));
     // Hive's meanings first: the first planner that plans an expression wins.
     let planners = builder.expr_planners().get_or_insert_with(Vec::new);
@@ -499,6 +500,9 @@ fn session_template(
     let ctx = SessionContext::new_with_state(builder.build());
     functions::register(&ctx);
     hive_functions::register(&ctx);
+    for udaf in spark_casts::null_numbers::aggregates() {
+        ctx.register_udaf(udaf);
+    }
     ctx.state()
 }
 

@@ -11,7 +11,16 @@
 //!   ([`string_to_double`]).
 //! - `CAST(x AS DECIMAL(p, s))` of a double reads its shortest decimal text, rounded half
 //!   up: `CAST(1.005D AS DECIMAL(10,2))` is 1.01 ([`double_to_decimal`]).
+//! - `coalesce`, `if`, `CASE` ... of a string and numbers, dates or timestamps give a string:
+//!   `coalesce(1, 'a')` is `'1'` ([`common_types`]).
+//! - `sum(NULL)` and `avg(NULL)` are a NULL `DOUBLE` ([`null_numbers`]).
+//! - `CAST(s AS TIMESTAMP)` and `CAST(s AS DATE)` read the forms Spark reads:
+//!   `'2024-01-05 10:11'`, `'2024-1-5'`, `'2024-01-05 10:00:00'` as a date
+//!   ([`datetime_strings`]).
 
+pub mod common_types;
+pub mod datetime_strings;
+pub mod null_numbers;
 pub mod double_to_decimal;
 pub mod signed_strings;
 pub mod spark_text;
@@ -22,15 +31,21 @@ use std::sync::Arc;
 
 use datafusion::optimizer::{Analyzer, AnalyzerRule};
 
+pub use common_types::StringCommonTypes;
+pub use datetime_strings::SparkDatetimeCasts;
+pub use null_numbers::NullNumbers;
 pub use double_to_decimal::SparkDecimalCasts;
 pub use spark_text::SparkTextCasts;
 pub use string_operands::{StringOperands, StringRangesAndLists};
 pub use string_to_double::SparkDoubleCasts;
 
-/// DataFusion's analyzer rules with [`StringRangesAndLists`] before them, which must see the
-/// strings before type coercion casts them to the numbers' type.
+/// DataFusion's analyzer rules with [`StringRangesAndLists`], [`StringCommonTypes`] and
+/// [`NullNumbers`] before them, which must see the strings and NULLs before type coercion
+/// casts them to the numbers' type (or refuses them).
 pub fn analyzer_rules() -> Vec<Arc<dyn AnalyzerRule + Send + Sync>> {
     let mut rules = Analyzer::new().rules;
+    rules.insert(0, Arc::new(NullNumbers));
+    rules.insert(0, Arc::new(StringCommonTypes));
     rules.insert(0, Arc::new(StringRangesAndLists));
     rules
 }

@@ -100,7 +100,9 @@ fn coerce_if(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
     if !matches!(types[0], DataType::Boolean | DataType::Null) {
         return Err(bad_arguments(name, takes, types));
     }
-    let branches = type_union_resolution(&types[1..])
+    // A string beside a number, a date or a timestamp: Spark's common type, a string.
+    let branches = crate::spark_casts::common_types::string_common_type(&types[1..])
+        .or_else(|| type_union_resolution(&types[1..]))
         .ok_or_else(|| bad_arguments(name, "two values of one type after its condition", types))?;
     Ok(vec![DataType::Boolean, branches.clone(), branches])
 }

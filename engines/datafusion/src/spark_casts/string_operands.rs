@@ -77,7 +77,7 @@ impl ExprPlanner for StringOperands {
 }
 
 /// Whether the type is a string's, a dictionary of strings (a partition's column) too.
-fn is_string(data_type: &DataType) -> bool {
+pub(super) fn is_string(data_type: &DataType) -> bool {
     match data_type {
         DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => true,
         DataType::Dictionary(_, values) => is_string(values),
@@ -96,7 +96,7 @@ fn plain(string: Expr, data_type: &DataType) -> Expr {
 
 /// The two sides of a comparison of `left` and `right` (of types `left_type` and
 /// `right_type`), a string among them converted as Spark converts it ([`compared`]).
-fn comparison(
+pub(super) fn comparison(
     left: Expr,
     right: Expr,
     left_type: &DataType,

@@ -389,6 +389,221 @@ async fn a_sign_before_a_string_reads_it_as_a_double() {
 }
 
 #[tokio::test]
+async fn conditional_values_of_strings_and_numbers_are_strings() {
+    let engine = engine().await;
+    let session = open(&engine);
+    let cases = [
+        ("coalesce(1, 'a')", "1"),
+        ("typeof(coalesce(1, 'a'))", "string"),
+        ("coalesce(NULL, 1, 'a')", "1"),
+        ("coalesce(1, 2L, 'a')", "1"),
+        ("nvl(1, 'a')", "1"),
+        ("ifnull(1, 'a')", "1"),
+        ("nvl2(NULL, 1, 'a')", "a"),
+        ("if(true, 1, 'a')", "1"),
+        ("typeof(if(true, 1, 'a'))", "string"),
+        ("if(false, 1.5, 'a')", "a"),
+        ("CASE WHEN true THEN 1 ELSE 'a' END", "1"),
+        ("typeof(CASE WHEN true THEN 1 ELSE 'a' END)", "string"),
+        ("CASE WHEN true THEN 1.5D ELSE 'a' END", "1.5"),
+        ("CASE 1 WHEN 1 THEN 'x' ELSE 2 END", "x"),
+        // Spark's text of each value.
+        ("coalesce(1.5D, 'a')", "1.5"),
+        ("coalesce(1e20D, 'a')", "1.0E20"),
+        ("coalesce(CAST(1 AS FLOAT), 'a')", "1.0"),
+        ("coalesce(CAST(1.50 AS DECIMAL(5,2)), 'a')", "1.50"),
+        ("if(true, DATE'2024-01-02', 'a')", "2024-01-02"),
+        (
+            "CASE WHEN true THEN TIMESTAMP'2024-01-02 03:04:05' ELSE 'a' END",
+            "2024-01-02 03:04:05",
+        ),
+        // `CASE x WHEN v` compares as `x = v`: `'a'` is no number.
+        ("CASE 'a' WHEN 1 THEN 'x' ELSE 'y' END", "y"),
+        ("CASE 1 WHEN '1' THEN 'x' ELSE 'y' END", "x"),
+        // No string: the numbers' type, as before.
+        ("typeof(if(true, 1, NULL))", "bigint"),
+    ];
+    answers(&engine, &session, &cases).await;
+    let rows = crate::test_util::value_rows(
+        &engine,
+        &session,
+        "SELECT coalesce(1, x), typeof(coalesce(1, x)) FROM VALUES ('a') AS t(x)",
+    )
+    .await;
+    assert_eq!(rows, [["1", "string"]]);
+}
+
+#[tokio::test]
+async fn sum_and_avg_of_null_are_a_null_double() {
+    let engine = engine().await;
+    let session = open(&engine);
+    let cases = [
+        ("sum(NULL)", "NULL"),
+        ("typeof(sum(NULL))", "double"),
+        ("avg(NULL)", "NULL"),
+        ("typeof(avg(NULL))", "double"),
+    ];
+    for (expr, expected) in cases {
+        let rows = crate::test_util::value_rows(&engine, &session, &format!("SELECT {expr}")).await;
+        assert_eq!(rows, [[expected]], "{expr}");
+    }
+    let rows = crate::test_util::value_rows(
+        &engine,
+        &session,
+        "SELECT sum(x), typeof(sum(x)), avg(x), typeof(avg(x)) \
+         FROM (SELECT NULL AS x UNION ALL SELECT NULL)",
+    )
+    .await;
+    assert_eq!(rows, [["NULL", "double", "NULL", "double"]]);
+    let rows = crate::test_util::value_rows(
+        &engine,
+        &session,
+        "SELECT sum(NULL) FROM VALUES (1), (2) AS t(a) GROUP BY a",
+    )
+    .await;
+    assert_eq!(rows, [["NULL"], ["NULL"]]);
+    let rows = crate::test_util::value_rows(
+        &engine,
+        &session,
+        "SELECT sum(CASE WHEN false THEN NULL END), typeof(sum(CASE WHEN false THEN NULL END)), \
+         sum(NULL) OVER (), avg(NULL) OVER ()",
+    )
+    .await;
+    assert_eq!(rows, [["NULL", "double", "NULL", "NULL"]]);
+}
+
+#[tokio::test]
+async fn a_string_casts_to_a_timestamp_as_spark_reads_it() {
+    let engine = engine().await;
+    let session = open(&engine);
+    let timestamp = |text: &str| format!("CAST(CAST('{text}' AS TIMESTAMP) AS STRING)");
+    let cases = [
+        ("2024-01-05 10:11", "2024-01-05 10:11:00"),
+        ("2024-01-05 10", "2024-01-05 10:00:00"),
+        ("2024-01-05T10:11:12", "2024-01-05 10:11:12"),
+        ("2024-01-05T10:11", "2024-01-05 10:11:00"),
+        ("2024-01-05T10", "2024-01-05 10:00:00"),
+        ("2024-01-05", "2024-01-05 00:00:00"),
+        ("2024-01-05 ", "2024-01-05 00:00:00"),
+        ("2024-1-5 1:2:3", "2024-01-05 01:02:03"),
+        ("2024-01-05 1:2", "2024-01-05 01:02:00"),
+        ("2024-01-05 10:11:1", "2024-01-05 10:11:01"),
+        ("2024", "2024-01-01 00:00:00"),
+        ("2024-01", "2024-01-01 00:00:00"),
+        ("2024-1", "2024-01-01 00:00:00"),
+        ("+2024-01-05 10:11:12", "2024-01-05 10:11:12"),
+        (" 2024-01-05 10:11:12 ", "2024-01-05 10:11:12"),
+        // Zones: the time in UTC.
+        ("2024-01-05 10:11:12Z", "2024-01-05 10:11:12"),
+        ("2024-01-05 10:11:12 Z", "2024-01-05 10:11:12"),
+        ("2024-01-05 10:11:12+01:00", "2024-01-05 09:11:12"),
+        ("2024-01-05 10:11:12 +01:00", "2024-01-05 09:11:12"),
+        ("2024-01-05 10:11:12+0100", "2024-01-05 09:11:12"),
+        ("2024-01-05 10:11:12+01", "2024-01-05 09:11:12"),
+        ("2024-01-05 10:11:12+8", "2024-01-05 02:11:12"),
+        ("2024-01-05 10:11:12+1:00", "2024-01-05 09:11:12"),
+        ("2024-01-05 10:11:12-08:00", "2024-01-05 18:11:12"),
+        ("2024-01-05T10:11:12-0800", "2024-01-05 18:11:12"),
+        ("2024-01-05 10:11:12+08:00:30", "2024-01-05 02:10:42"),
+        ("2024-01-05 10:11:12+18:00", "2024-01-04 16:11:12"),
+        ("2024-01-05 10:11:12 UTC", "2024-01-05 10:11:12"),
+        ("2024-01-05 10:11:12UTC+8", "2024-01-05 02:11:12"),
+        ("2024-01-05 10:11:12GMT+01:00", "2024-01-05 09:11:12"),
+        (
+            "2024-01-05 10:11:12 America/Los_Angeles",
+            "2024-01-05 18:11:12",
+        ),
+        ("2024-01-05 10:11:12CET", "2024-01-05 09:11:12"),
+        ("2024-01-05 10:11:12 CET", "2024-01-05 09:11:12"),
+        // Fractions: cut past the microsecond.
+        ("2024-01-05 10:11:12.123456", "2024-01-05 10:11:12.123456"),
+        ("2024-01-05 10:11:12.1234567", "2024-01-05 10:11:12.123456"),
+        (
+            "2024-01-05 10:11:12.123456789",
+            "2024-01-05 10:11:12.123456",
+        ),
+        ("2024-01-05 10:11:12.", "2024-01-05 10:11:12"),
+        ("2024-01-05 10:11:12.5Z", "2024-01-05 10:11:12.5"),
+        ("2024-01-05 10:11:12.123+01:00", "2024-01-05 09:11:12.123"),
+        ("2024-01-05T10:11:12.123Z", "2024-01-05 10:11:12.123"),
+    ];
+    for (text, expected) in cases {
+        let sql = format!("SELECT {}", timestamp(text));
+        assert_eq!(value(&engine, &session, &sql).await, expected, "{text}");
+    }
+    // NULL where Spark reads no timestamp.
+    for text in [
+        "2024-01-05T",
+        "2024-01-05 10:11Z",
+        "2024-01-05 10Z",
+        "20240105",
+        "2024-01-05 25:00:00",
+        "2024-02-30 10:00:00",
+        "2024-01-05 10:60:00",
+        "2024-01-05 10:11:60",
+        "024-01-05 10:11:12",
+        "2024-01-05  10:11:12",
+        "2024-01-05 001:02:03",
+        "2024-01-05 10:11:12+19:00",
+        "2024-01-05 10:11:12 x",
+        "2024-01-05 10:11:",
+        "2024-01-05 10:",
+    ] {
+        let sql = format!("SELECT CAST('{text}' AS TIMESTAMP) IS NULL");
+        assert_eq!(value(&engine, &session, &sql).await, "true", "{text}");
+    }
+    // A time alone is today's.
+    let sql = "SELECT CAST('10:11:12' AS TIMESTAMP) = \
+               CAST(current_date() AS TIMESTAMP) + INTERVAL '10:11:12' HOUR TO SECOND";
+    assert_eq!(value(&engine, &session, sql).await, "true");
+}
+
+#[tokio::test]
+async fn a_string_casts_to_a_date_as_spark_reads_it() {
+    let engine = engine().await;
+    let session = open(&engine);
+    let cases = [
+        ("2024-1-5", "2024-01-05"),
+        ("2024-01-5", "2024-01-05"),
+        ("2024", "2024-01-01"),
+        ("2024-01", "2024-01-01"),
+        ("2024-1", "2024-01-01"),
+        ("2024-01-05 10:00:00", "2024-01-05"),
+        ("2024-01-05T00:00", "2024-01-05"),
+        ("2024-01-05 garbage", "2024-01-05"),
+        ("2024-01-05T", "2024-01-05"),
+        ("2024-01-05Tjunk", "2024-01-05"),
+        ("2024-01-05 ", "2024-01-05"),
+        (" 2024-01-05 ", "2024-01-05"),
+        ("02024-01-05", "2024-01-05"),
+        ("+2024-01-05", "2024-01-05"),
+    ];
+    for (text, expected) in cases {
+        let sql = format!("SELECT CAST(CAST('{text}' AS DATE) AS STRING)");
+        assert_eq!(value(&engine, &session, &sql).await, expected, "{text}");
+    }
+    let sql = "SELECT CAST(CAST('\\t2024-01-05\\n' AS DATE) AS STRING)";
+    assert_eq!(value(&engine, &session, sql).await, "2024-01-05");
+    for text in [
+        "20240105",
+        "2024-01-05x",
+        "2024-02-30",
+        "2024-13-01",
+        "24-01-05",
+        "2024-001-05",
+        "2024/01/05",
+        "2024-01-05Z",
+        "2024-01-",
+        "2024-",
+        "",
+        "  ",
+    ] {
+        let sql = format!("SELECT CAST('{text}' AS DATE) IS NULL");
+        assert_eq!(value(&engine, &session, &sql).await, "true", "{text}");
+    }
+}
+
+#[tokio::test]
 async fn a_double_cast_to_a_decimal_reads_its_shortest_text_as_spark() {
     // Answers from Spark 4.3: CAST(CAST(v AS DOUBLE) AS DECIMAL(p, s)).
     let engine = crate::test_util::engine().await;
