@@ -31,6 +31,8 @@
 //!   Hive's `decode(binary, charset)`.
 //! - `percentile(x, array(p1, p2))` and `percentile_approx(x, array(...))`, an array of
 //!   the percentiles, as Hive and Spark answer ([`percentile_lists`]).
+//! - `TRIM(BOTH FROM s)` (or `LEADING`, `TRAILING`) trims spaces, as Spark's
+//!   ([`trim_spaces`]).
 //! - `sum(x)` beside `sum(CAST(x AS DOUBLE))`, aggregates DataFusion names alike and
 //!   refuses ([`cast_names`]).
 //! - `EXTRACT(DOW FROM d)` counts from Sunday 1, as Spark's ([`day_of_week`]).
@@ -1902,6 +1904,7 @@ mod outer_generators;
 mod percentile_lists;
 mod pivots;
 mod rounding_scales;
+pub mod trim_spaces;
 pub use generators::{inline_fields, InlineFields};
 mod lambdas;
 mod like_lists;

@@ -215,6 +215,7 @@ pub async fn plan(context: &SessionContext, sql: &str) -> Result<Planned> {
     } else {
         hive_syntax::rewrite_text(sql)
     };
+    let sql = hive_syntax::trim_spaces::rewrite(sql);
     let sql = sql.as_ref();
     if let Some(name) = temporary::dropped_view(context, sql) {
         return Ok(Planned::Command(HiveCommand::DropTemporaryView(name)));
