@@ -21,6 +21,7 @@
 //! - `collections`: `size`, `sort_array`, `collect_list`, `collect_set`, `generator_field`.
 //! - `math`: `pmod`, `rand(seed)` (Hive's `java.util.Random` numbers), `bround`,
 //!   `format_number`, `width_bucket`.
+//! - `decimal_format`: `format_number(x, pattern)`, Java's `DecimalFormat` patterns.
 //! - `decimal_places`: Spark's `round`, `ceil` and `floor`, a `DOUBLE` by its shortest
 //!   decimal form, to Spark's types.
 //! - `encoding`: `conv`, `bin`, `unhex`, `unbase64`, `sha1`, `crc32`, `soundex`, computed
@@ -111,6 +112,7 @@ pub mod conditional;
 pub mod datetime;
 pub mod decimal_average;
 pub mod decimal_division;
+pub mod decimal_format;
 pub mod decimal_places;
 pub mod encoding;
 pub mod epochs;

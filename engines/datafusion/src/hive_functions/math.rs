@@ -360,17 +360,21 @@ fn format_number_types(name: &str, types: &[DataType]) -> Result<Vec<DataType>> 
             Some(number) => Ok(vec![number, DataType::Int64]),
             None => Err(bad_arguments(name, "(number, decimal places)", types)),
         },
-        [_, d] if super::is_string(d) => Err(DataFusionError::Plan(format!(
-            "{name} takes a number of decimal places; a format pattern is not taken"
-        ))),
+        [x, d] if super::is_string(d) => match number_type(x) {
+            Some(number) => Ok(vec![number, DataType::Utf8]),
+            None => Err(bad_arguments(name, "(number, pattern)", types)),
+        },
         _ => Err(bad_arguments(name, "(number, decimal places)", types)),
     }
 }
 
 /// `format_number(x, d)`: `x` with `d` decimal places, rounded half to even, and its
 /// integer digits grouped by commas (`1,234,567.89`), as Hive's `DecimalFormat`; NULL for a
-/// negative `d`.
+/// negative `d`. With a pattern, `format_number(x, '#,###.00')`, [`super::decimal_format`].
 fn format_number(args: &[ArrayRef]) -> Result<ArrayRef> {
+    if args[1].data_type() == &DataType::Utf8 {
+        return super::decimal_format::format_number(args);
+    }
     let places = integers_of(&args[1]);
     let values: Vec<Option<String>> = match args[0].data_type() {
         DataType::Int64 => args[0]
