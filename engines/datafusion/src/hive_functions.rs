@@ -66,6 +66,8 @@
 //! - `json_arrays`: Spark's `json_array_length`.
 //! - `most_frequent`: Spark's aggregate `mode`.
 //! - `percentile_disc`: Spark's aggregate `percentile_disc(p) WITHIN GROUP (ORDER BY x)`.
+//! - `quantile_summaries`: Spark's aggregate `percentile_approx` (`approx_percentile`), of
+//!   `x`'s type.
 //! - `decimal_division`: Spark's `a / b` of decimals (its type, rounded half up), which
 //!   `hive_syntax` plans for `/`.
 //! - `decimal_average`: `avg` in place of DataFusion's, Spark's rounded mean of decimals.
@@ -110,9 +112,9 @@ pub mod charsets;
 pub mod collections;
 pub mod conditional;
 pub mod datetime;
+pub mod decimal_format;
 pub mod decimal_average;
 pub mod decimal_division;
-pub mod decimal_format;
 pub mod decimal_places;
 pub mod encoding;
 pub mod epochs;
@@ -134,6 +136,7 @@ pub mod nested_extremes;
 pub mod ngrams;
 pub mod percentile_disc;
 pub mod printf;
+pub mod quantile_summaries;
 pub mod quoting;
 pub mod reflect;
 pub mod sentences;
@@ -155,7 +158,6 @@ pub const ALIASES: &[(&str, &str)] = &[
     ("make_array", "array"),
     ("first_value", "first"),
     ("last_value", "last"),
-    ("approx_percentile_cont", "percentile_approx"),
     // Hive's exact percentile interpolates between the two nearest values, as this does.
     ("percentile_cont", "percentile"),
     ("approx_distinct", "approx_count_distinct"),
@@ -228,6 +230,7 @@ pub fn register(ctx: &SessionContext) {
         .chain(moments::aggregates())
         .chain(most_frequent::aggregates())
         .chain(percentile_disc::aggregates())
+        .chain(quantile_summaries::aggregates())
         .chain(decimal_average::aggregates())
     {
         ctx.register_udaf(udaf);
