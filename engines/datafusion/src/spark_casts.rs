@@ -20,8 +20,8 @@
 
 pub mod common_types;
 pub mod datetime_strings;
-pub mod null_numbers;
 pub mod double_to_decimal;
+pub mod null_numbers;
 pub mod signed_strings;
 pub mod spark_text;
 pub mod string_operands;
@@ -33,8 +33,8 @@ use datafusion::optimizer::{Analyzer, AnalyzerRule};
 
 pub use common_types::StringCommonTypes;
 pub use datetime_strings::SparkDatetimeCasts;
-pub use null_numbers::NullNumbers;
 pub use double_to_decimal::SparkDecimalCasts;
+pub use null_numbers::NullNumbers;
 pub use spark_text::SparkTextCasts;
 pub use string_operands::{StringOperands, StringRangesAndLists};
 pub use string_to_double::SparkDoubleCasts;
