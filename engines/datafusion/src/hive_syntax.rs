@@ -38,7 +38,7 @@
 //! - `EXTRACT(DOW FROM d)` counts from Sunday 1, as Spark's ([`day_of_week`]).
 //! - `CAST(x AS type)` is NULL when `x` does not convert, as in Hive, instead of an error
 //!   (DataFusion's `TRY_CAST`; `x::type` keeps DataFusion's meaning); to an integer type, a
-//!   decimal string is truncated and a number out of range wraps ([`HiveIntegerCasts`]).
+//!   decimal string is truncated and a number out of range wraps ([`HIVE_INTEGER_CASTS`]).
 //! - Typed number literals, `1Y`, `1S`, `1L`, `2.5F`, `2.5D`, `2.5BD`, are `TINYINT`,
 //!   `SMALLINT`, `BIGINT`, `FLOAT`, `DOUBLE` and `DECIMAL` values ([`number_literals`]),
 //!   where DataFusion reads the suffix as an alias.
@@ -190,16 +190,34 @@ fn integer_divide(dividend: LogicalExpr, divisor: LogicalExpr, integers: bool) -
 /// decimal's fraction is dropped; a floating-point number first saturates at `INT`'s (or
 /// `BIGINT`'s) bounds, as Java's `(int)` does. An analyzer rule, run after type coercion,
 /// since the answer depends on `x`'s type.
-#[derive(Debug)]
-pub struct HiveIntegerCasts;
+pub const HIVE_INTEGER_CASTS: ExpressionRewrite =
+    ExpressionRewrite::new("hive_integer_casts", hive_integer_cast);
 
-impl AnalyzerRule for HiveIntegerCasts {
+/// An analyzer rule that rewrites every expression of a plan and its subqueries, bottom up,
+/// with one function ([`rewrite_expressions`]): the shape of each of the engine's rules that
+/// make DataFusion's expressions mean what they mean in Hive and Spark.
+#[derive(Debug, Clone, Copy)]
+pub struct ExpressionRewrite {
+    name: &'static str,
+    rewrite: fn(LogicalExpr, &DFSchema) -> Result<Transformed<LogicalExpr>>,
+}
+
+impl ExpressionRewrite {
+    pub const fn new(
+        name: &'static str,
+        rewrite: fn(LogicalExpr, &DFSchema) -> Result<Transformed<LogicalExpr>>,
+    ) -> Self {
+        Self { name, rewrite }
+    }
+}
+
+impl AnalyzerRule for ExpressionRewrite {
     fn name(&self) -> &str {
-        "hive_integer_casts"
+        self.name
     }
 
     fn analyze(&self, plan: LogicalPlan, _: &ConfigOptions) -> Result<LogicalPlan> {
-        rewrite_expressions(plan, hive_integer_cast)
+        rewrite_expressions(plan, self.rewrite)
     }
 }
 

@@ -486,13 +486,13 @@ fn session_template(
         .with_catalog_list(catalogs)
         .with_default_features()
         .with_analyzer_rules(spark_casts::analyzer_rules())
-        .with_analyzer_rule(Arc::new(hive_syntax::HiveIntegerCasts))
+        .with_analyzer_rule(Arc::new(hive_syntax::HIVE_INTEGER_CASTS))
         .with_analyzer_rule(Arc::new(hive_syntax::MultisetOperations))
-        .with_analyzer_rule(Arc::new(spark_casts::SparkDecimalCasts))
-        .with_analyzer_rule(Arc::new(spark_casts::SparkTextCasts))
-        .with_analyzer_rule(Arc::new(spark_casts::SparkDoubleCasts))
-        .with_analyzer_rule(Arc::new(spark_casts::SparkDatetimeCasts))
-        .with_analyzer_rule(Arc::new(hive_functions::nested_extremes::NestedExtremes));
+        .with_analyzer_rule(Arc::new(spark_casts::SPARK_DECIMAL_CASTS))
+        .with_analyzer_rule(Arc::new(spark_casts::SPARK_TEXT_CASTS))
+        .with_analyzer_rule(Arc::new(spark_casts::SPARK_DOUBLE_CASTS))
+        .with_analyzer_rule(Arc::new(spark_casts::SPARK_DATETIME_CASTS))
+        .with_analyzer_rule(Arc::new(hive_functions::nested_extremes::NESTED_EXTREMES));
     // Hive's meanings first: the first planner that plans an expression wins.
     let planners = builder.expr_planners().get_or_insert_with(Vec::new);
     planners.splice(0..0, hive_syntax::expr_planners());

@@ -31,22 +31,22 @@ use std::sync::Arc;
 
 use datafusion::optimizer::{Analyzer, AnalyzerRule};
 
-pub use common_types::StringCommonTypes;
-pub use datetime_strings::SparkDatetimeCasts;
-pub use double_to_decimal::SparkDecimalCasts;
-pub use null_numbers::NullNumbers;
-pub use spark_text::SparkTextCasts;
-pub use string_operands::{StringOperands, StringRangesAndLists};
-pub use string_to_double::SparkDoubleCasts;
+pub use common_types::STRING_COMMON_TYPES;
+pub use datetime_strings::SPARK_DATETIME_CASTS;
+pub use double_to_decimal::SPARK_DECIMAL_CASTS;
+pub use null_numbers::NULL_NUMBERS;
+pub use spark_text::SPARK_TEXT_CASTS;
+pub use string_operands::{StringOperands, STRING_RANGES_AND_LISTS};
+pub use string_to_double::SPARK_DOUBLE_CASTS;
 
-/// DataFusion's analyzer rules with [`StringRangesAndLists`], [`StringCommonTypes`] and
-/// [`NullNumbers`] before them, which must see the strings and NULLs before type coercion
+/// DataFusion's analyzer rules with [`STRING_RANGES_AND_LISTS`], [`STRING_COMMON_TYPES`] and
+/// [`NULL_NUMBERS`] before them, which must see the strings and NULLs before type coercion
 /// casts them to the numbers' type (or refuses them).
 pub fn analyzer_rules() -> Vec<Arc<dyn AnalyzerRule + Send + Sync>> {
     let mut rules = Analyzer::new().rules;
-    rules.insert(0, Arc::new(NullNumbers));
-    rules.insert(0, Arc::new(StringCommonTypes));
-    rules.insert(0, Arc::new(StringRangesAndLists));
+    rules.insert(0, Arc::new(NULL_NUMBERS));
+    rules.insert(0, Arc::new(STRING_COMMON_TYPES));
+    rules.insert(0, Arc::new(STRING_RANGES_AND_LISTS));
     rules
 }
 

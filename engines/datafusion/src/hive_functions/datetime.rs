@@ -588,8 +588,8 @@ fn zone(name: &str, expr: &Expr) -> Result<String> {
     }
 }
 
-/// The zone of one of Java's `ZoneId.SHORT_IDS`.
-fn java_short_zone(zone: &str) -> Option<&'static str> {
+/// The zone of one of Java's `ZoneId.SHORT_IDS` (`PST` is `America/Los_Angeles`).
+pub(crate) fn java_short_zone(zone: &str) -> Option<&'static str> {
     const SHORT_IDS: &[(&str, &str)] = &[
         ("ACT", "Australia/Darwin"),
         ("AET", "Australia/Sydney"),

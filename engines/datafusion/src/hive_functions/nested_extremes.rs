@@ -6,14 +6,10 @@
 use std::sync::{Arc, OnceLock};
 
 use datafusion::arrow::datatypes::DataType;
-use datafusion::common::config::ConfigOptions;
 use datafusion::common::tree_node::Transformed;
 use datafusion::common::{DFSchema, Result};
 use datafusion::logical_expr::expr::{AggregateFunction, WindowFunction};
-use datafusion::logical_expr::{
-    AggregateUDF, Expr, ExprSchemable, LogicalPlan, WindowFunctionDefinition,
-};
-use datafusion::optimizer::AnalyzerRule;
+use datafusion::logical_expr::{AggregateUDF, Expr, ExprSchemable, WindowFunctionDefinition};
 
 /// Makes each `max(x)` and `min(x)` of a struct or an array `max_by(x, x)` and
 /// `min_by(x, x)` ([`super::extremes`]), which order by Arrow's comparator with NULLs
@@ -21,18 +17,8 @@ use datafusion::optimizer::AnalyzerRule;
 /// its frame slides (`max_by` takes no row back out, so DataFusion's `max` stays). The
 /// column keeps its name. An analyzer rule placed after type coercion, which has given the
 /// arguments their types.
-#[derive(Debug)]
-pub struct NestedExtremes;
-
-impl AnalyzerRule for NestedExtremes {
-    fn name(&self) -> &str {
-        "nested_extremes"
-    }
-
-    fn analyze(&self, plan: LogicalPlan, _: &ConfigOptions) -> Result<LogicalPlan> {
-        crate::hive_syntax::rewrite_expressions(plan, nested_extreme)
-    }
-}
+pub const NESTED_EXTREMES: crate::hive_syntax::ExpressionRewrite =
+    crate::hive_syntax::ExpressionRewrite::new("nested_extremes", nested_extreme);
 
 /// `max_by` or `min_by` in place of `max` or `min` of a `t`, if `t` is nested.
 fn replacement(name: &str, t: &DataType) -> Option<Arc<AggregateUDF>> {

@@ -14,30 +14,18 @@
 //! refuses it).
 
 use datafusion::arrow::datatypes::DataType;
-use datafusion::common::config::ConfigOptions;
 use datafusion::common::tree_node::Transformed;
 use datafusion::common::{DFSchema, Result};
 use datafusion::logical_expr::expr::{Case, ScalarFunction};
-use datafusion::logical_expr::{cast, Expr, ExprSchemable, LogicalPlan};
-use datafusion::optimizer::AnalyzerRule;
+use datafusion::logical_expr::{cast, Expr, ExprSchemable};
 
 use super::string_operands::{comparison, is_string};
 
 /// Casts the values of a conditional expression to strings where one of them is a string and
 /// the others numbers, dates or timestamps, as Spark's common type makes them. An analyzer
 /// rule placed before type coercion, which would otherwise cast the strings to a number.
-#[derive(Debug)]
-pub struct StringCommonTypes;
-
-impl AnalyzerRule for StringCommonTypes {
-    fn name(&self) -> &str {
-        "string_common_types"
-    }
-
-    fn analyze(&self, plan: LogicalPlan, _: &ConfigOptions) -> Result<LogicalPlan> {
-        crate::hive_syntax::rewrite_expressions(plan, common_type)
-    }
-}
+pub const STRING_COMMON_TYPES: crate::hive_syntax::ExpressionRewrite =
+    crate::hive_syntax::ExpressionRewrite::new("string_common_types", common_type);
 
 fn common_type(expr: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
     match expr {

@@ -27,31 +27,19 @@ use datafusion::arrow::array::{
 };
 use datafusion::arrow::compute::cast as cast_array;
 use datafusion::arrow::datatypes::{DataType, TimeUnit};
-use datafusion::common::config::ConfigOptions;
 use datafusion::common::tree_node::Transformed;
 use datafusion::common::{DFSchema, Result, ScalarValue};
 use datafusion::logical_expr::expr::{Cast, ScalarFunction, TryCast};
 use datafusion::logical_expr::{
-    cast, ColumnarValue, Expr, ExprSchemable, LogicalPlan, ScalarFunctionArgs, ScalarUDF,
-    ScalarUDFImpl, Signature, Volatility,
+    cast, ColumnarValue, Expr, ExprSchemable, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl,
+    Signature, Volatility,
 };
-use datafusion::optimizer::AnalyzerRule;
 
 /// Replaces a cast of a string to a `TIMESTAMP` (without a zone) or a `DATE` by
 /// [`SparkDatetime`]. An analyzer rule, run after type coercion, so that the casts it adds
 /// (`d = '2024-1-5'`) read as Spark's do.
-#[derive(Debug)]
-pub struct SparkDatetimeCasts;
-
-impl AnalyzerRule for SparkDatetimeCasts {
-    fn name(&self) -> &str {
-        "spark_datetime_casts"
-    }
-
-    fn analyze(&self, plan: LogicalPlan, _: &ConfigOptions) -> Result<LogicalPlan> {
-        crate::hive_syntax::rewrite_expressions(plan, spark_datetime_cast)
-    }
-}
+pub const SPARK_DATETIME_CASTS: crate::hive_syntax::ExpressionRewrite =
+    crate::hive_syntax::ExpressionRewrite::new("spark_datetime_casts", spark_datetime_cast);
 
 fn spark_datetime_cast(expr: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
     let (value, target) = match &expr {
@@ -399,40 +387,8 @@ impl Zone {
     }
 }
 
-/// Java's `ZoneId.SHORT_IDS`.
-const SHORT_IDS: [(&str, &str); 28] = [
-    ("ACT", "Australia/Darwin"),
-    ("AET", "Australia/Sydney"),
-    ("AGT", "America/Argentina/Buenos_Aires"),
-    ("ART", "Africa/Cairo"),
-    ("AST", "America/Anchorage"),
-    ("BET", "America/Sao_Paulo"),
-    ("BST", "Asia/Dhaka"),
-    ("CAT", "Africa/Harare"),
-    ("CNT", "America/St_Johns"),
-    ("CST", "America/Chicago"),
-    ("CTT", "Asia/Shanghai"),
-    ("EAT", "Africa/Addis_Ababa"),
-    ("ECT", "Europe/Paris"),
-    ("IET", "America/Indiana/Indianapolis"),
-    ("IST", "Asia/Kolkata"),
-    ("JST", "Asia/Tokyo"),
-    ("MIT", "Pacific/Apia"),
-    ("NET", "Asia/Yerevan"),
-    ("NST", "Pacific/Auckland"),
-    ("PLT", "Asia/Karachi"),
-    ("PNT", "America/Phoenix"),
-    ("PRT", "America/Puerto_Rico"),
-    ("PST", "America/Los_Angeles"),
-    ("SST", "Pacific/Guadalcanal"),
-    ("VST", "Asia/Ho_Chi_Minh"),
-    ("EST", "-05:00"),
-    ("MST", "-07:00"),
-    ("HST", "-10:00"),
-];
-
 fn java_zone(name: &str) -> Option<Zone> {
-    if let Some((_, id)) = SHORT_IDS.iter().find(|(short, _)| *short == name) {
+    if let Some(id) = crate::hive_functions::datetime::java_short_zone(name) {
         return java_zone(id);
     }
     if name == "Z" {

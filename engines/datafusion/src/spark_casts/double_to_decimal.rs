@@ -13,30 +13,17 @@ use datafusion::arrow::compute::cast as cast_array;
 use datafusion::arrow::datatypes::{DataType, Float64Type};
 use datafusion::common::tree_node::Transformed;
 use datafusion::common::{DFSchema, Result};
-use datafusion::config::ConfigOptions;
 use datafusion::logical_expr::expr::{ScalarFunction, TryCast};
 use datafusion::logical_expr::{
-    cast, ColumnarValue, Expr, ExprSchemable, LogicalPlan, ScalarFunctionArgs, ScalarUDF,
-    ScalarUDFImpl, Signature, Volatility,
+    cast, ColumnarValue, Expr, ExprSchemable, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl,
+    Signature, Volatility,
 };
-use datafusion::optimizer::AnalyzerRule;
 
 use crate::hive_functions::math::{round_digits, shortest_digits, Rounding};
-use crate::hive_syntax::rewrite_expressions;
 
 /// Rewrites each `CAST` of a floating-point value to a decimal into [`DoubleToDecimal`].
-#[derive(Debug, Default)]
-pub struct SparkDecimalCasts;
-
-impl AnalyzerRule for SparkDecimalCasts {
-    fn name(&self) -> &str {
-        "spark_decimal_casts"
-    }
-
-    fn analyze(&self, plan: LogicalPlan, _: &ConfigOptions) -> Result<LogicalPlan> {
-        rewrite_expressions(plan, decimal_of_double)
-    }
-}
+pub const SPARK_DECIMAL_CASTS: crate::hive_syntax::ExpressionRewrite =
+    crate::hive_syntax::ExpressionRewrite::new("spark_decimal_casts", decimal_of_double);
 
 fn decimal_of_double(expr: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
     // A SQL `CAST` is a `TRY_CAST` by now (NULL for what does not convert, as in Hive).

@@ -3,14 +3,13 @@
 //! `DOUBLE`), where DataFusion refuses it ("SUM not supported for Null", "AvgAccumulator for
 //! Null").
 //!
-//! `avg`'s argument is cast by an analyzer rule ([`NullNumbers`]); `sum` refuses the NULL
+//! `avg`'s argument is cast by an analyzer rule ([`NULL_NUMBERS`]); `sum` refuses the NULL
 //! while the statement is planned, before any rule runs, so [`SparkSum`] takes its name from
 //! DataFusion's `Sum` and coerces a NULL to a `DOUBLE`, handing everything else to `Sum`.
 
 use std::sync::Arc;
 
 use datafusion::arrow::datatypes::{DataType, Field, FieldRef};
-use datafusion::common::config::ConfigOptions;
 use datafusion::common::tree_node::Transformed;
 use datafusion::common::{DFSchema, Result, ScalarValue};
 use datafusion::functions_aggregate::sum::Sum;
@@ -20,10 +19,9 @@ use datafusion::logical_expr::type_coercion::functions::fields_with_udf;
 use datafusion::logical_expr::utils::AggregateOrderSensitivity;
 use datafusion::logical_expr::{
     cast, Accumulator, AggregateUDF, AggregateUDFImpl, Documentation, Expr, ExprSchemable,
-    GroupsAccumulator, LogicalPlan, ReversedUDAF, SetMonotonicity, Signature, StatisticsArgs,
-    Volatility, WindowFunctionDefinition,
+    GroupsAccumulator, ReversedUDAF, SetMonotonicity, Signature, StatisticsArgs, Volatility,
+    WindowFunctionDefinition,
 };
-use datafusion::optimizer::AnalyzerRule;
 
 /// The aggregates whose NULL argument is a `DOUBLE` (Spark's `NumericType` inputs).
 const NUMERIC_AGGREGATES: [&str; 3] = ["sum", "avg", "mean"];
@@ -129,18 +127,8 @@ impl AggregateUDFImpl for SparkSum {
 
 /// Casts an untyped NULL argument of [`NUMERIC_AGGREGATES`] (as an aggregate or over a
 /// window) to a `DOUBLE`. An analyzer rule placed before type coercion, which refuses it.
-#[derive(Debug)]
-pub struct NullNumbers;
-
-impl AnalyzerRule for NullNumbers {
-    fn name(&self) -> &str {
-        "null_numbers"
-    }
-
-    fn analyze(&self, plan: LogicalPlan, _: &ConfigOptions) -> Result<LogicalPlan> {
-        crate::hive_syntax::rewrite_expressions(plan, null_number)
-    }
-}
+pub const NULL_NUMBERS: crate::hive_syntax::ExpressionRewrite =
+    crate::hive_syntax::ExpressionRewrite::new("null_numbers", null_number);
 
 fn null_number(expr: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
     match expr {

@@ -14,33 +14,21 @@ use datafusion::arrow::temporal_conversions::{
     timestamp_us_to_datetime,
 };
 use datafusion::arrow::util::display::array_value_to_string;
-use datafusion::common::config::ConfigOptions;
 use datafusion::common::tree_node::Transformed;
 use datafusion::common::{DFSchema, Result};
 use datafusion::logical_expr::expr::{Cast, ScalarFunction, TryCast};
 use datafusion::logical_expr::{
-    cast, ColumnarValue, Expr, ExprSchemable, LogicalPlan, ScalarFunctionArgs, ScalarUDF,
-    ScalarUDFImpl, Signature, Volatility,
+    cast, ColumnarValue, Expr, ExprSchemable, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl,
+    Signature, Volatility,
 };
-use datafusion::optimizer::AnalyzerRule;
 
 use crate::hive_functions::printf::java_double;
 
 /// Replaces a cast to a string of a value DataFusion writes otherwise than Spark by
 /// [`SparkText`]. An analyzer rule, run after type coercion, since only then is the value's
 /// type known everywhere, and the casts coercion adds are there.
-#[derive(Debug)]
-pub struct SparkTextCasts;
-
-impl AnalyzerRule for SparkTextCasts {
-    fn name(&self) -> &str {
-        "spark_text_casts"
-    }
-
-    fn analyze(&self, plan: LogicalPlan, _: &ConfigOptions) -> Result<LogicalPlan> {
-        crate::hive_syntax::rewrite_expressions(plan, spark_text_cast)
-    }
-}
+pub const SPARK_TEXT_CASTS: crate::hive_syntax::ExpressionRewrite =
+    crate::hive_syntax::ExpressionRewrite::new("spark_text_casts", spark_text_cast);
 
 fn spark_text_cast(expr: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
     let (value, target) = match &expr {

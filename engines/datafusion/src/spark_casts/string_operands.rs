@@ -11,16 +11,14 @@
 //!   `'yes'`, `'1'` ... are true. Dates and timestamps stay DataFusion's (the string read as
 //!   one, as Spark reads it).
 //! - `BETWEEN` and `IN` with strings beside numbers, as Spark reads them
-//!   ([`StringRangesAndLists`]).
+//!   ([`STRING_RANGES_AND_LISTS`]).
 
 use datafusion::arrow::datatypes::DataType;
-use datafusion::common::config::ConfigOptions;
 use datafusion::common::tree_node::Transformed;
 use datafusion::common::{DFSchema, Result, ScalarValue};
 use datafusion::logical_expr::expr::{Between, InList};
 use datafusion::logical_expr::planner::{ExprPlanner, PlannerResult, RawBinaryExpr};
-use datafusion::logical_expr::{cast, lit, try_cast, when, Expr, ExprSchemable, LogicalPlan};
-use datafusion::optimizer::AnalyzerRule;
+use datafusion::logical_expr::{cast, lit, try_cast, when, Expr, ExprSchemable};
 use datafusion::sql::sqlparser::ast::BinaryOperator;
 
 use super::string_to_double::spark_double;
@@ -117,7 +115,7 @@ pub(super) fn comparison(
 /// `DOUBLE` beside a decimal. Other types are left as they are.
 fn compared(string: Expr, value: Expr, other: &DataType) -> Result<(Expr, Expr)> {
     Ok(match other {
-        // A cast to an integer is Hive's and Spark's (`HiveIntegerCasts`): `'5.5'` is 5.
+        // A cast to an integer is Hive's and Spark's (`HIVE_INTEGER_CASTS`): `'5.5'` is 5.
         t if t.is_integer() => (try_cast(string, t.clone()), value),
         DataType::Float64 => (spark_double(string), value),
         DataType::Float32 | DataType::Float16 => (cast(spark_double(string), other.clone()), value),
@@ -136,18 +134,8 @@ fn compared(string: Expr, value: Expr, other: &DataType) -> Result<(Expr, Expr)>
 /// of a string and a number), so `5 IN ('5.0')` is false; a list DataFusion already answers
 /// alike, integers and strings that are integers as written (`id IN ('5', '6')`), is left
 /// as it is. An analyzer rule placed before type coercion.
-#[derive(Debug)]
-pub struct StringRangesAndLists;
-
-impl AnalyzerRule for StringRangesAndLists {
-    fn name(&self) -> &str {
-        "string_ranges_and_lists"
-    }
-
-    fn analyze(&self, plan: LogicalPlan, _: &ConfigOptions) -> Result<LogicalPlan> {
-        crate::hive_syntax::rewrite_expressions(plan, range_or_list)
-    }
-}
+pub const STRING_RANGES_AND_LISTS: crate::hive_syntax::ExpressionRewrite =
+    crate::hive_syntax::ExpressionRewrite::new("string_ranges_and_lists", range_or_list);
 
 fn range_or_list(expr: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
     let number = |t: &DataType| t.is_numeric() || *t == DataType::Boolean;

@@ -9,30 +9,18 @@ use std::sync::Arc;
 use datafusion::arrow::array::{Array, ArrayRef, AsArray, Float64Builder};
 use datafusion::arrow::compute::cast as cast_array;
 use datafusion::arrow::datatypes::DataType;
-use datafusion::common::config::ConfigOptions;
 use datafusion::common::tree_node::Transformed;
 use datafusion::common::{DFSchema, Result, ScalarValue};
 use datafusion::logical_expr::expr::{Cast, ScalarFunction, TryCast};
 use datafusion::logical_expr::{
-    cast, ColumnarValue, Expr, ExprSchemable, LogicalPlan, ScalarFunctionArgs, ScalarUDF,
-    ScalarUDFImpl, Signature, Volatility,
+    cast, ColumnarValue, Expr, ExprSchemable, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl,
+    Signature, Volatility,
 };
-use datafusion::optimizer::AnalyzerRule;
 
 /// Replaces a cast of a string to a `DOUBLE` or a `FLOAT` by [`SparkDouble`]. An analyzer
 /// rule, run after type coercion, since only then is the value's type known everywhere.
-#[derive(Debug)]
-pub struct SparkDoubleCasts;
-
-impl AnalyzerRule for SparkDoubleCasts {
-    fn name(&self) -> &str {
-        "spark_double_casts"
-    }
-
-    fn analyze(&self, plan: LogicalPlan, _: &ConfigOptions) -> Result<LogicalPlan> {
-        crate::hive_syntax::rewrite_expressions(plan, spark_double_cast)
-    }
-}
+pub const SPARK_DOUBLE_CASTS: crate::hive_syntax::ExpressionRewrite =
+    crate::hive_syntax::ExpressionRewrite::new("spark_double_casts", spark_double_cast);
 
 fn spark_double_cast(expr: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
     let (value, target) = match &expr {
