@@ -29,6 +29,9 @@ pub mod string_to_double;
 
 use std::sync::Arc;
 
+use datafusion::arrow::datatypes::DataType;
+use datafusion::logical_expr::expr::{Cast, TryCast};
+use datafusion::logical_expr::Expr;
 use datafusion::optimizer::{Analyzer, AnalyzerRule};
 
 pub use common_types::STRING_COMMON_TYPES;
@@ -48,6 +51,17 @@ pub fn analyzer_rules() -> Vec<Arc<dyn AnalyzerRule + Send + Sync>> {
     rules.insert(0, Arc::new(STRING_COMMON_TYPES));
     rules.insert(0, Arc::new(STRING_RANGES_AND_LISTS));
     rules
+}
+
+/// The value a `CAST` or `TRY_CAST` converts and the type it converts to; `None` for any
+/// other expression.
+fn cast_parts(expr: &Expr) -> Option<(&Expr, &DataType)> {
+    match expr {
+        Expr::Cast(Cast { expr, field }) | Expr::TryCast(TryCast { expr, field }) => {
+            Some((expr, field.data_type()))
+        }
+        _ => None,
+    }
 }
 
 #[cfg(test)]

@@ -29,7 +29,7 @@ use datafusion::arrow::compute::cast as cast_array;
 use datafusion::arrow::datatypes::{DataType, TimeUnit};
 use datafusion::common::tree_node::Transformed;
 use datafusion::common::{DFSchema, Result, ScalarValue};
-use datafusion::logical_expr::expr::{Cast, ScalarFunction, TryCast};
+use datafusion::logical_expr::expr::ScalarFunction;
 use datafusion::logical_expr::{
     cast, ColumnarValue, Expr, ExprSchemable, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl,
     Signature, Volatility,
@@ -42,11 +42,8 @@ pub const SPARK_DATETIME_CASTS: crate::hive_syntax::ExpressionRewrite =
     crate::hive_syntax::ExpressionRewrite::new("spark_datetime_casts", spark_datetime_cast);
 
 fn spark_datetime_cast(expr: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
-    let (value, target) = match &expr {
-        Expr::Cast(Cast { expr, field }) | Expr::TryCast(TryCast { expr, field }) => {
-            (expr, field.data_type())
-        }
-        _ => return Ok(Transformed::no(expr)),
+    let Some((value, target)) = super::cast_parts(&expr) else {
+        return Ok(Transformed::no(expr));
     };
     let kind = match target {
         DataType::Timestamp(_, None) => Kind::Timestamp,

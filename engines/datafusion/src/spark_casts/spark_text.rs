@@ -16,7 +16,7 @@ use datafusion::arrow::temporal_conversions::{
 use datafusion::arrow::util::display::array_value_to_string;
 use datafusion::common::tree_node::Transformed;
 use datafusion::common::{DFSchema, Result};
-use datafusion::logical_expr::expr::{Cast, ScalarFunction, TryCast};
+use datafusion::logical_expr::expr::ScalarFunction;
 use datafusion::logical_expr::{
     cast, ColumnarValue, Expr, ExprSchemable, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl,
     Signature, Volatility,
@@ -31,11 +31,8 @@ pub const SPARK_TEXT_CASTS: crate::hive_syntax::ExpressionRewrite =
     crate::hive_syntax::ExpressionRewrite::new("spark_text_casts", spark_text_cast);
 
 fn spark_text_cast(expr: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
-    let (value, target) = match &expr {
-        Expr::Cast(Cast { expr, field }) | Expr::TryCast(TryCast { expr, field }) => {
-            (expr, field.data_type())
-        }
-        _ => return Ok(Transformed::no(expr)),
+    let Some((value, target)) = super::cast_parts(&expr) else {
+        return Ok(Transformed::no(expr));
     };
     if !matches!(
         target,
