@@ -65,6 +65,8 @@
 //!   one `LIKE` per pattern, joined ([`like_lists`]).
 //! - `INTERVAL '1 12:30' DAY TO MINUTE` and the other ranges of fields, which DataFusion
 //!   refuses ([`interval_ranges`]).
+//! - `left`/`right` of a length of 0 or less and `array_position` of a value not there answer
+//!   as Spark's, where DataFusion's answer as Postgres ([`edge_answers`]).
 
 use std::ops::ControlFlow;
 use std::sync::Arc;
@@ -1466,6 +1468,7 @@ fn rewrite_expr(expr: &mut Expr) {
     decode_cases::as_case(expr);
     like_lists::as_conditions(expr);
     interval_ranges::as_fields(expr);
+    edge_answers::as_spark(expr);
     percentile_lists::as_list_of_percentiles(expr);
     rounding_scales::as_call(expr);
     lambdas::sort_with_comparator(expr);
@@ -1913,6 +1916,7 @@ mod cast_functions;
 mod cast_names;
 mod day_of_week;
 mod decode_cases;
+mod edge_answers;
 mod generators;
 mod interval_ranges;
 mod multiset_operations;

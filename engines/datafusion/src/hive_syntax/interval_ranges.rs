@@ -2,13 +2,15 @@
 //! `INTERVAL '1 12:30' DAY TO MINUTE`, `INTERVAL '-02:30:15' HOUR TO SECOND`,
 //! `INTERVAL '1-2' YEAR TO MONTH`. DataFusion refuses a range (`... TO MINUTE`); the text is
 //! read by the range's format and written as the fields DataFusion reads
-//! (`'1 days 12 hours 30 minutes'`). A leading `-` negates every field, as in Spark.
+//! (`'1 days 12 hours 30 minutes'`). A leading `-` negates every field, as in Spark. An
+//! unquoted count, `INTERVAL 365 DAYS`, is quoted, as a window's frame needs it.
 
 use datafusion::sql::sqlparser::ast::{DateTimeField, Expr, Interval, Value};
 
 /// An interval literal with a range of fields as the same interval in DataFusion's words;
 /// anything else (a text that does not fit its range too) is left as it is.
 pub(super) fn as_fields(expr: &mut Expr) {
+    quote_number(expr);
     let Expr::Interval(Interval {
         value,
         leading_field: Some(leading),
@@ -29,6 +31,35 @@ pub(super) fn as_fields(expr: &mut Expr) {
     };
     *expr = Expr::Interval(Interval {
         value: Box::new(Expr::value(Value::SingleQuotedString(fields))),
+        leading_field: None,
+        leading_precision: None,
+        last_field: None,
+        fractional_seconds_precision: None,
+    });
+}
+
+/// `INTERVAL 365 DAYS` as `INTERVAL '365 DAYS'`: the same interval, in the form DataFusion
+/// takes in a window's frame too (`RANGE BETWEEN INTERVAL 365 DAYS PRECEDING AND CURRENT
+/// ROW`, which it refused with "INTERVAL expression cannot be ...").
+fn quote_number(expr: &mut Expr) {
+    let Expr::Interval(Interval {
+        value,
+        leading_field: Some(field),
+        last_field: None,
+        ..
+    }) = expr
+    else {
+        return;
+    };
+    let Expr::Value(number) = value.as_ref() else {
+        return;
+    };
+    let Value::Number(digits, _) = &number.value else {
+        return;
+    };
+    let text = format!("{digits} {field}");
+    *expr = Expr::Interval(Interval {
+        value: Box::new(Expr::value(Value::SingleQuotedString(text))),
         leading_field: None,
         leading_precision: None,
         last_field: None,

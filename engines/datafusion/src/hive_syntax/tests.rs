@@ -1401,3 +1401,43 @@ async fn a_pivot_value_of_the_wrong_arity_is_refused_naming_it() {
         "{refused}"
     );
 }
+
+#[tokio::test]
+async fn left_right_and_array_position_answer_their_edge_cases_as_spark() {
+    // Answers from Spark 4.3.
+    assert_eq!(
+        row_texts(
+            "SELECT left('hello', 0), left('hello', -1), left('hello', 2), right('hello', -2), \
+             right('hello', 2), left(NULL, 1), left('x', NULL)"
+        )
+        .await,
+        ["  he  lo NULL NULL"]
+    );
+    assert_eq!(
+        row_texts(
+            "SELECT array_position(array(1, 2), 3), array_position(array(1, 2), 2), \
+             array_position(array(1, 2), NULL), array_position(CAST(NULL AS ARRAY<INT>), 1)"
+        )
+        .await,
+        ["0 2 NULL NULL"]
+    );
+}
+
+#[tokio::test]
+async fn a_window_frame_takes_an_interval_with_an_unquoted_count_as_spark() {
+    // Answers from Spark 4.3; DataFusion refused `INTERVAL 2 DAYS` in a frame.
+    assert_eq!(
+        row_texts(
+            "SELECT d, sum(v) OVER (ORDER BY d RANGE BETWEEN INTERVAL 2 DAYS PRECEDING AND \
+             CURRENT ROW) FROM (VALUES (DATE'2024-01-01', 1), (DATE'2024-01-02', 2), \
+             (DATE'2024-01-04', 4), (DATE'2024-01-10', 8)) t(d, v) ORDER BY d"
+        )
+        .await,
+        [
+            "2024-01-01 1",
+            "2024-01-02 3",
+            "2024-01-04 6",
+            "2024-01-10 8"
+        ]
+    );
+}

@@ -1,0 +1,55 @@
+//! Calls whose edge cases DataFusion answers as Postgres does, read as Spark answers them:
+//! `left(s, n)` and `right(s, n)` of a length of 0 or less are `''` (DataFusion's keep all
+//! but the last or first `|n|` characters), and `array_position(a, x)` of a value the
+//! array does not hold is 0 (DataFusion's is NULL; NULL stays the answer for a NULL array
+//! or value).
+
+use datafusion::sql::sqlparser::ast::helpers::attached_token::AttachedToken;
+use datafusion::sql::sqlparser::ast::{BinaryOperator, CaseWhen, Expr, Value};
+
+/// Such a call as the `CASE` that answers as Spark; anything else is left as it is.
+pub(super) fn as_spark(expr: &mut Expr) {
+    let Some((name, args)) = super::plain_call(expr) else {
+        return;
+    };
+    let replacement = match (name.as_str(), args.as_slice()) {
+        ("left" | "right", [_, length]) => case(
+            binary((*length).clone(), BinaryOperator::LtEq, number("0")),
+            Expr::value(Value::SingleQuotedString(String::new())),
+            Some(expr.clone()),
+        ),
+        ("array_position", [array, value]) => case(
+            binary(
+                Expr::IsNotNull(Box::new((*array).clone())),
+                BinaryOperator::And,
+                Expr::IsNotNull(Box::new((*value).clone())),
+            ),
+            super::function_call("coalesce", vec![expr.clone(), number("0")]),
+            None,
+        ),
+        _ => return,
+    };
+    *expr = replacement;
+}
+
+fn case(condition: Expr, result: Expr, else_result: Option<Expr>) -> Expr {
+    Expr::Nested(Box::new(Expr::Case {
+        case_token: AttachedToken::empty(),
+        end_token: AttachedToken::empty(),
+        operand: None,
+        conditions: vec![CaseWhen { condition, result }],
+        else_result: else_result.map(Box::new),
+    }))
+}
+
+fn binary(left: Expr, op: BinaryOperator, right: Expr) -> Expr {
+    Expr::BinaryOp {
+        left: Box::new(left),
+        op,
+        right: Box::new(right),
+    }
+}
+
+fn number(digits: &str) -> Expr {
+    Expr::value(Value::Number(digits.into(), false))
+}
