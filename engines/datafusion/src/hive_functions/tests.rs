@@ -32,6 +32,16 @@ pub(super) async fn rows_with(
     (formatted_rows(&batches), types)
 }
 
+/// The one row of a query on an engine of its own, each value as beeline prints it, and
+/// the columns' types.
+pub(super) async fn only_row(sql: &str) -> (Vec<String>, Vec<DataType>) {
+    let engine = engine().await;
+    let session = open(&engine);
+    let (mut rows, types) = rows_with(&engine, &session, sql, &BTreeMap::new()).await;
+    assert_eq!(rows.len(), 1, "{sql}: {rows:?}");
+    (rows.remove(0), types)
+}
+
 /// The first row of a query and the columns' types.
 async fn row_with(
     engine: &Engine,

@@ -29,13 +29,7 @@ pub(super) fn as_fields(expr: &mut Expr) {
     let Some(fields) = fields(text, leading, last) else {
         return;
     };
-    *expr = Expr::Interval(Interval {
-        value: Box::new(Expr::value(Value::SingleQuotedString(fields))),
-        leading_field: None,
-        leading_precision: None,
-        last_field: None,
-        fractional_seconds_precision: None,
-    });
+    *expr = written_out(fields);
 }
 
 /// `INTERVAL 365 DAYS` as `INTERVAL '365 DAYS'`: the same interval, in the form DataFusion
@@ -58,13 +52,18 @@ fn quote_number(expr: &mut Expr) {
         return;
     };
     let text = format!("{digits} {field}");
-    *expr = Expr::Interval(Interval {
+    *expr = written_out(text);
+}
+
+/// An interval of DataFusion's words, `INTERVAL '1 days 12 hours'`.
+fn written_out(text: String) -> Expr {
+    Expr::Interval(Interval {
         value: Box::new(Expr::value(Value::SingleQuotedString(text))),
         leading_field: None,
         leading_precision: None,
         last_field: None,
         fractional_seconds_precision: None,
-    });
+    })
 }
 
 /// `text`, written in the format of the range `leading TO last`, as `'N unit ...'`.

@@ -123,7 +123,7 @@ fn pivot(
     }
     Ok(format!(
         "SELECT * EXCLUDE ({}), {} FROM {table} GROUP BY ALL",
-        excluded_list(&excluded),
+        excluded.join(", "),
         items.join(", ")
     ))
 }
@@ -156,7 +156,7 @@ fn unpivot(
             .join(", ");
         let mut branch = format!(
             "SELECT * EXCLUDE ({}), {} AS {}, {values} FROM {table}",
-            excluded_list(&excluded),
+            excluded.join(", "),
             string_literal(&name),
             quoted(name_column)
         );
@@ -220,11 +220,12 @@ fn wrap_arguments(expr: &mut Expr, condition: &str) -> Result<()> {
                     FunctionArgExpr::Expr(inner) if wrapper => wrap_arguments(inner, condition)?,
                     FunctionArgExpr::Expr(Expr::Value(_)) => {}
                     FunctionArgExpr::Expr(inner) => {
-                        *inner = parse(&format!("CASE WHEN {condition} THEN {inner} END"))?;
+                        *inner =
+                            super::parse_expr(&format!("CASE WHEN {condition} THEN {inner} END"))?;
                     }
                     // count(*): the rows where it holds.
                     FunctionArgExpr::Wildcard if !wrapper => {
-                        *arg = FunctionArgExpr::Expr(parse(&format!(
+                        *arg = FunctionArgExpr::Expr(super::parse_expr(&format!(
                             "CASE WHEN {condition} THEN 1 END"
                         ))?);
                     }
@@ -263,13 +264,6 @@ const SCALAR_WRAPPERS: &[&str] = &[
     "to_json",
     "cast",
 ];
-
-fn parse(sql: &str) -> Result<Expr> {
-    Parser::new(&GenericDialect {})
-        .try_with_sql(sql)
-        .and_then(|mut parser| parser.parse_expr())
-        .map_err(|e| DataFusionError::Internal(format!("the rewritten PIVOT `{sql}`: {e}")))
-}
 
 /// `(a, b)` as `a`, `b`; anything else as itself.
 fn flattened(exprs: &[Expr]) -> Vec<Expr> {
@@ -310,22 +304,12 @@ fn collect_columns(expr: &Expr, names: &mut Vec<String>) {
 
 fn column_name(expr: &Expr) -> Option<String> {
     match expr {
-        Expr::Identifier(ident) => Some(quoted(&normalized(ident))),
-        Expr::CompoundIdentifier(parts) => parts.last().map(|ident| quoted(&normalized(ident))),
+        Expr::Identifier(ident) => Some(quoted(&super::column_name(ident))),
+        Expr::CompoundIdentifier(parts) => {
+            parts.last().map(|ident| quoted(&super::column_name(ident)))
+        }
         _ => None,
     }
-}
-
-/// An identifier as DataFusion resolves it: lower case unless quoted.
-fn normalized(ident: &datafusion::sql::sqlparser::ast::Ident) -> String {
-    match ident.quote_style {
-        Some(_) => ident.value.clone(),
-        None => ident.value.to_lowercase(),
-    }
-}
-
-fn excluded_list(names: &[String]) -> String {
-    names.join(", ")
 }
 
 /// A value as Spark names a column by it: a string's text, a number as written, `null`,

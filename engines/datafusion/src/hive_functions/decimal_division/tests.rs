@@ -1,20 +1,8 @@
 //! `a / b` of decimals, each answer (value and type) as Spark 4 gives it without ANSI mode.
 
-use std::collections::BTreeMap;
-
 use datafusion::arrow::datatypes::DataType;
 
-use crate::hive_functions::tests::rows_with;
-use crate::test_util::{engine, open};
-
-/// The one row of a query, each value as beeline prints it, and the columns' types.
-async fn row(sql: &str) -> (Vec<String>, Vec<DataType>) {
-    let engine = engine().await;
-    let session = open(&engine);
-    let (mut rows, types) = rows_with(&engine, &session, sql, &BTreeMap::new()).await;
-    assert_eq!(rows.len(), 1, "{sql}: {rows:?}");
-    (rows.remove(0), types)
-}
+use crate::hive_functions::tests::only_row;
 
 fn decimal(precision: u8, scale: i8) -> DataType {
     DataType::Decimal128(precision, scale)
@@ -23,7 +11,7 @@ fn decimal(precision: u8, scale: i8) -> DataType {
 #[tokio::test]
 async fn decimals_divide_into_sparks_type_rounded_half_up() {
     // Spark: decimal(23,13) = (10 - 2 + 2 + max(6, 2 + 10 + 1), max(6, 13)).
-    let (values, types) = row(
+    let (values, types) = only_row(
         "SELECT CAST(10 AS DECIMAL(10,2)) / CAST(3 AS DECIMAL(10,2)), \
          CAST(-10 AS DECIMAL(10,2)) / CAST(3 AS DECIMAL(10,2)), \
          CAST(2 AS DECIMAL(10,2)) / CAST(3 AS DECIMAL(10,2)), \
@@ -42,7 +30,7 @@ async fn decimals_divide_into_sparks_type_rounded_half_up() {
     assert_eq!(types, vec![decimal(23, 13); 4]);
     // A half rounds away from zero (1/128 is 0.0078125): Java's HALF_UP, not half even.
     let (values, types) =
-        row("SELECT x / 128, -x / 128 FROM (VALUES (CAST(1 AS DECIMAL(10,0)))) AS v(x)").await;
+        only_row("SELECT x / 128, -x / 128 FROM (VALUES (CAST(1 AS DECIMAL(10,0)))) AS v(x)").await;
     assert_eq!(values, ["0.007813", "-0.007813"]);
     assert_eq!(types, vec![decimal(16, 6); 2]);
 }
@@ -50,8 +38,10 @@ async fn decimals_divide_into_sparks_type_rounded_half_up() {
 #[tokio::test]
 async fn an_integer_literal_divides_as_a_decimal_of_its_digits() {
     // Spark's DecimalType.fromLiteral: 3 is decimal(1,0), 1000 decimal(4,0), -7 decimal(1,0).
-    let (values, types) = row("SELECT x / 3, -x / 3, 3 / x, 1000 / x, x / 123456, x / -7 \
-         FROM (VALUES (CAST(7 AS DECIMAL(10,2)))) AS v(x)")
+    let (values, types) = only_row(
+        "SELECT x / 3, -x / 3, 3 / x, 1000 / x, x / 123456, x / -7 \
+         FROM (VALUES (CAST(7 AS DECIMAL(10,2)))) AS v(x)",
+    )
     .await;
     assert_eq!(
         values,
@@ -75,7 +65,7 @@ async fn an_integer_literal_divides_as_a_decimal_of_its_digits() {
             decimal(14, 6)
         ]
     );
-    let (values, types) = row(
+    let (values, types) = only_row(
         "SELECT x / 3 FROM (VALUES (CAST(10 AS DECIMAL(10,2))), (CAST(-20 AS DECIMAL(10,2)))) \
          AS v(x) WHERE x < 0",
     )
@@ -89,7 +79,7 @@ async fn an_integer_literal_divides_as_a_decimal_of_its_digits() {
 #[tokio::test]
 async fn an_integer_column_divides_as_the_decimal_spark_widens_it_to() {
     // TINYINT as decimal(3,0), SMALLINT (5,0), INT (10,0), BIGINT (20,0).
-    let (values, types) = row(
+    let (values, types) = only_row(
         "SELECT x / CAST(i AS TINYINT), x / CAST(i AS SMALLINT), x / CAST(i AS INT), \
          x / CAST(i AS BIGINT), CAST(i AS BIGINT) / x, CAST(i AS INT) / 1.25BD \
          FROM (VALUES (CAST(10 AS DECIMAL(10,2)), 3)) AS v(x, i)",
@@ -118,7 +108,7 @@ async fn an_integer_column_divides_as_the_decimal_spark_widens_it_to() {
         ]
     );
     // A sum by a count: decimal(20,2) by a BIGINT.
-    let (values, types) = row(
+    let (values, types) = only_row(
         "SELECT sum(x) / count(*) FROM (VALUES (CAST(94.12 AS DECIMAL(10,2))), \
          (CAST(94.23 AS DECIMAL(10,2))), (CAST(94.24 AS DECIMAL(10,2)))) AS v(x)",
     )
@@ -129,7 +119,7 @@ async fn an_integer_column_divides_as_the_decimal_spark_widens_it_to() {
 
 #[tokio::test]
 async fn a_zero_divisor_or_a_null_gives_null() {
-    let (values, types) = row(
+    let (values, types) = only_row(
         "SELECT x / 0, x / CAST(0 AS DECIMAL(10,2)), CAST(7 AS DECIMAL(10,2)) / \
          CAST(0 AS DECIMAL(5,3)), CAST(NULL AS DECIMAL(10,2)) / 3 \
          FROM (VALUES (CAST(10 AS DECIMAL(10,2)))) AS v(x)",
@@ -149,7 +139,7 @@ async fn a_zero_divisor_or_a_null_gives_null() {
 
 #[tokio::test]
 async fn a_type_beyond_38_digits_keeps_its_integer_digits_and_at_least_6_decimals() {
-    let (values, types) = row(
+    let (values, types) = only_row(
         "SELECT CAST(1 AS DECIMAL(38,0)) / CAST(3 AS DECIMAL(38,0)), \
          CAST(1 AS DECIMAL(38,10)) / CAST(3 AS DECIMAL(38,10)), \
          CAST(1 AS DECIMAL(20,10)) / CAST(3 AS DECIMAL(20,10)), \
@@ -183,7 +173,7 @@ async fn a_type_beyond_38_digits_keeps_its_integer_digits_and_at_least_6_decimal
 
 #[tokio::test]
 async fn a_quotient_beyond_its_type_is_null() {
-    let (values, types) = row(
+    let (values, types) = only_row(
         "SELECT x / CAST('0.01' AS DECIMAL(3,2)), x / CAST(0.5 AS DECIMAL(2,1)) \
          FROM (VALUES (CAST('99999999999999999999999999999999999999' AS DECIMAL(38,0)))) \
          AS v(x)",
@@ -195,8 +185,10 @@ async fn a_quotient_beyond_its_type_is_null() {
 
 #[tokio::test]
 async fn a_decimal_and_a_floating_point_number_divide_as_doubles() {
-    let (values, types) = row("SELECT x / CAST(3 AS DOUBLE), x / CAST(3 AS FLOAT) \
-         FROM (VALUES (CAST(10 AS DECIMAL(10,2)))) AS v(x)")
+    let (values, types) = only_row(
+        "SELECT x / CAST(3 AS DOUBLE), x / CAST(3 AS FLOAT) \
+         FROM (VALUES (CAST(10 AS DECIMAL(10,2)))) AS v(x)",
+    )
     .await;
     assert_eq!(values, ["3.3333333333333335", "3.3333333333333335"]);
     assert_eq!(types, [DataType::Float64, DataType::Float64]);
@@ -205,7 +197,8 @@ async fn a_decimal_and_a_floating_point_number_divide_as_doubles() {
 #[tokio::test]
 async fn a_decimal_by_null_is_a_decimal_and_null_by_a_decimal_a_double() {
     let (values, types) =
-        row("SELECT x / NULL, NULL / x FROM (VALUES (CAST(10 AS DECIMAL(10,2)))) AS v(x)").await;
+        only_row("SELECT x / NULL, NULL / x FROM (VALUES (CAST(10 AS DECIMAL(10,2)))) AS v(x)")
+            .await;
     assert_eq!(values, ["NULL", "NULL"]);
     assert_eq!(types, [decimal(23, 13), DataType::Float64]);
 }

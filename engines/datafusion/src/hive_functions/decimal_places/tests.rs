@@ -2,21 +2,10 @@
 //! ANSI mode) answers the same SQL (its numbers `CAST(x AS DOUBLE)`, as the engine reads a
 //! literal `1.005`).
 
-use std::collections::BTreeMap;
-
 use datafusion::arrow::datatypes::DataType;
 
-use crate::hive_functions::tests::{check, rows_with};
+use crate::hive_functions::tests::{check, only_row};
 use crate::test_util::{engine, open};
-
-/// The one row of a query, each value as beeline prints it, and the columns' types.
-async fn row(sql: &str) -> (Vec<String>, Vec<DataType>) {
-    let engine = engine().await;
-    let session = open(&engine);
-    let (mut rows, types) = rows_with(&engine, &session, sql, &BTreeMap::new()).await;
-    assert_eq!(rows.len(), 1, "{sql}: {rows:?}");
-    (rows.remove(0), types)
-}
 
 #[tokio::test]
 async fn round_takes_a_doubles_shortest_decimal_form_half_up() {
@@ -71,7 +60,7 @@ async fn round_takes_a_doubles_shortest_decimal_form_half_up() {
 #[tokio::test]
 async fn round_keeps_a_float_a_float_and_an_integer_an_integer() {
     // Spark: 1.0 (the FLOAT widened to 1.00499999523...), 2.67, 0.13, 1.5, 3.0; float.
-    let (values, types) = row(
+    let (values, types) = only_row(
         "SELECT round(CAST(1.005 AS FLOAT), 2), round(CAST(2.675 AS FLOAT), 2), \
          round(CAST(0.125 AS FLOAT), 2), round(CAST(1.45 AS FLOAT), 1), \
          round(CAST(2.5 AS FLOAT))",
@@ -81,7 +70,7 @@ async fn round_keeps_a_float_a_float_and_an_integer_an_integer() {
     assert!(types.iter().all(|t| t == &DataType::Float32), "{types:?}");
     // Spark: 1200, 1300, -1300, 1234, 20, -20 (int), -9223372036854775806 (wrapped, as
     // Spark's longValue), -126 (a TINYINT 125 to 130, wrapped).
-    let (values, types) = row(
+    let (values, types) = only_row(
         "SELECT round(1234, -2), round(1250, -2), round(-1250, -2), round(1234, 2), \
          round(CAST(15 AS INT), -1), round(CAST(-15 AS INT), -1), \
          round(CAST(9223372036854775807 AS BIGINT), -1), round(CAST(125 AS TINYINT), -1)",
@@ -108,7 +97,7 @@ async fn round_keeps_a_float_a_float_and_an_integer_an_integer() {
 #[tokio::test]
 async fn round_of_a_decimal_has_sparks_type() {
     // Spark: 1.3 decimal(5,1), 1.25 decimal(6,2), 1 decimal(4,0), 130 decimal(5,0), -1.3.
-    let (values, types) = row(
+    let (values, types) = only_row(
         "SELECT round(CAST(1.25 AS DECIMAL(5,2)), 1), round(CAST(1.25 AS DECIMAL(5,2)), 3), \
          round(CAST(1.25 AS DECIMAL(5,2))), round(CAST(125.5 AS DECIMAL(5,1)), -1), \
          round(CAST(-1.25 AS DECIMAL(5,2)), 1)",
@@ -131,7 +120,7 @@ async fn round_of_a_decimal_has_sparks_type() {
 async fn ceil_and_floor_give_a_bigint_or_a_decimal_of_no_scale() {
     // Spark: 3, -3, 3 (ceiling), 5, 3 (of a FLOAT), 3 (of a string), 0 (NaN), the BIGINT
     // bounds for infinities and 1e20; all bigint.
-    let (values, types) = row(
+    let (values, types) = only_row(
         "SELECT ceil(2.1), floor(-2.1), ceiling(2.1), ceil(CAST(5 AS INT)), \
          ceil(CAST(2.5 AS FLOAT)), ceil('2.5'), ceil(CAST('NaN' AS DOUBLE)), \
          ceil(CAST('Infinity' AS DOUBLE)), floor(CAST('-Infinity' AS DOUBLE)), ceil(1e20), \
@@ -158,7 +147,7 @@ async fn ceil_and_floor_give_a_bigint_or_a_decimal_of_no_scale() {
     assert!(types.iter().all(|t| t == &DataType::Int64), "{types:?}");
     // Spark: 3 decimal(4,0), -3 decimal(4,0), 2 decimal(5,0), 1 decimal(1,0), 100
     // decimal(3,0).
-    let (values, types) = row(
+    let (values, types) = only_row(
         "SELECT ceil(CAST(2.1 AS DECIMAL(5,2))), floor(CAST(-2.1 AS DECIMAL(5,2))), \
          ceil(CAST(2 AS DECIMAL(5,0))), ceil(CAST(0.5 AS DECIMAL(3,3))), \
          ceil(CAST(99.5 AS DECIMAL(3,1)))",
@@ -182,7 +171,7 @@ async fn ceil_and_floor_to_decimal_places_give_sparks_decimals() {
     // Spark: 3.15 decimal(18,2), 3.14 decimal(18,2), 1300 decimal(16,0), -1300, 4
     // decimal(16,0), 1.01 and 1.00 (the DOUBLE 1.005 read as 1.005000000000000), NULL
     // (beyond DECIMAL(30,15)), NULL (NaN), -130.
-    let (values, types) = row(
+    let (values, types) = only_row(
         "SELECT ceil(3.14159, 2), floor(3.14159, 2), ceil(1234.0, -2), floor(-1234.5, -2), \
          ceil(3.14159, 0), ceil(1.005, 2), floor(1.005, 2), ceil(1e20, 2), \
          ceil(CAST('NaN' AS DOUBLE), 2), floor(-123.456, -1)",
@@ -197,7 +186,7 @@ async fn ceil_and_floor_to_decimal_places_give_sparks_decimals() {
     assert_eq!(types[4], DataType::Decimal128(16, 0));
     // Spark: 3.15 decimal(8,2), 1300 decimal(11,0) (an INT), 1200 decimal(21,0) (a
     // BIGINT), 1234 decimal(11,0), 2.5 decimal(9,1) (a FLOAT), -1 decimal(2,0).
-    let (values, types) = row(
+    let (values, types) = only_row(
         "SELECT ceil(CAST(3.14159 AS DECIMAL(10,5)), 2), ceil(CAST(1234 AS INT), -2), \
          floor(CAST(1234 AS BIGINT), -2), ceil(CAST(1234 AS INT), 2), \
          ceil(CAST(2.5 AS FLOAT), 1), floor(CAST(-0.5 AS DECIMAL(2,1)), 0)",
