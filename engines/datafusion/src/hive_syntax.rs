@@ -1892,7 +1892,7 @@ fn octal_escape(after: &[char]) -> Option<char> {
 }
 
 /// `name(args)` in the AST.
-fn function_call(name: &str, args: Vec<Expr>) -> Expr {
+pub(crate) fn function_call(name: &str, args: Vec<Expr>) -> Expr {
     Expr::Function(Function {
         name: ObjectName::from(vec![Ident::new(name)]),
         uses_odbc_syntax: false,

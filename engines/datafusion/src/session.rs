@@ -503,6 +503,8 @@ fn session_template(
     for udaf in spark_casts::null_numbers::aggregates() {
         ctx.register_udaf(udaf);
     }
+    spark_casts::string_arguments::register(&ctx);
+    spark_casts::integer_ranks::register(&ctx);
     ctx.state()
 }
 

@@ -474,6 +474,8 @@ pub fn format_decimal(value: i128, scale: i8, places: usize) -> String {
 fn one_number(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
     match types {
         [t] if t.is_numeric() => Ok(vec![t.clone()]),
+        // `-x` of an interval is `negative(x)` (`crate::spark_casts::signed_strings`).
+        [t @ (DataType::Interval(_) | DataType::Duration(_))] => Ok(vec![t.clone()]),
         [t] if t.is_null() => Ok(vec![DataType::Int32]),
         _ => Err(bad_arguments(name, "a number", types)),
     }

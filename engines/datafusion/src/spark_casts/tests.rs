@@ -381,11 +381,149 @@ async fn a_sign_before_a_string_reads_it_as_a_double() {
         ("-'-0'", "0.0"),
         ("arrow_typeof(-'5')", "Float64"),
         ("(-'abc') IS NULL", "true"),
-        // Other operands keep their sign.
+        // Other operands keep their sign and their type.
         ("-x FROM (SELECT 5 AS x) t", "-5"),
         ("-(2)", "-2"),
+        ("typeof(-x) FROM (SELECT CAST(5 AS INT) AS x) t", "int"),
+        (
+            "-x FROM (SELECT CAST(2.50 AS DECIMAL(5,2)) AS x) t",
+            "-2.50",
+        ),
+        ("-INTERVAL '1' DAY = INTERVAL '-1' DAY", "true"),
+        ("-sum(x) FROM (SELECT 5 AS x) t", "-5"),
+        // A string column: a DOUBLE.
+        ("-s FROM (SELECT ' 3 ' AS s) t", "-3.0"),
+        ("+s FROM (SELECT '12.5' AS s) t", "12.5"),
+        ("(-s) IS NULL FROM (SELECT 'abc' AS s) t", "true"),
     ];
     answers(&engine, &session, &cases).await;
+}
+
+/// A text table's numbers: strings, as Spark reads them where a function takes numbers.
+const TEXT_NUMBERS: &str =
+    "(SELECT * FROM VALUES (1, 'eng', '12.5'), (2, 'eng', '7'), (3, 'sales', NULL), \
+     (4, 'sales', 'abc'), (5, NULL, ' 3 '), (6, 'hr', '-4e1') AS t(id, dept, amount))";
+
+#[tokio::test]
+async fn functions_of_numbers_read_a_string_as_a_double() {
+    let engine = engine().await;
+    let session = open(&engine);
+    let rows = |sql: String| {
+        let (engine, session) = (&engine, &session);
+        async move { crate::test_util::value_rows(engine, session, &sql).await }
+    };
+    // Aggregates, a value that is not a number counting as NULL.
+    assert_eq!(
+        rows(format!(
+            "SELECT sum(amount), avg(amount), typeof(sum(amount)), max(amount), \
+             round(stddev(amount), 6), round(variance(amount), 4), count(amount) \
+             FROM {TEXT_NUMBERS}"
+        ))
+        .await,
+        [["-17.5", "-4.375", "double", "abc", "24.06718", "579.2292", "5"]]
+    );
+    assert_eq!(
+        rows(format!(
+            "SELECT dept, sum(amount) FROM {TEXT_NUMBERS} GROUP BY dept ORDER BY dept"
+        ))
+        .await,
+        [
+            ["NULL", "3.0"],
+            ["eng", "19.5"],
+            ["hr", "-40.0"],
+            ["sales", "NULL"]
+        ]
+    );
+    assert_eq!(
+        rows(format!(
+            "SELECT percentile(amount, 0.5), percentile_approx(amount, 0.5), median(amount), \
+             sum(DISTINCT amount), round(corr(amount, id), 6), round(kurtosis(amount), 6) \
+             FROM {TEXT_NUMBERS}"
+        ))
+        .await,
+        [["5.0", "3.0", "5.0", "-17.5", "-0.79855", "-0.732768"]]
+    );
+    // Over a window.
+    assert_eq!(
+        rows(format!(
+            "SELECT sum(amount) OVER (ORDER BY id), avg(amount) OVER (PARTITION BY dept) \
+             FROM {TEXT_NUMBERS} ORDER BY id"
+        ))
+        .await,
+        [
+            ["12.5", "9.75"],
+            ["19.5", "9.75"],
+            ["19.5", "NULL"],
+            ["19.5", "NULL"],
+            ["22.5", "3.0"],
+            ["-17.5", "-40.0"]
+        ]
+    );
+    // Scalar functions.
+    assert_eq!(
+        rows(format!(
+            "SELECT abs(amount), sqrt(amount) > 3.5, round(amount), ceil(amount), \
+             pmod(amount, 2), typeof(abs(amount)) FROM {TEXT_NUMBERS} WHERE id = 1"
+        ))
+        .await,
+        [["12.5", "true", "13.0", "13", "0.5", "double"]]
+    );
+    assert_eq!(
+        rows(format!(
+            "SELECT abs(amount) FROM {TEXT_NUMBERS} WHERE id IN (4, 6) ORDER BY id"
+        ))
+        .await,
+        [["NULL"], ["40.0"]]
+    );
+    // A function that takes strings is left alone, and a number is still a number.
+    assert_eq!(
+        rows(format!(
+            "SELECT typeof(max(amount)), typeof(sum(id)), typeof(max(abs(CAST(id AS INT)))) FROM {TEXT_NUMBERS}"
+        ))
+        .await,
+        [["string", "bigint", "int"]]
+    );
+}
+
+#[tokio::test]
+async fn ranking_functions_are_ints() {
+    let engine = engine().await;
+    let session = open(&engine);
+    let rows = crate::test_util::value_rows(
+        &engine,
+        &session,
+        &format!(
+            "SELECT id, row_number() OVER (PARTITION BY dept ORDER BY id), \
+             rank() OVER (ORDER BY dept), dense_rank() OVER (ORDER BY dept), \
+             ntile(3) OVER (ORDER BY id), typeof(row_number() OVER (ORDER BY id)), \
+             typeof(rank() OVER (ORDER BY id)), typeof(dense_rank() OVER (ORDER BY id)), \
+             typeof(ntile(2) OVER (ORDER BY id)) FROM {TEXT_NUMBERS} ORDER BY id"
+        ),
+    )
+    .await;
+    let int = "int";
+    assert_eq!(
+        rows,
+        [
+            ["1", "1", "2", "2", "1", int, int, int, int],
+            ["2", "2", "2", "2", "1", int, int, int, int],
+            ["3", "1", "5", "4", "2", int, int, int, int],
+            ["4", "2", "5", "4", "2", int, int, int, int],
+            ["5", "1", "1", "1", "3", int, int, int, int],
+            ["6", "1", "4", "3", "3", int, int, int, int]
+        ]
+    );
+    // A filter on a row number, which DataFusion may answer as a top-n.
+    let rows = crate::test_util::value_rows(
+        &engine,
+        &session,
+        &format!(
+            "SELECT id FROM (SELECT id, row_number() OVER (PARTITION BY dept ORDER BY id DESC) \
+             AS rn FROM {TEXT_NUMBERS}) WHERE rn <= 1 ORDER BY id"
+        ),
+    )
+    .await;
+    assert_eq!(rows, [["2"], ["4"], ["5"], ["6"]]);
 }
 
 #[tokio::test]

@@ -1,0 +1,472 @@
+//! A string given to a function that takes numbers is read as a `DOUBLE`, as Spark (non-ANSI)
+//! and Hive read it: `sum(s)`, `avg(s)`, `stddev(s)`, `percentile(s, 0.5)`, `abs(s)`,
+//! `sqrt(s)`, `round(s, 1)`, `pmod(s, 2)` of a string column (every column of a text table
+//! that was declared `STRING`) are the numbers' answers, a value that is not a number counting
+//! as NULL, where DataFusion refuses the call while the statement is planned ("Function 'sum'
+//! failed to match any signature").
+//!
+//! Each function of [`NUMBER_FUNCTIONS`] and [`NUMBER_AGGREGATES`] is wrapped
+//! ([`StringsAsNumbers`], [`AggregateStringsAsNumbers`]) under its own name: the wrapper asks
+//! the function for its argument types first, and only when the function refuses the
+//! arguments and some of them are strings asks again with those strings as `DOUBLE`s, which
+//! DataFusion then casts (a cast that [`super::SPARK_DOUBLE_CASTS`] makes Spark's: `' 3 '` is
+//! 3.0, `'abc'` NULL). Everything else is the function's own. So a call that planned before
+//! plans as before, and `max(s)`, `concat(s, ...)` and the other functions that take strings
+//! are not touched.
+
+use std::sync::Arc;
+
+use datafusion::arrow::datatypes::{DataType, Field, FieldRef};
+use datafusion::common::{Result, ScalarValue};
+use datafusion::config::ConfigOptions;
+use datafusion::logical_expr::expr::{
+    AggregateFunction, AggregateFunctionParams, WindowFunctionParams,
+};
+use datafusion::logical_expr::function::{
+    AccumulatorArgs, AggregateFunctionSimplification, StateFieldsArgs,
+};
+use datafusion::logical_expr::interval_arithmetic::Interval;
+use datafusion::logical_expr::preimage::PreimageResult;
+use datafusion::logical_expr::simplify::{ExprSimplifyResult, SimplifyContext};
+use datafusion::logical_expr::sort_properties::{ExprProperties, SortProperties};
+use datafusion::logical_expr::type_coercion::functions::{fields_with_udf, UDFCoercionExt};
+use datafusion::logical_expr::utils::AggregateOrderSensitivity;
+use datafusion::logical_expr::{
+    Accumulator, AggregateUDF, AggregateUDFImpl, ColumnarValue, Documentation, Expr,
+    ExpressionPlacement, GroupsAccumulator, Operator, ReturnFieldArgs, ReversedUDAF,
+    ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, SetMonotonicity, Signature, StatisticsArgs,
+    StructFieldMapping,
+};
+use datafusion::prelude::SessionContext;
+
+use super::string_operands::is_string;
+
+/// The scalar functions whose numbers Spark casts a string to (`ImplicitCastInputTypes` of
+/// `NumericType` or `DoubleType`). A name the engine does not have is skipped.
+pub const NUMBER_FUNCTIONS: &[&str] = &[
+    "abs",
+    "acos",
+    "acosh",
+    "asin",
+    "asinh",
+    "atan",
+    "atan2",
+    "atanh",
+    "bround",
+    "cbrt",
+    "ceil",
+    "cos",
+    "cosh",
+    "cot",
+    "csc",
+    "degrees",
+    "exp",
+    "expm1",
+    "factorial",
+    "floor",
+    "hypot",
+    "isnan",
+    "ln",
+    "log",
+    "log10",
+    "log1p",
+    "log2",
+    "mod",
+    "nanvl",
+    "negative",
+    "pmod",
+    "positive",
+    "pow",
+    "power",
+    "radians",
+    "rint",
+    "round",
+    "sec",
+    "sign",
+    "signum",
+    "sin",
+    "sinh",
+    "sqrt",
+    "tan",
+    "tanh",
+    "width_bucket",
+];
+
+/// The aggregates whose argument Spark casts a string to a `DOUBLE`.
+pub const NUMBER_AGGREGATES: &[&str] = &[
+    "sum",
+    "avg",
+    "stddev",
+    "stddev_samp",
+    "stddev_pop",
+    "var_samp",
+    "var_pop",
+    "corr",
+    "covar_samp",
+    "covar_pop",
+    "skewness",
+    "kurtosis",
+    "median",
+    "percentile_cont",
+    "approx_percentile_cont",
+    "percentile_approx",
+    "regr_slope",
+    "regr_intercept",
+    "regr_count",
+    "regr_r2",
+    "regr_avgx",
+    "regr_avgy",
+    "regr_sxx",
+    "regr_syy",
+    "regr_sxy",
+];
+
+/// Replaces each function of [`NUMBER_FUNCTIONS`] and [`NUMBER_AGGREGATES`] registered in `ctx`
+/// by its wrapper. Called once all of the engine's functions are registered.
+pub fn register(ctx: &SessionContext) {
+    let state = ctx.state();
+    // An alias (`ceiling`, `pow`) finds a function already wrapped under its name.
+    let mut wrapped: Vec<String> = Vec::new();
+    for name in NUMBER_FUNCTIONS {
+        let Some(udf) = state.scalar_functions().get(*name) else {
+            continue;
+        };
+        if !wrapped.iter().any(|done| done == udf.name()) {
+            wrapped.push(udf.name().to_owned());
+            ctx.register_udf(ScalarUDF::new_from_impl(StringsAsNumbers::new(
+                udf.as_ref().clone(),
+            )));
+        }
+    }
+    for name in NUMBER_AGGREGATES {
+        let Some(udaf) = state.aggregate_functions().get(*name) else {
+            continue;
+        };
+        if !wrapped.iter().any(|done| done == udaf.name()) {
+            wrapped.push(udaf.name().to_owned());
+            ctx.register_udaf(AggregateUDF::new_from_impl(AggregateStringsAsNumbers::new(
+                udaf.as_ref().clone(),
+            )));
+        }
+    }
+}
+
+/// The argument types `function` takes for `types`; when it refuses them and some are
+/// strings, the types it takes for those strings as `DOUBLE`s. The function's own refusal
+/// when neither is taken.
+fn coerced_types<F: UDFCoercionExt>(function: &F, types: &[DataType]) -> Result<Vec<DataType>> {
+    let taken = |types: &[DataType]| {
+        let fields: Vec<FieldRef> = types
+            .iter()
+            .map(|t| Arc::new(Field::new("argument", t.clone(), true)))
+            .collect();
+        fields_with_udf(&fields, function)
+            .map(|fields| fields.iter().map(|f| f.data_type().clone()).collect())
+    };
+    let refused = match taken(types) {
+        Ok(types) => return Ok(types),
+        Err(refused) => refused,
+    };
+    if !types.iter().any(is_string) {
+        return Err(refused);
+    }
+    let as_numbers: Vec<DataType> = types
+        .iter()
+        .map(|t| {
+            if is_string(t) {
+                DataType::Float64
+            } else {
+                t.clone()
+            }
+        })
+        .collect();
+    taken(&as_numbers).map_err(|_| refused)
+}
+
+/// A scalar function that reads strings as numbers ([`coerced_types`]) and is otherwise the
+/// wrapped function.
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub struct StringsAsNumbers {
+    function: ScalarUDF,
+    signature: Signature,
+}
+
+impl StringsAsNumbers {
+    pub fn new(function: ScalarUDF) -> Self {
+        let signature = Signature::user_defined(function.signature().volatility);
+        Self {
+            function,
+            signature,
+        }
+    }
+
+    fn inner(&self) -> &dyn ScalarUDFImpl {
+        self.function.inner().as_ref()
+    }
+}
+
+impl ScalarUDFImpl for StringsAsNumbers {
+    fn name(&self) -> &str {
+        self.function.name()
+    }
+
+    fn aliases(&self) -> &[String] {
+        self.function.aliases()
+    }
+
+    fn schema_name(&self, args: &[Expr]) -> Result<String> {
+        self.inner().schema_name(args)
+    }
+
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    fn coerce_types(&self, types: &[DataType]) -> Result<Vec<DataType>> {
+        coerced_types(&self.function, types)
+    }
+
+    fn return_type(&self, types: &[DataType]) -> Result<DataType> {
+        self.inner().return_type(types)
+    }
+
+    fn with_updated_config(&self, config: &ConfigOptions) -> Option<ScalarUDF> {
+        self.inner()
+            .with_updated_config(config)
+            .map(|function| ScalarUDF::new_from_impl(Self::new(function)))
+    }
+
+    fn return_field_from_args(&self, args: ReturnFieldArgs) -> Result<FieldRef> {
+        self.inner().return_field_from_args(args)
+    }
+
+    fn is_strict(&self) -> bool {
+        self.inner().is_strict()
+    }
+
+    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
+        self.inner().invoke_with_args(args)
+    }
+
+    fn simplify(&self, args: Vec<Expr>, info: &SimplifyContext) -> Result<ExprSimplifyResult> {
+        self.inner().simplify(args, info)
+    }
+
+    fn preimage(
+        &self,
+        args: &[Expr],
+        literal: &Expr,
+        info: &SimplifyContext,
+    ) -> Result<PreimageResult> {
+        self.inner().preimage(args, literal, info)
+    }
+
+    fn short_circuits(&self) -> bool {
+        self.inner().short_circuits()
+    }
+
+    fn conditional_arguments<'a>(
+        &self,
+        args: &'a [Expr],
+    ) -> Option<(Vec<&'a Expr>, Vec<&'a Expr>)> {
+        self.inner().conditional_arguments(args)
+    }
+
+    fn struct_field_mapping(
+        &self,
+        literal_args: &[Option<ScalarValue>],
+    ) -> Option<StructFieldMapping> {
+        self.inner().struct_field_mapping(literal_args)
+    }
+
+    fn placement(&self, args: &[ExpressionPlacement]) -> ExpressionPlacement {
+        self.inner().placement(args)
+    }
+
+    fn evaluate_bounds(&self, input: &[&Interval]) -> Result<Interval> {
+        self.inner().evaluate_bounds(input)
+    }
+
+    fn propagate_constraints(
+        &self,
+        interval: &Interval,
+        inputs: &[&Interval],
+    ) -> Result<Option<Vec<Interval>>> {
+        self.inner().propagate_constraints(interval, inputs)
+    }
+
+    fn output_ordering(&self, inputs: &[ExprProperties]) -> Result<SortProperties> {
+        self.inner().output_ordering(inputs)
+    }
+
+    fn preserves_lex_ordering(&self, inputs: &[ExprProperties]) -> Result<bool> {
+        self.inner().preserves_lex_ordering(inputs)
+    }
+
+    fn strictly_order_preserving(&self, inputs: &[ExprProperties]) -> Result<bool> {
+        self.inner().strictly_order_preserving(inputs)
+    }
+
+    fn documentation(&self) -> Option<&Documentation> {
+        self.inner().documentation()
+    }
+}
+
+/// An aggregate that reads strings as numbers ([`coerced_types`]) and is otherwise the
+/// wrapped aggregate.
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub struct AggregateStringsAsNumbers {
+    aggregate: AggregateUDF,
+    signature: Signature,
+}
+
+impl AggregateStringsAsNumbers {
+    pub fn new(aggregate: AggregateUDF) -> Self {
+        let signature = Signature::user_defined(aggregate.signature().volatility);
+        Self {
+            aggregate,
+            signature,
+        }
+    }
+
+    fn inner(&self) -> &dyn AggregateUDFImpl {
+        self.aggregate.inner().as_ref()
+    }
+}
+
+impl AggregateUDFImpl for AggregateStringsAsNumbers {
+    fn name(&self) -> &str {
+        self.aggregate.name()
+    }
+
+    fn aliases(&self) -> &[String] {
+        self.aggregate.aliases()
+    }
+
+    fn schema_name(&self, params: &AggregateFunctionParams) -> Result<String> {
+        self.inner().schema_name(params)
+    }
+
+    fn human_display(&self, params: &AggregateFunctionParams) -> Result<String> {
+        self.inner().human_display(params)
+    }
+
+    fn display_name(&self, params: &AggregateFunctionParams) -> Result<String> {
+        self.inner().display_name(params)
+    }
+
+    fn window_function_schema_name(&self, params: &WindowFunctionParams) -> Result<String> {
+        self.inner().window_function_schema_name(params)
+    }
+
+    fn window_function_display_name(&self, params: &WindowFunctionParams) -> Result<String> {
+        self.inner().window_function_display_name(params)
+    }
+
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    fn coerce_types(&self, types: &[DataType]) -> Result<Vec<DataType>> {
+        coerced_types(&self.aggregate, types)
+    }
+
+    fn return_type(&self, types: &[DataType]) -> Result<DataType> {
+        self.inner().return_type(types)
+    }
+
+    fn return_field(&self, fields: &[FieldRef]) -> Result<FieldRef> {
+        self.inner().return_field(fields)
+    }
+
+    fn is_nullable(&self) -> bool {
+        self.inner().is_nullable()
+    }
+
+    fn accumulator(&self, args: AccumulatorArgs) -> Result<Box<dyn Accumulator>> {
+        self.inner().accumulator(args)
+    }
+
+    fn state_fields(&self, args: StateFieldsArgs) -> Result<Vec<FieldRef>> {
+        self.inner().state_fields(args)
+    }
+
+    fn groups_accumulator_supported(&self, args: AccumulatorArgs) -> bool {
+        self.inner().groups_accumulator_supported(args)
+    }
+
+    fn create_groups_accumulator(
+        &self,
+        args: AccumulatorArgs,
+    ) -> Result<Box<dyn GroupsAccumulator>> {
+        self.inner().create_groups_accumulator(args)
+    }
+
+    fn create_sliding_accumulator(&self, args: AccumulatorArgs) -> Result<Box<dyn Accumulator>> {
+        self.inner().create_sliding_accumulator(args)
+    }
+
+    fn with_beneficial_ordering(
+        self: Arc<Self>,
+        beneficial_ordering: bool,
+    ) -> Result<Option<Arc<dyn AggregateUDFImpl>>> {
+        let ordered =
+            Arc::clone(self.aggregate.inner()).with_beneficial_ordering(beneficial_ordering)?;
+        Ok(ordered.map(|inner| {
+            Arc::new(Self::new(AggregateUDF::new_from_shared_impl(inner)))
+                as Arc<dyn AggregateUDFImpl>
+        }))
+    }
+
+    fn order_sensitivity(&self) -> AggregateOrderSensitivity {
+        self.inner().order_sensitivity()
+    }
+
+    fn simplify(&self) -> Option<AggregateFunctionSimplification> {
+        self.inner().simplify()
+    }
+
+    fn simplify_expr_op_literal(
+        &self,
+        aggregate: &AggregateFunction,
+        argument: &Expr,
+        op: Operator,
+        literal: &Expr,
+        argument_is_left: bool,
+    ) -> Result<Option<Expr>> {
+        self.inner()
+            .simplify_expr_op_literal(aggregate, argument, op, literal, argument_is_left)
+    }
+
+    fn reverse_expr(&self) -> ReversedUDAF {
+        self.inner().reverse_expr()
+    }
+
+    fn is_descending(&self) -> Option<bool> {
+        self.inner().is_descending()
+    }
+
+    fn value_from_stats(&self, statistics_args: &StatisticsArgs) -> Option<ScalarValue> {
+        self.inner().value_from_stats(statistics_args)
+    }
+
+    fn default_value(&self, data_type: &DataType) -> Result<ScalarValue> {
+        self.inner().default_value(data_type)
+    }
+
+    fn supports_null_handling_clause(&self) -> bool {
+        self.inner().supports_null_handling_clause()
+    }
+
+    fn supports_within_group_clause(&self) -> bool {
+        self.inner().supports_within_group_clause()
+    }
+
+    fn documentation(&self) -> Option<&Documentation> {
+        self.inner().documentation()
+    }
+
+    fn set_monotonicity(&self, data_type: &DataType) -> SetMonotonicity {
+        self.inner().set_monotonicity(data_type)
+    }
+}
