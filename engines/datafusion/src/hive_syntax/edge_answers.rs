@@ -3,9 +3,13 @@
 //! but the last or first `|n|` characters), and `array_position(a, x)` of a value the
 //! array does not hold is 0 (DataFusion's is NULL; NULL stays the answer for a NULL array
 //! or value).
+//!
+//! Counts and positions DataFusion gives as unsigned 64-bit integers, which no Hive type
+//! holds (the engine sends them as `DECIMAL(20,0)`, so PyHive handed out `Decimal('3')`), are
+//! `BIGINT`s, as Spark types them: `approx_count_distinct(x)` and `array_position(a, x)`.
 
 use datafusion::sql::sqlparser::ast::helpers::attached_token::AttachedToken;
-use datafusion::sql::sqlparser::ast::{BinaryOperator, CaseWhen, Expr, Value};
+use datafusion::sql::sqlparser::ast::{BinaryOperator, CaseWhen, CastKind, DataType, Expr, Value};
 
 /// Such a call as the `CASE` that answers as Spark; anything else is left as it is.
 pub(super) fn as_spark(expr: &mut Expr) {
@@ -18,7 +22,7 @@ pub(super) fn as_spark(expr: &mut Expr) {
             Expr::value(Value::SingleQuotedString(String::new())),
             Some(expr.clone()),
         ),
-        ("array_position", [array, value]) => case(
+        ("array_position", [array, value]) => bigint(case(
             binary(
                 Expr::IsNotNull(Box::new((*array).clone())),
                 BinaryOperator::And,
@@ -26,10 +30,21 @@ pub(super) fn as_spark(expr: &mut Expr) {
             ),
             super::function_call("coalesce", vec![expr.clone(), number("0")]),
             None,
-        ),
+        )),
+        ("approx_count_distinct" | "approx_distinct", _) => bigint(expr.clone()),
         _ => return,
     };
     *expr = replacement;
+}
+
+fn bigint(value: Expr) -> Expr {
+    Expr::Cast {
+        kind: CastKind::Cast,
+        expr: Box::new(value),
+        data_type: DataType::BigInt(None),
+        array: false,
+        format: None,
+    }
 }
 
 fn case(condition: Expr, result: Expr, else_result: Option<Expr>) -> Expr {

@@ -1421,6 +1421,16 @@ async fn left_right_and_array_position_answer_their_edge_cases_as_spark() {
         .await,
         ["0 2 NULL NULL"]
     );
+    // Counts and positions are BIGINTs, as Spark types them (DataFusion's were unsigned).
+    assert_eq!(
+        row_texts(
+            "SELECT typeof(array_position(array(1, 2), 2)), approx_count_distinct(x), \
+             typeof(approx_count_distinct(x)), typeof(approx_distinct(x)) \
+             FROM VALUES (1), (2), (2) AS t(x)"
+        )
+        .await,
+        ["bigint 2 bigint bigint"]
+    );
 }
 
 #[tokio::test]
