@@ -354,9 +354,11 @@ pub struct HiveSubstring;
 
 impl ExprPlanner for HiveSubstring {
     fn plan_substring(&self, args: Vec<LogicalExpr>) -> Result<PlannerResult<Vec<LogicalExpr>>> {
-        Ok(PlannerResult::Planned(
-            crate::hive_functions::strings::substr_udf().call(args),
-        ))
+        // The registry's `substr` reads a number as its text; this one must too.
+        let substr = crate::spark_casts::argument_casts::values_as_strings(
+            crate::hive_functions::strings::substr_udf(),
+        );
+        Ok(PlannerResult::Planned(substr.call(args)))
     }
 }
 
@@ -441,6 +443,7 @@ fn rewrite_exploding(
     match statement {
         Statement::Statement(statement) => {
             pivots::rewrite(statement.as_mut())?;
+            table_samples::rewrite(statement.as_mut())?;
             // Named from the SQL as written, before the rewrites below; the columns of a
             // table or view created from a query too.
             match statement.as_mut() {
@@ -1926,6 +1929,7 @@ mod outer_generators;
 mod percentile_lists;
 mod pivots;
 mod rounding_scales;
+mod table_samples;
 pub mod trim_spaces;
 pub use generators::{inline_fields, InlineFields};
 mod lambdas;

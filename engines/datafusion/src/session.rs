@@ -503,7 +503,7 @@ fn session_template(
     for udaf in spark_casts::null_numbers::aggregates() {
         ctx.register_udaf(udaf);
     }
-    spark_casts::string_arguments::register(&ctx);
+    spark_casts::argument_casts::register(&ctx);
     spark_casts::integer_ranks::register(&ctx);
     ctx.state()
 }

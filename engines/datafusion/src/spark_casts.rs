@@ -18,9 +18,10 @@
 //!   `'2024-01-05 10:11'`, `'2024-1-5'`, `'2024-01-05 10:00:00'` as a date
 //!   ([`datetime_strings`]).
 //! - A string given to a function that takes numbers is a `DOUBLE`: `sum(s)`, `avg(s)`,
-//!   `abs(s)`, `round(s, 1)` of a string column ([`string_arguments`]).
+//!   `abs(s)`, `round(s, 1)` of a string column ([`argument_casts`]).
 //! - `row_number()`, `rank()`, `dense_rank()` and `ntile(n)` are `INT`s ([`integer_ranks`]).
 
+pub mod argument_casts;
 pub mod common_types;
 pub mod datetime_strings;
 pub mod double_to_decimal;
@@ -28,7 +29,6 @@ pub mod integer_ranks;
 pub mod null_numbers;
 pub mod signed_strings;
 pub mod spark_text;
-pub mod string_arguments;
 pub mod string_operands;
 pub mod string_to_double;
 

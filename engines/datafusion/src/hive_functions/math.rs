@@ -13,7 +13,7 @@ use datafusion::functions::expr_fn::nullif;
 use datafusion::logical_expr::simplify::{ExprSimplifyResult, SimplifyContext};
 use datafusion::logical_expr::type_coercion::binary::type_union_resolution;
 use datafusion::logical_expr::{
-    lit, when, BinaryExpr, ColumnarValue, Documentation, Expr, Operator, ScalarFunctionArgs,
+    cast, lit, when, BinaryExpr, ColumnarValue, Documentation, Expr, Operator, ScalarFunctionArgs,
     ScalarUDF, ScalarUDFImpl, Signature, TypeSignature, Volatility,
 };
 
@@ -87,6 +87,31 @@ pub fn functions() -> Vec<ScalarUDF> {
             one_number,
             |t| Ok(t[0].clone()),
             |a, _| Ok(a[0].clone()),
+        )
+        .udf(),
+        // Spark 4's `zeroifnull(x)` and `nullifzero(x)`: `coalesce(x, 0)` and `nullif(x, 0)`
+        // in `x`'s type.
+        HiveFunction::rewrite(
+            "zeroifnull",
+            one_number,
+            |t| Ok(t[0].clone()),
+            |a, t| {
+                let zero = cast(lit(0i64), t[0].clone());
+                Ok(datafusion::functions::expr_fn::coalesce(vec![
+                    a[0].clone(),
+                    zero,
+                ]))
+            },
+        )
+        .udf(),
+        HiveFunction::rewrite(
+            "nullifzero",
+            one_number,
+            |t| Ok(t[0].clone()),
+            |a, t| {
+                let zero = cast(lit(0i64), t[0].clone());
+                Ok(nullif(a[0].clone(), zero))
+            },
         )
         .udf(),
         HiveFunction::rewrite(

@@ -294,7 +294,7 @@ mod tests {
         assert!(close(got[0][1], KURTOSIS), "{got:?}");
         let engine = engine().await;
         let session = open(&engine);
-        // A string is a DOUBLE, as Spark reads it (`crate::spark_casts::string_arguments`).
+        // A string is a DOUBLE, as Spark reads it (`crate::spark_casts::argument_casts`).
         let rows = crate::test_util::value_rows(
             &engine,
             &session,

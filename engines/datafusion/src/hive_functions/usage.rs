@@ -173,6 +173,8 @@ const USAGE: &[(&str, &str, &str)] = &[
     ("e", "e()", "the base of natural logarithms"),
     ("negative", "negative(x)", "-x"),
     ("positive", "positive(x)", "x"),
+    ("zeroifnull", "zeroifnull(x)", "x, or 0 when x is NULL"),
+    ("nullifzero", "nullifzero(x)", "x, or NULL when x is 0"),
     ("shiftleft", "shiftleft(a, b)", "the INT or BIGINT a shifted left by b bits"),
     ("shiftright", "shiftright(a, b)", "the INT or BIGINT a shifted right by b bits, its sign kept"),
     ("rand", "rand([seed])", "a random DOUBLE from 0 to 1; with a seed, the numbers of java.util.Random(seed), one per row, as Hive's"),

@@ -174,11 +174,13 @@ fn unpivot(
 }
 
 /// `query` as a derived table named `alias`.
-fn derived(query: &str, alias: Option<TableAlias>) -> Result<TableFactor> {
+/// The table of `query`, named `alias`: how a rewrite of a table's clause into SQL reaches
+/// the statement (PIVOT's, UNPIVOT's, TABLESAMPLE's).
+pub(super) fn derived(query: &str, alias: Option<TableAlias>) -> Result<TableFactor> {
     let subquery = Parser::new(&GenericDialect {})
         .try_with_sql(query)
         .and_then(|mut parser| parser.parse_query())
-        .map_err(|e| DataFusionError::Internal(format!("the rewritten PIVOT `{query}`: {e}")))?;
+        .map_err(|e| DataFusionError::Internal(format!("the rewritten table `{query}`: {e}")))?;
     Ok(TableFactor::Derived {
         lateral: false,
         subquery,

@@ -1451,3 +1451,51 @@ async fn a_window_frame_takes_an_interval_with_an_unquoted_count_as_spark() {
         ]
     );
 }
+
+#[tokio::test]
+async fn tablesample_samples_the_rows_as_spark() {
+    // DataFusion parsed TABLESAMPLE and read every row.
+    let numbers = "WITH t AS (SELECT * FROM (VALUES (1), (2), (3), (4), (5), (6)) v(x))";
+    let count = |sample: &str| format!("{numbers} SELECT count(*) FROM t TABLESAMPLE ({sample})");
+    assert_eq!(row_texts(&count("2 ROWS")).await, ["2"]);
+    assert_eq!(row_texts(&count("100 PERCENT")).await, ["6"]);
+    assert_eq!(row_texts(&count("0 PERCENT")).await, ["0"]);
+    assert_eq!(row_texts(&count("BUCKET 1 OUT OF 1")).await, ["6"]);
+    // Hive's bucket of a column: the rows whose hash (an integer's own value) is 1 modulo 3.
+    assert_eq!(
+        row_texts(&format!(
+            "{numbers} SELECT x FROM t TABLESAMPLE (BUCKET 2 OUT OF 3 ON x) ORDER BY x"
+        ))
+        .await,
+        ["1", "4"]
+    );
+    // The table keeps its name or alias, and a sample of a subquery works alike.
+    assert_eq!(
+        row_texts(&format!(
+            "{numbers} SELECT s.x FROM t s TABLESAMPLE (1 ROWS) JOIN t ON s.x = t.x"
+        ))
+        .await
+        .len(),
+        1
+    );
+    assert_eq!(
+        row_texts(&format!(
+            "{numbers} SELECT t.x FROM t TABLESAMPLE (3 ROWS) WHERE t.x > 0"
+        ))
+        .await
+        .len(),
+        3
+    );
+    assert_eq!(
+        row_texts(&format!(
+            "{numbers} SELECT count(*) FROM (SELECT * FROM t) TABLESAMPLE (4 ROWS)"
+        ))
+        .await,
+        ["4"]
+    );
+    // A sample of a size in bytes, or of no unit, is refused, saying what is taken.
+    let engine = engine().await;
+    let session = open(&engine);
+    let refused = error(&engine, &session, &count("5")).await.to_string();
+    assert!(refused.contains("sample by rows"), "{refused}");
+}

@@ -10,7 +10,7 @@
 //! - before any other operand but a number, an interval or a typed literal, whose type only
 //!   planning knows, `-x` is `negative(x)` and `+x` is `positive(x)`: Spark's functions of the
 //!   same meaning, which take a number or an interval as it is and a string as a `DOUBLE`
-//!   ([`super::string_arguments`]).
+//!   ([`super::argument_casts`]).
 
 use datafusion::sql::sqlparser::ast::{BinaryOperator, Expr, UnaryOperator, Value, ValueWithSpan};
 

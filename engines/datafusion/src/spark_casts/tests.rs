@@ -779,3 +779,44 @@ async fn a_double_cast_to_a_decimal_reads_its_shortest_text_as_spark() {
         ]
     );
 }
+
+#[tokio::test]
+async fn functions_of_strings_read_a_value_as_its_text() {
+    let engine = engine().await;
+    let session = open(&engine);
+    let cases = [
+        ("lpad(CAST(1 AS INT), 5, '0')", "00001"),
+        ("rpad(CAST(1 AS INT), 3, 'x')", "1xx"),
+        ("substr(123, 2, 1)", "2"),
+        ("substring(123, 2)", "23"),
+        ("length(12345)", "5"),
+        ("instr(12345, '3')", "3"),
+        ("upper(true)", "TRUE"),
+        ("reverse(120)", "021"),
+        // A double's text is Spark's: 80.0, not 80.
+        ("split(80.0D, '\\\\.')[0]", "80"),
+        ("locate('0', 80.0D)", "2"),
+        ("replace(1.5D, '.', ',')", "1,5"),
+        ("regexp_replace(2024, '2', 'x')", "x0x4"),
+        ("substr(DATE '2024-01-05', 1, 4)", "2024"),
+        ("length(TIMESTAMP '2024-01-05 10:00:00')", "19"),
+        // Strings are still strings.
+        ("length('abc')", "3"),
+        ("substr('hello', 2, 3)", "ell"),
+    ];
+    answers(&engine, &session, &cases).await;
+}
+
+#[tokio::test]
+async fn zeroifnull_and_nullifzero_answer_as_spark() {
+    let engine = engine().await;
+    let session = open(&engine);
+    let cases = [
+        ("zeroifnull(CAST(NULL AS INT))", "0"),
+        ("typeof(zeroifnull(CAST(NULL AS INT)))", "int"),
+        ("zeroifnull(2.5D)", "2.5"),
+        ("nullifzero(CAST(0 AS INT)) IS NULL", "true"),
+        ("nullifzero(3)", "3"),
+    ];
+    answers(&engine, &session, &cases).await;
+}

@@ -1,18 +1,23 @@
-//! A string given to a function that takes numbers is read as a `DOUBLE`, as Spark (non-ANSI)
-//! and Hive read it: `sum(s)`, `avg(s)`, `stddev(s)`, `percentile(s, 0.5)`, `abs(s)`,
-//! `sqrt(s)`, `round(s, 1)`, `pmod(s, 2)` of a string column (every column of a text table
-//! that was declared `STRING`) are the numbers' answers, a value that is not a number counting
-//! as NULL, where DataFusion refuses the call while the statement is planned ("Function 'sum'
-//! failed to match any signature").
+//! Spark's implicit casts of a function's arguments (non-ANSI, as Hive's), where DataFusion
+//! refuses the call while the statement is planned ("Function 'sum' failed to match any
+//! signature"):
 //!
-//! Each function of [`NUMBER_FUNCTIONS`] and [`NUMBER_AGGREGATES`] is wrapped
-//! ([`StringsAsNumbers`], [`AggregateStringsAsNumbers`]) under its own name: the wrapper asks
-//! the function for its argument types first, and only when the function refuses the
-//! arguments and some of them are strings asks again with those strings as `DOUBLE`s, which
-//! DataFusion then casts (a cast that [`super::SPARK_DOUBLE_CASTS`] makes Spark's: `' 3 '` is
-//! 3.0, `'abc'` NULL). Everything else is the function's own. So a call that planned before
-//! plans as before, and `max(s)`, `concat(s, ...)` and the other functions that take strings
-//! are not touched.
+//! - a string given to a function that takes numbers is a `DOUBLE`: `sum(s)`, `avg(s)`,
+//!   `stddev(s)`, `percentile(s, 0.5)`, `abs(s)`, `sqrt(s)`, `round(s, 1)`, `pmod(s, 2)` of a
+//!   string column (every column of a text table that was declared `STRING`) are the numbers'
+//!   answers, a value that is not a number counting as NULL ([`NUMBER_FUNCTIONS`],
+//!   [`NUMBER_AGGREGATES`]);
+//! - a number, a date, a timestamp or a boolean given to a function that takes strings is its
+//!   text: `substr(id, 1, 2)`, `lpad(id, 5, '0')`, `split(price, '\\.')`, `length(id)` of an
+//!   `INT` column ([`STRING_FUNCTIONS`]); the text is Spark's (`80.0` for a `DOUBLE`, through
+//!   [`super::SPARK_TEXT_CASTS`]).
+//!
+//! Each such function is wrapped ([`ImplicitCasts`], [`AggregateImplicitCasts`]) under its own
+//! name: the wrapper asks the function for its argument types first, and only when the
+//! function refuses them asks again with arguments cast as Spark casts them ([`Reading`]),
+//! which DataFusion then casts (`' 3 '` is 3.0 and `'abc'` NULL through
+//! [`super::SPARK_DOUBLE_CASTS`]). Everything else is the function's own, so a call that
+//! planned before plans as before.
 
 use std::sync::Arc;
 
@@ -92,6 +97,52 @@ pub const NUMBER_FUNCTIONS: &[&str] = &[
     "width_bucket",
 ];
 
+/// The scalar functions whose strings Spark casts any atomic value to (`implicitCast` of an
+/// `AtomicType` to `StringType`).
+pub const STRING_FUNCTIONS: &[&str] = &[
+    "ascii",
+    "btrim",
+    "char_length",
+    "character_length",
+    "contains",
+    "ends_with",
+    "endswith",
+    "find_in_set",
+    "initcap",
+    "instr",
+    "lcase",
+    "left",
+    "length",
+    "levenshtein",
+    "locate",
+    "lower",
+    "lpad",
+    "ltrim",
+    "regexp_count",
+    "regexp_extract",
+    "regexp_extract_all",
+    "regexp_like",
+    "regexp_replace",
+    "repeat",
+    "replace",
+    "reverse",
+    "right",
+    "rpad",
+    "rtrim",
+    "soundex",
+    "split",
+    "split_part",
+    "starts_with",
+    "startswith",
+    "substr",
+    "substring",
+    "substring_index",
+    "translate",
+    "trim",
+    "ucase",
+    "upper",
+];
+
 /// The aggregates whose argument Spark casts a string to a `DOUBLE`.
 pub const NUMBER_AGGREGATES: &[&str] = &[
     "sum",
@@ -121,20 +172,30 @@ pub const NUMBER_AGGREGATES: &[&str] = &[
     "regr_sxy",
 ];
 
-/// Replaces each function of [`NUMBER_FUNCTIONS`] and [`NUMBER_AGGREGATES`] registered in `ctx`
-/// by its wrapper. Called once all of the engine's functions are registered.
+/// Replaces each function of [`NUMBER_FUNCTIONS`], [`STRING_FUNCTIONS`] and
+/// [`NUMBER_AGGREGATES`] registered in `ctx` by its wrapper. Called once all of the engine's
+/// functions are registered.
 pub fn register(ctx: &SessionContext) {
     let state = ctx.state();
     // An alias (`ceiling`, `pow`) finds a function already wrapped under its name.
     let mut wrapped: Vec<String> = Vec::new();
-    for name in NUMBER_FUNCTIONS {
+    let scalar = NUMBER_FUNCTIONS
+        .iter()
+        .map(|name| (name, Reading::StringsAsNumbers))
+        .chain(
+            STRING_FUNCTIONS
+                .iter()
+                .map(|name| (name, Reading::ValuesAsStrings)),
+        );
+    for (name, reading) in scalar {
         let Some(udf) = state.scalar_functions().get(*name) else {
             continue;
         };
         if !wrapped.iter().any(|done| done == udf.name()) {
             wrapped.push(udf.name().to_owned());
-            ctx.register_udf(ScalarUDF::new_from_impl(StringsAsNumbers::new(
+            ctx.register_udf(ScalarUDF::new_from_impl(ImplicitCasts::new(
                 udf.as_ref().clone(),
+                reading,
             )));
         }
     }
@@ -144,17 +205,94 @@ pub fn register(ctx: &SessionContext) {
         };
         if !wrapped.iter().any(|done| done == udaf.name()) {
             wrapped.push(udaf.name().to_owned());
-            ctx.register_udaf(AggregateUDF::new_from_impl(AggregateStringsAsNumbers::new(
+            ctx.register_udaf(AggregateUDF::new_from_impl(AggregateImplicitCasts::new(
                 udaf.as_ref().clone(),
             )));
         }
     }
 }
 
-/// The argument types `function` takes for `types`; when it refuses them and some are
-/// strings, the types it takes for those strings as `DOUBLE`s. The function's own refusal
-/// when neither is taken.
-fn coerced_types<F: UDFCoercionExt>(function: &F, types: &[DataType]) -> Result<Vec<DataType>> {
+/// `function`, reading a number, a date, a timestamp or a boolean as its text where it takes a
+/// string: the wrapper of a function planned outside the registry (`SUBSTR(s, p)`).
+pub fn values_as_strings(function: ScalarUDF) -> ScalarUDF {
+    ScalarUDF::new_from_impl(ImplicitCasts::new(function, Reading::ValuesAsStrings))
+}
+
+/// How a function's arguments are cast when it refuses them as they are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Reading {
+    /// Strings as `DOUBLE`s, every one of them.
+    StringsAsNumbers,
+    /// Numbers, dates, timestamps and booleans as strings: the first argument alone (the
+    /// string most string functions take first), else all of them, else each alone.
+    ValuesAsStrings,
+}
+
+impl Reading {
+    /// The argument types to offer, in turn, after `types` were refused.
+    fn tries(self, types: &[DataType]) -> Vec<Vec<DataType>> {
+        match self {
+            Reading::StringsAsNumbers => {
+                if !types.iter().any(is_string) {
+                    return Vec::new();
+                }
+                vec![types
+                    .iter()
+                    .map(|t| {
+                        if is_string(t) {
+                            DataType::Float64
+                        } else {
+                            t.clone()
+                        }
+                    })
+                    .collect()]
+            }
+            Reading::ValuesAsStrings => {
+                let castable: Vec<usize> =
+                    (0..types.len()).filter(|&i| has_text(&types[i])).collect();
+                let with_text = |positions: &[usize]| -> Vec<DataType> {
+                    types
+                        .iter()
+                        .enumerate()
+                        .map(|(i, t)| {
+                            if positions.contains(&i) {
+                                DataType::Utf8
+                            } else {
+                                t.clone()
+                            }
+                        })
+                        .collect()
+                };
+                let mut tries = Vec::new();
+                if castable.first() == Some(&0) {
+                    tries.push(with_text(&[0]));
+                }
+                tries.push(with_text(&castable));
+                tries.extend(castable.iter().map(|&i| with_text(&[i])));
+                tries.dedup();
+                tries.retain(|tried| tried.as_slice() != types);
+                tries
+            }
+        }
+    }
+}
+
+/// Whether Spark casts a value of this type to a string where a string is taken.
+fn has_text(data_type: &DataType) -> bool {
+    data_type.is_numeric()
+        || matches!(
+            data_type,
+            DataType::Boolean | DataType::Date32 | DataType::Date64 | DataType::Timestamp(..)
+        )
+}
+
+/// The argument types `function` takes for `types`; when it refuses them, the first that it
+/// takes of those `reading` offers. The function's own refusal when it takes none.
+fn coerced_types<F: UDFCoercionExt>(
+    function: &F,
+    types: &[DataType],
+    reading: Reading,
+) -> Result<Vec<DataType>> {
     let taken = |types: &[DataType]| {
         let fields: Vec<FieldRef> = types
             .iter()
@@ -167,35 +305,28 @@ fn coerced_types<F: UDFCoercionExt>(function: &F, types: &[DataType]) -> Result<
         Ok(types) => return Ok(types),
         Err(refused) => refused,
     };
-    if !types.iter().any(is_string) {
-        return Err(refused);
-    }
-    let as_numbers: Vec<DataType> = types
+    reading
+        .tries(types)
         .iter()
-        .map(|t| {
-            if is_string(t) {
-                DataType::Float64
-            } else {
-                t.clone()
-            }
-        })
-        .collect();
-    taken(&as_numbers).map_err(|_| refused)
+        .find_map(|tried| taken(tried).ok())
+        .ok_or(refused)
 }
 
-/// A scalar function that reads strings as numbers ([`coerced_types`]) and is otherwise the
-/// wrapped function.
+/// A scalar function whose arguments are cast as `reading` says when it refuses them
+/// ([`coerced_types`]); otherwise the wrapped function.
 #[derive(Debug, PartialEq, Eq, Hash)]
-pub struct StringsAsNumbers {
+pub struct ImplicitCasts {
     function: ScalarUDF,
+    reading: Reading,
     signature: Signature,
 }
 
-impl StringsAsNumbers {
-    pub fn new(function: ScalarUDF) -> Self {
+impl ImplicitCasts {
+    pub fn new(function: ScalarUDF, reading: Reading) -> Self {
         let signature = Signature::user_defined(function.signature().volatility);
         Self {
             function,
+            reading,
             signature,
         }
     }
@@ -205,7 +336,7 @@ impl StringsAsNumbers {
     }
 }
 
-impl ScalarUDFImpl for StringsAsNumbers {
+impl ScalarUDFImpl for ImplicitCasts {
     fn name(&self) -> &str {
         self.function.name()
     }
@@ -223,7 +354,7 @@ impl ScalarUDFImpl for StringsAsNumbers {
     }
 
     fn coerce_types(&self, types: &[DataType]) -> Result<Vec<DataType>> {
-        coerced_types(&self.function, types)
+        coerced_types(&self.function, types, self.reading)
     }
 
     fn return_type(&self, types: &[DataType]) -> Result<DataType> {
@@ -233,7 +364,7 @@ impl ScalarUDFImpl for StringsAsNumbers {
     fn with_updated_config(&self, config: &ConfigOptions) -> Option<ScalarUDF> {
         self.inner()
             .with_updated_config(config)
-            .map(|function| ScalarUDF::new_from_impl(Self::new(function)))
+            .map(|function| ScalarUDF::new_from_impl(Self::new(function, self.reading)))
     }
 
     fn return_field_from_args(&self, args: ReturnFieldArgs) -> Result<FieldRef> {
@@ -315,12 +446,12 @@ impl ScalarUDFImpl for StringsAsNumbers {
 /// An aggregate that reads strings as numbers ([`coerced_types`]) and is otherwise the
 /// wrapped aggregate.
 #[derive(Debug, PartialEq, Eq, Hash)]
-pub struct AggregateStringsAsNumbers {
+pub struct AggregateImplicitCasts {
     aggregate: AggregateUDF,
     signature: Signature,
 }
 
-impl AggregateStringsAsNumbers {
+impl AggregateImplicitCasts {
     pub fn new(aggregate: AggregateUDF) -> Self {
         let signature = Signature::user_defined(aggregate.signature().volatility);
         Self {
@@ -334,7 +465,7 @@ impl AggregateStringsAsNumbers {
     }
 }
 
-impl AggregateUDFImpl for AggregateStringsAsNumbers {
+impl AggregateUDFImpl for AggregateImplicitCasts {
     fn name(&self) -> &str {
         self.aggregate.name()
     }
@@ -368,7 +499,7 @@ impl AggregateUDFImpl for AggregateStringsAsNumbers {
     }
 
     fn coerce_types(&self, types: &[DataType]) -> Result<Vec<DataType>> {
-        coerced_types(&self.aggregate, types)
+        coerced_types(&self.aggregate, types, Reading::StringsAsNumbers)
     }
 
     fn return_type(&self, types: &[DataType]) -> Result<DataType> {
