@@ -137,6 +137,13 @@ SPARK_ANSWERS = [
     "SELECT sqrt(-1) AS a, ln(0) AS b, log(10, 100) AS c, initcap('frank o''neil') AS d, extract(DOW FROM DATE '2024-06-09') AS e, from_utc_timestamp('2024-07-04 12:00:00', 'PST') AS f",
     "SELECT k, v FROM (SELECT map('x', 1, 'y', 2) AS m) LATERAL VIEW explode(m) t AS k, v ORDER BY k",
     "SELECT hex(encode('abc', 'UTF-16')) AS a, hex(encode('abc', 'utf-16le')) AS b, hex(encode('abc', 'UTF-16BE')) AS c, decode(unhex('FEFF0061'), 'UTF-16') AS d, decode(unhex('FFFE6100'), 'UTF-16') AS e, decode(unhex('61'), 'ISO-8859-1') AS f, decode(encode('xyz', 'US-ASCII'), 'US-ASCII') AS g, decode(encode('xyz', 'UTF-8'), 'UTF-8') AS h",
+    # A text table's amounts: strings given to aggregates and functions of numbers are
+    # DOUBLEs, one that is not a number NULL; a sign before a string column reads it too.
+    "SELECT t.dept AS dept, sum(t.amount) AS total, avg(t.amount) AS mean, abs(min(-t.amount)) AS biggest FROM (VALUES ('eng', '12.5'), ('eng', '7'), ('hr', ' 3 '), ('hr', 'abc')) t(dept, amount) GROUP BY t.dept ORDER BY dept",
+    # Numbers given to string functions are their text (a DOUBLE's is 80.0); row numbers.
+    "SELECT t.id AS id, row_number() OVER (ORDER BY t.id DESC) AS rn, lpad(t.id, 4, '0') AS padded, substr(t.price, 1, 3) AS head FROM (VALUES (1, 80.0D), (2, 100.5D)) t(id, price) ORDER BY id",
+    # TABLESAMPLE by rows takes that many.
+    "SELECT count(*) AS n FROM (SELECT * FROM VALUES (1), (2), (3) AS v(x)) TABLESAMPLE (2 ROWS)",
 ]
 # Hive and Spark disagree here, or Spark spells it differently: Hive's answers only.
 HIVE_ONLY = {

@@ -54,7 +54,8 @@ pub fn parse_statement(state: &SessionState, sql: &str) -> Result<Statement> {
 }
 
 /// sqlparser's `GenericDialect`, which the engine parses with, plus Spark's lambdas
-/// (`x -> ...`, `(x, i) -> ...`) and `exists(array, x -> ...)` as a function call.
+/// (`x -> ...`, `(x, i) -> ...`), `exists(array, x -> ...)` as a function call, and a table's
+/// `TABLESAMPLE` before its alias.
 ///
 /// Everything else is the generic dialect's: each of its settings is passed on (the list
 /// below is `GenericDialect`'s overrides), and it answers to `dialect_of!(... is
@@ -77,6 +78,12 @@ impl Dialect for LambdaDialect {
     }
 
     fn supports_lambda_functions(&self) -> bool {
+        true
+    }
+
+    /// Hive's and Spark's order: `FROM t TABLESAMPLE (10 ROWS) s`
+    /// ([`super::table_samples`]).
+    fn supports_table_sample_before_alias(&self) -> bool {
         true
     }
 

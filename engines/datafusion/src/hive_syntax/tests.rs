@@ -1472,7 +1472,7 @@ async fn tablesample_samples_the_rows_as_spark() {
     // The table keeps its name or alias, and a sample of a subquery works alike.
     assert_eq!(
         row_texts(&format!(
-            "{numbers} SELECT s.x FROM t s TABLESAMPLE (1 ROWS) JOIN t ON s.x = t.x"
+            "{numbers} SELECT s.x FROM t TABLESAMPLE (1 ROWS) s JOIN t ON s.x = t.x"
         ))
         .await
         .len(),
@@ -1480,7 +1480,7 @@ async fn tablesample_samples_the_rows_as_spark() {
     );
     assert_eq!(
         row_texts(&format!(
-            "{numbers} SELECT t.x FROM t TABLESAMPLE (3 ROWS) WHERE t.x > 0"
+            "{numbers} SELECT t.x FROM t TABLESAMPLE (3 ROWS) AS t WHERE t.x > 0"
         ))
         .await
         .len(),
