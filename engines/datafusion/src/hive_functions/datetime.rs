@@ -728,8 +728,9 @@ fn date_and_pattern(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
 fn seconds_and_pattern(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
     let takes = "(seconds since 1970-01-01 [, pattern string])";
     match types {
-        [s] if is_integer(s) => Ok(vec![DataType::Int64]),
-        [s, p] if is_integer(s) && (is_string(p) || p.is_null()) => {
+        // A fraction of a second is dropped, as Spark casts the seconds to a `BIGINT`.
+        [s] if is_integer(s) || s.is_numeric() => Ok(vec![DataType::Int64]),
+        [s, p] if (is_integer(s) || s.is_numeric()) && (is_string(p) || p.is_null()) => {
             Ok(vec![DataType::Int64, DataType::Utf8])
         }
         _ => Err(bad_arguments(name, takes, types)),

@@ -7,9 +7,14 @@
 //! Counts and positions DataFusion gives as unsigned 64-bit integers, which no Hive type
 //! holds (the engine sends them as `DECIMAL(20,0)`, so PyHive handed out `Decimal('3')`), are
 //! `BIGINT`s, as Spark types them: `approx_count_distinct(x)` and `array_position(a, x)`.
+//!
+//! Spark's `first(x, true)` and `last(x, true)`, whose second argument says to skip NULLs,
+//! are `first_value(x) IGNORE NULLS` and `last_value(x) IGNORE NULLS`.
 
 use datafusion::sql::sqlparser::ast::helpers::attached_token::AttachedToken;
-use datafusion::sql::sqlparser::ast::{BinaryOperator, CaseWhen, CastKind, DataType, Expr, Value};
+use datafusion::sql::sqlparser::ast::{
+    BinaryOperator, CaseWhen, CastKind, DataType, Expr, NullTreatment, Value, ValueWithSpan,
+};
 
 /// Such a call as the `CASE` that answers as Spark; anything else is left as it is.
 pub(super) fn as_spark(expr: &mut Expr) {
@@ -32,6 +37,23 @@ pub(super) fn as_spark(expr: &mut Expr) {
             None,
         )),
         ("approx_count_distinct" | "approx_distinct", _) => bigint(expr.clone()),
+        // Spark's `first(x, ignore_nulls)` and `last(x, ignore_nulls)`.
+        ("first" | "last", [value, ignore_nulls]) => {
+            let ignore = match ignore_nulls {
+                Expr::Value(ValueWithSpan {
+                    value: Value::Boolean(ignore),
+                    ..
+                }) => *ignore,
+                _ => return,
+            };
+            let Expr::Function(mut call) =
+                super::function_call(&format!("{name}_value"), vec![(*value).clone()])
+            else {
+                return;
+            };
+            call.null_treatment = ignore.then_some(NullTreatment::IgnoreNulls);
+            Expr::Function(call)
+        }
         _ => return,
     };
     *expr = replacement;

@@ -1431,6 +1431,15 @@ async fn left_right_and_array_position_answer_their_edge_cases_as_spark() {
         .await,
         ["bigint 2 bigint bigint"]
     );
+    // Spark's `first(x, true)`: the first value that is not NULL (Spark 4.3's answers).
+    assert_eq!(
+        row_texts(
+            "SELECT first(x, true), last(x, true), count(*) \
+             FROM VALUES (CAST(NULL AS INT)), (5), (NULL) AS t(x)"
+        )
+        .await,
+        ["5 5 3"]
+    );
 }
 
 #[tokio::test]
