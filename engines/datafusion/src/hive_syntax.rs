@@ -1932,8 +1932,9 @@ mod rounding_scales;
 mod table_samples;
 pub mod trim_spaces;
 pub use generators::{inline_fields, InlineFields};
-mod lambdas;
+pub(crate) mod lambdas;
 mod like_lists;
+pub mod map_types;
 pub use lambdas::parse_statement;
 
 #[cfg(test)]

@@ -492,7 +492,8 @@ fn session_template(
         .with_analyzer_rule(Arc::new(spark_casts::SPARK_TEXT_CASTS))
         .with_analyzer_rule(Arc::new(spark_casts::SPARK_DOUBLE_CASTS))
         .with_analyzer_rule(Arc::new(spark_casts::SPARK_DATETIME_CASTS))
-        .with_analyzer_rule(Arc::new(hive_functions::nested_extremes::NESTED_EXTREMES));
+        .with_analyzer_rule(Arc::new(hive_functions::nested_extremes::NESTED_EXTREMES))
+        .with_type_planner(Arc::new(hive_syntax::map_types::MapTypes));
     // Hive's meanings first: the first planner that plans an expression wins.
     let planners = builder.expr_planners().get_or_insert_with(Vec::new);
     planners.splice(0..0, hive_syntax::expr_planners());

@@ -668,7 +668,7 @@ fn schema_type(schema: &str) -> Result<DataType> {
 
 /// The Arrow type of a Spark type, as the engine types the same SQL type elsewhere (`INT`
 /// an Int32, `STRING` a Utf8, `TIMESTAMP` nanoseconds without a zone).
-fn arrow_type(sql: &SqlType) -> std::result::Result<DataType, String> {
+pub(crate) fn arrow_type(sql: &SqlType) -> std::result::Result<DataType, String> {
     Ok(match sql {
         SqlType::Boolean | SqlType::Bool => DataType::Boolean,
         SqlType::TinyInt(_) => DataType::Int8,

@@ -54,8 +54,8 @@ pub fn parse_statement(state: &SessionState, sql: &str) -> Result<Statement> {
 }
 
 /// sqlparser's `GenericDialect`, which the engine parses with, plus Spark's lambdas
-/// (`x -> ...`, `(x, i) -> ...`), `exists(array, x -> ...)` as a function call, and a table's
-/// `TABLESAMPLE` before its alias.
+/// (`x -> ...`, `(x, i) -> ...`), `exists(array, x -> ...)` as a function call, a table's
+/// `TABLESAMPLE` before its alias, and `MAP<K, V>` types.
 ///
 /// Everything else is the generic dialect's: each of its settings is passed on (the list
 /// below is `GenericDialect`'s overrides), and it answers to `dialect_of!(... is
@@ -84,6 +84,11 @@ impl Dialect for LambdaDialect {
     /// Hive's and Spark's order: `FROM t TABLESAMPLE (10 ROWS) s`
     /// ([`super::table_samples`]).
     fn supports_table_sample_before_alias(&self) -> bool {
+        true
+    }
+
+    /// Hive's and Spark's `MAP<K, V>` ([`super::map_types`]).
+    fn supports_map_literal_with_angle_brackets(&self) -> bool {
         true
     }
 

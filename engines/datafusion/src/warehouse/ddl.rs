@@ -1205,7 +1205,8 @@ async fn columns_and_key(
     text: &str,
 ) -> Result<(Vec<ColumnMeta>, Vec<String>)> {
     let sql = format!("CREATE TABLE kumiho_columns ({text})");
-    let statement = Parser::new(&GenericDialect {})
+    // The engine's dialect: Hive's `MAP<K, V>` among the types.
+    let statement = Parser::new(&crate::hive_syntax::lambdas::LambdaDialect)
         .try_with_sql(&sql)
         .and_then(|mut parser| parser.parse_statement())
         .map_err(|e| DataFusionError::Plan(format!("cannot read the columns ({text}): {e}")))?;
