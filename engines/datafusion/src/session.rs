@@ -489,6 +489,7 @@ fn session_template(
         .with_analyzer_rule(Arc::new(hive_syntax::HIVE_INTEGER_CASTS))
         .with_analyzer_rule(Arc::new(hive_syntax::MultisetOperations))
         .with_analyzer_rule(Arc::new(spark_casts::SPARK_DECIMAL_CASTS))
+        .with_analyzer_rule(Arc::new(spark_casts::SPARK_STRING_DECIMAL_CASTS))
         .with_analyzer_rule(Arc::new(spark_casts::SPARK_TEXT_CASTS))
         .with_analyzer_rule(Arc::new(spark_casts::SPARK_DOUBLE_CASTS))
         .with_analyzer_rule(Arc::new(spark_casts::SPARK_DATETIME_CASTS))

@@ -10,7 +10,8 @@
 //! - `CAST(s AS DOUBLE)` of a string reads it as Java does: `'1d'` is 1.0
 //!   ([`string_to_double`]).
 //! - `CAST(x AS DECIMAL(p, s))` of a double reads its shortest decimal text, rounded half
-//!   up: `CAST(1.005D AS DECIMAL(10,2))` is 1.01 ([`double_to_decimal`]).
+//!   up: `CAST(1.005D AS DECIMAL(10,2))` is 1.01 ([`double_to_decimal`]); of a string with an
+//!   exponent, its number: `CAST('-4e1' AS DECIMAL(5,1))` is -40.0 ([`string_to_decimal`]).
 //! - `coalesce`, `if`, `CASE` ... of a string and numbers, dates or timestamps give a string:
 //!   `coalesce(1, 'a')` is `'1'` ([`common_types`]).
 //! - `sum(NULL)` and `avg(NULL)` are a NULL `DOUBLE` ([`null_numbers`]).
@@ -30,6 +31,7 @@ pub mod null_numbers;
 pub mod signed_strings;
 pub mod spark_text;
 pub mod string_operands;
+pub mod string_to_decimal;
 pub mod string_to_double;
 
 use std::sync::Arc;
@@ -45,6 +47,7 @@ pub use double_to_decimal::SPARK_DECIMAL_CASTS;
 pub use null_numbers::NULL_NUMBERS;
 pub use spark_text::SPARK_TEXT_CASTS;
 pub use string_operands::{StringOperands, STRING_RANGES_AND_LISTS};
+pub use string_to_decimal::SPARK_STRING_DECIMAL_CASTS;
 pub use string_to_double::SPARK_DOUBLE_CASTS;
 
 /// DataFusion's analyzer rules with [`STRING_RANGES_AND_LISTS`], [`STRING_COMMON_TYPES`] and

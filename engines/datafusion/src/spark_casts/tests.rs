@@ -820,3 +820,27 @@ async fn zeroifnull_and_nullifzero_answer_as_spark() {
     ];
     answers(&engine, &session, &cases).await;
 }
+
+#[tokio::test]
+async fn a_string_with_an_exponent_casts_to_a_decimal_as_spark() {
+    let engine = engine().await;
+    let session = open(&engine);
+    let cases = [
+        ("CAST('1e3' AS DECIMAL(10,2))", "1000.00"),
+        ("CAST('-4e1' AS DECIMAL(5,1))", "-40.0"),
+        ("CAST('1.5e2' AS DECIMAL(6,1))", "150.0"),
+        ("CAST('1E-2' AS DECIMAL(4,3))", "0.010"),
+        ("CAST(' 12.345 ' AS DECIMAL(5,2))", "12.35"),
+        ("CAST('abc' AS DECIMAL(5,2)) IS NULL", "true"),
+        ("CAST('1e400' AS DECIMAL(5,2)) IS NULL", "true"),
+    ];
+    answers(&engine, &session, &cases).await;
+    // A text column's amounts, `'-4e1'` among them (Spark's sum is -17.50).
+    let rows = crate::test_util::value_rows(
+        &engine,
+        &session,
+        &format!("SELECT sum(CAST(amount AS DECIMAL(10,2))) FROM {TEXT_NUMBERS}"),
+    )
+    .await;
+    assert_eq!(rows, [["-17.50"]]);
+}
