@@ -462,7 +462,7 @@ impl ScalarUDFImpl for HiveFunction {
 }
 
 /// A function's result over its arguments' rows: one value when every argument was one.
-fn columnar(result: ArrayRef, args: &[ColumnarValue]) -> Result<ColumnarValue> {
+pub(crate) fn columnar(result: ArrayRef, args: &[ColumnarValue]) -> Result<ColumnarValue> {
     Ok(
         if args.iter().all(|a| matches!(a, ColumnarValue::Scalar(_))) {
             ColumnarValue::Scalar(ScalarValue::try_from_array(&result, 0)?)

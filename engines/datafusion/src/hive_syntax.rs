@@ -1894,6 +1894,19 @@ fn octal_escape(after: &[char]) -> Option<char> {
     char::from_u32(code)
 }
 
+/// Runs `visitor` over `statement`: the AST rewrites that may refuse what they find
+/// ([`pivots`], [`table_samples`]), the first refusal the statement's error.
+fn visit_refusing<S, V>(statement: &mut S, visitor: &mut V) -> Result<()>
+where
+    S: VisitMut,
+    V: VisitorMut<Break = DataFusionError>,
+{
+    match statement.visit(visitor) {
+        ControlFlow::Break(error) => Err(error),
+        ControlFlow::Continue(()) => Ok(()),
+    }
+}
+
 /// `name(args)` in the AST.
 pub(crate) fn function_call(name: &str, args: Vec<Expr>) -> Expr {
     Expr::Function(Function {

@@ -25,10 +25,7 @@ use datafusion::sql::sqlparser::parser::Parser;
 
 /// Rewrites every `PIVOT` and `UNPIVOT` of `statement` (inner ones first).
 pub fn rewrite<V: VisitMut>(statement: &mut V) -> Result<()> {
-    match statement.visit(&mut Pivots) {
-        ControlFlow::Break(error) => Err(error),
-        ControlFlow::Continue(()) => Ok(()),
-    }
+    super::visit_refusing(statement, &mut Pivots)
 }
 
 struct Pivots;

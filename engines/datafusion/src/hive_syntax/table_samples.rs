@@ -22,10 +22,7 @@ use datafusion::sql::sqlparser::ast::{
 
 /// Rewrites every sampled table of `statement`.
 pub fn rewrite<V: VisitMut>(statement: &mut V) -> Result<()> {
-    match statement.visit(&mut Samples) {
-        ControlFlow::Break(error) => Err(error),
-        ControlFlow::Continue(()) => Ok(()),
-    }
+    super::visit_refusing(statement, &mut Samples)
 }
 
 struct Samples;

@@ -28,7 +28,7 @@ use datafusion::arrow::array::{
 use datafusion::arrow::compute::cast as cast_array;
 use datafusion::arrow::datatypes::{DataType, TimeUnit};
 use datafusion::common::tree_node::Transformed;
-use datafusion::common::{DFSchema, Result, ScalarValue};
+use datafusion::common::{DFSchema, Result};
 use datafusion::logical_expr::expr::ScalarFunction;
 use datafusion::logical_expr::{
     cast, ColumnarValue, Expr, ExprSchemable, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl,
@@ -120,7 +120,6 @@ impl ScalarUDFImpl for SparkDatetime {
     }
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
-        let scalar = matches!(args.args[0], ColumnarValue::Scalar(_));
         let strings = cast_array(&args.args[0].to_array(args.number_rows)?, &DataType::Utf8)?;
         let strings = strings.as_string::<i32>();
         let result: ArrayRef = match self.kind {
@@ -149,11 +148,7 @@ impl ScalarUDFImpl for SparkDatetime {
                 Arc::new(out.finish())
             }
         };
-        Ok(if scalar {
-            ColumnarValue::Scalar(ScalarValue::try_from_array(&result, 0)?)
-        } else {
-            ColumnarValue::Array(result)
-        })
+        crate::hive_functions::columnar(result, &args.args)
     }
 }
 

@@ -109,7 +109,6 @@ impl ScalarUDFImpl for SparkText {
     }
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
-        let scalar = matches!(args.args[0], ColumnarValue::Scalar(_));
         let values = args.args[0].to_array(args.number_rows)?;
         let mut out = StringBuilder::new();
         let mut text = String::new();
@@ -123,13 +122,7 @@ impl ScalarUDFImpl for SparkText {
             }
         }
         let result: ArrayRef = Arc::new(out.finish());
-        if scalar {
-            Ok(ColumnarValue::Scalar(
-                datafusion::common::ScalarValue::try_from_array(&result, 0)?,
-            ))
-        } else {
-            Ok(ColumnarValue::Array(result))
-        }
+        crate::hive_functions::columnar(result, &args.args)
     }
 }
 

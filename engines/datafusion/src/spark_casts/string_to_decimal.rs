@@ -12,7 +12,7 @@ use datafusion::arrow::array::{ArrayRef, AsArray, StringBuilder};
 use datafusion::arrow::compute::cast as cast_array;
 use datafusion::arrow::datatypes::DataType;
 use datafusion::common::tree_node::Transformed;
-use datafusion::common::{DFSchema, Result, ScalarValue};
+use datafusion::common::{DFSchema, Result};
 use datafusion::logical_expr::expr::{Cast, ScalarFunction, TryCast};
 use datafusion::logical_expr::{
     ColumnarValue, Expr, ExprSchemable, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature,
@@ -98,7 +98,6 @@ impl ScalarUDFImpl for PlainDecimalText {
     }
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
-        let scalar = matches!(args.args[0], ColumnarValue::Scalar(_));
         let strings = cast_array(&args.args[0].to_array(args.number_rows)?, &DataType::Utf8)?;
         let mut out = StringBuilder::with_capacity(strings.len(), 0);
         for text in strings.as_string::<i32>().iter() {
@@ -111,11 +110,7 @@ impl ScalarUDFImpl for PlainDecimalText {
             }
         }
         let result: ArrayRef = Arc::new(out.finish());
-        Ok(if scalar {
-            ColumnarValue::Scalar(ScalarValue::try_from_array(&result, 0)?)
-        } else {
-            ColumnarValue::Array(result)
-        })
+        crate::hive_functions::columnar(result, &args.args)
     }
 }
 

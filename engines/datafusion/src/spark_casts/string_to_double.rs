@@ -10,7 +10,7 @@ use datafusion::arrow::array::{Array, ArrayRef, AsArray, Float64Builder};
 use datafusion::arrow::compute::cast as cast_array;
 use datafusion::arrow::datatypes::DataType;
 use datafusion::common::tree_node::Transformed;
-use datafusion::common::{DFSchema, Result, ScalarValue};
+use datafusion::common::{DFSchema, Result};
 use datafusion::logical_expr::expr::ScalarFunction;
 use datafusion::logical_expr::{
     cast, ColumnarValue, Expr, ExprSchemable, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl,
@@ -90,18 +90,13 @@ impl ScalarUDFImpl for SparkDouble {
     }
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
-        let scalar = matches!(args.args[0], ColumnarValue::Scalar(_));
         let strings = cast_array(&args.args[0].to_array(args.number_rows)?, &DataType::Utf8)?;
         let mut out = Float64Builder::with_capacity(strings.len());
         for text in strings.as_string::<i32>().iter() {
             out.append_option(text.and_then(parse_double));
         }
         let result: ArrayRef = Arc::new(out.finish());
-        Ok(if scalar {
-            ColumnarValue::Scalar(ScalarValue::try_from_array(&result, 0)?)
-        } else {
-            ColumnarValue::Array(result)
-        })
+        crate::hive_functions::columnar(result, &args.args)
     }
 }
 
