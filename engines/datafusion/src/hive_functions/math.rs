@@ -96,10 +96,10 @@ pub fn functions() -> Vec<ScalarUDF> {
             one_number,
             |t| Ok(t[0].clone()),
             |a, t| {
-                let zero = cast(lit(0i64), t[0].clone());
+                let value = a[0].clone();
                 Ok(datafusion::functions::expr_fn::coalesce(vec![
-                    a[0].clone(),
-                    zero,
+                    value,
+                    zero_of(&t[0]),
                 ]))
             },
         )
@@ -108,10 +108,7 @@ pub fn functions() -> Vec<ScalarUDF> {
             "nullifzero",
             one_number,
             |t| Ok(t[0].clone()),
-            |a, t| {
-                let zero = cast(lit(0i64), t[0].clone());
-                Ok(nullif(a[0].clone(), zero))
-            },
+            |a, t| Ok(nullif(a[0].clone(), zero_of(&t[0]))),
         )
         .udf(),
         HiveFunction::rewrite(
@@ -494,6 +491,11 @@ pub fn format_decimal(value: i128, scale: i8, places: usize) -> String {
     let point = if carried { point + 1 } else { point };
     let (integer, fraction) = digits_text(&kept, point, places);
     grouped(value < 0, &integer, &fraction)
+}
+
+/// 0 in the type `t`.
+fn zero_of(t: &DataType) -> Expr {
+    cast(lit(0i64), t.clone())
 }
 
 fn one_number(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
