@@ -9,11 +9,13 @@
 //! `BIGINT`s, as Spark types them: `approx_count_distinct(x)` and `array_position(a, x)`.
 //!
 //! Spark's `first(x, true)` and `last(x, true)`, whose second argument says to skip NULLs,
-//! are `first_value(x) IGNORE NULLS` and `last_value(x) IGNORE NULLS`.
+//! are `first_value(x) IGNORE NULLS` and `last_value(x) IGNORE NULLS`; `map()` is an empty
+//! `MAP<STRING, STRING>`, where DataFusion's `map` refused no entries.
 
 use datafusion::sql::sqlparser::ast::helpers::attached_token::AttachedToken;
 use datafusion::sql::sqlparser::ast::{
-    BinaryOperator, CaseWhen, CastKind, DataType, Expr, NullTreatment, Value, ValueWithSpan,
+    ArrayElemTypeDef, BinaryOperator, CaseWhen, CastKind, DataType, Expr, NullTreatment, Value,
+    ValueWithSpan,
 };
 
 /// Such a call as the `CASE` that answers as Spark; anything else is left as it is.
@@ -37,6 +39,19 @@ pub(super) fn as_spark(expr: &mut Expr) {
             None,
         )),
         ("approx_count_distinct" | "approx_distinct", _) => bigint(expr.clone()),
+        // Spark's empty `map()`, a `MAP<STRING, STRING>`; DataFusion's `map` takes entries.
+        ("map", []) => {
+            let no_strings = || Expr::Cast {
+                kind: CastKind::Cast,
+                expr: Box::new(super::function_call("array", Vec::new())),
+                data_type: DataType::Array(ArrayElemTypeDef::AngleBracket(Box::new(
+                    DataType::String(None),
+                ))),
+                array: false,
+                format: None,
+            };
+            super::function_call("map_from_arrays", vec![no_strings(), no_strings()])
+        }
         // Spark's `first(x, ignore_nulls)` and `last(x, ignore_nulls)`.
         ("first" | "last", [value, ignore_nulls]) => {
             let ignore = match ignore_nulls {

@@ -1440,6 +1440,14 @@ async fn left_right_and_array_position_answer_their_edge_cases_as_spark() {
         .await,
         ["5 5 3"]
     );
+    // Spark's empty map.
+    assert_eq!(
+        row_texts(
+            "SELECT size(map()), typeof(map()), CAST(map('a', 1) AS MAP<STRING, BIGINT>)['a']"
+        )
+        .await,
+        ["0 map<string,string> 1"]
+    );
 }
 
 #[tokio::test]
