@@ -302,8 +302,11 @@ def test_an_async_query_on_an_engine_that_is_gone_fails_on_its_status_poll(kumih
         session.close()
 
 
-SLOW_GROUPS = "SELECT value % 4 AS k, count(*) AS n FROM generate_series(1, 120000000) GROUP BY value % 4 ORDER BY k"
-SLOW_GROUP_COUNTS = [[0, 1, 2, 3], [30000000] * 4]
+# Long enough (about 2 s in a debug build on 2 cores) to still run when the engine answers its
+# first status poll, which it holds for 500 ms: at 120M rows (under 1 s) a busy machine's early
+# FetchResults could take the rest of the margin, and the query finished before the first poll.
+SLOW_GROUPS = "SELECT value % 4 AS k, count(*) AS n FROM generate_series(1, 300000000) GROUP BY value % 4 ORDER BY k"
+SLOW_GROUP_COUNTS = [[0, 1, 2, 3], [75000000] * 4]
 
 
 @pytest.mark.parametrize("poll_first", [True, False], ids=["polled", "fetched-unpolled"])
