@@ -290,7 +290,11 @@ def test_unknown_ids_bad_credentials_and_bad_bodies_are_answered_alone(gateway):
         expect(rest.call("POST", statement, data=body, headers={"Content-Type": "application/json"}), 400, what)
     expect(rest.call("POST", statement, data=b"SELECT 1", headers={"Content-Type": "text/plain"}), 415)
     huge = {"statement": "SELECT '" + "x" * (2 * 1024 * 1024) + "'"}
-    expect(rest.call("POST", statement, json=huge), 413, "limit")
+    too_large = rest.call("POST", statement, json=huge)
+    expect(too_large, 413, "limit")
+    # The body was refused unread, so the connection cannot carry another request: the
+    # gateway closes it and says so, and the client's next request opens a new one.
+    assert too_large.headers.get("Connection") == "close", too_large.headers
     assert rest.statement(session, "SELECT 1 AS still_here")
     rest.ok("DELETE", f"/sessions/{session}")
 

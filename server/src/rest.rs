@@ -493,17 +493,28 @@ fn declared_length<B>(req: &Request<B>) -> Option<u64> {
 }
 
 fn upload_too_large() -> Response<Full<Bytes>> {
-    text_response(
+    closing(text_response(
         StatusCode::PAYLOAD_TOO_LARGE,
         format!("the upload is over the REST API's limit of {MAX_UPLOAD} bytes; put the resource where spark-submit can read it (HDFS, S3, a shared path) and name it in `resource`\n"),
-    )
+    ))
 }
 
 fn too_large() -> Response<Full<Bytes>> {
-    text_response(
+    closing(text_response(
         StatusCode::PAYLOAD_TOO_LARGE,
         format!("the request body is over the REST API's limit of {MAX_BODY} bytes; a BatchRequest names its resource by path or URL\n"),
-    )
+    ))
+}
+
+/// `response` with `Connection: close`. A body refused unread leaves the connection unusable
+/// (the rest of the body is still on its way), so the server closes it after the answer; the
+/// header tells the client so, where a keep-alive client would send its next request on the
+/// connection as it closed and see "Remote end closed connection without response".
+fn closing(mut response: Response<Full<Bytes>>) -> Response<Full<Bytes>> {
+    response
+        .headers_mut()
+        .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    response
 }
 
 /// A 200 answer with `value` as JSON.
