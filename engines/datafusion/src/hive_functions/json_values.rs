@@ -735,7 +735,7 @@ pub(crate) fn arrow_type(sql: &SqlType) -> std::result::Result<DataType, String>
             );
             DataType::Map(Arc::new(entries), false)
         }
-        other => return Err(format!("from_json does not read a {other}")),
+        other => return Err(format!("{other} is not a type the engine reads here")),
     })
 }
 

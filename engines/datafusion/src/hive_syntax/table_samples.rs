@@ -78,22 +78,16 @@ fn sampled(factor: &mut TableFactor) -> Result<Option<TableFactor>> {
             at: None,
         })
     });
-    let inner = match factor {
-        TableFactor::Derived { .. } => {
-            // A subquery needs a name of its own inside.
-            let mut inner = factor.clone();
-            if let TableFactor::Derived { alias, .. } = &mut inner {
-                *alias = Some(TableAlias {
-                    explicit: true,
-                    name: Ident::new("__sampled"),
-                    columns: Vec::new(),
-                    at: None,
-                });
-            }
-            inner
-        }
-        _ => factor.clone(),
-    };
+    let mut inner = factor.clone();
+    if let TableFactor::Derived { alias, .. } = &mut inner {
+        // A subquery needs a name of its own inside.
+        *alias = Some(TableAlias {
+            explicit: true,
+            name: Ident::new("__sampled"),
+            columns: Vec::new(),
+            at: None,
+        });
+    }
     super::pivots::derived(&format!("SELECT * FROM {inner} {clause}"), alias).map(Some)
 }
 

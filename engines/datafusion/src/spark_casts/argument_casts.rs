@@ -231,49 +231,35 @@ pub enum Reading {
 impl Reading {
     /// The argument types to offer, in turn, after `types` were refused.
     fn tries(self, types: &[DataType]) -> Vec<Vec<DataType>> {
-        match self {
+        // `types` with the arguments at `positions` read as `read_as`.
+        let reading = |positions: &[usize], read_as: &DataType| -> Vec<DataType> {
+            let mut tried = types.to_vec();
+            for &i in positions {
+                tried[i] = read_as.clone();
+            }
+            tried
+        };
+        let positions = |of: fn(&DataType) -> bool| -> Vec<usize> {
+            (0..types.len()).filter(|&i| of(&types[i])).collect()
+        };
+        let mut tries = match self {
             Reading::StringsAsNumbers => {
-                if !types.iter().any(is_string) {
-                    return Vec::new();
-                }
-                vec![types
-                    .iter()
-                    .map(|t| {
-                        if is_string(t) {
-                            DataType::Float64
-                        } else {
-                            t.clone()
-                        }
-                    })
-                    .collect()]
+                vec![reading(&positions(is_string), &DataType::Float64)]
             }
             Reading::ValuesAsStrings => {
-                let castable: Vec<usize> =
-                    (0..types.len()).filter(|&i| has_text(&types[i])).collect();
-                let with_text = |positions: &[usize]| -> Vec<DataType> {
-                    types
-                        .iter()
-                        .enumerate()
-                        .map(|(i, t)| {
-                            if positions.contains(&i) {
-                                DataType::Utf8
-                            } else {
-                                t.clone()
-                            }
-                        })
-                        .collect()
-                };
+                let castable = positions(has_text);
                 let mut tries = Vec::new();
                 if castable.first() == Some(&0) {
-                    tries.push(with_text(&[0]));
+                    tries.push(reading(&[0], &DataType::Utf8));
                 }
-                tries.push(with_text(&castable));
-                tries.extend(castable.iter().map(|&i| with_text(&[i])));
-                tries.dedup();
-                tries.retain(|tried| tried.as_slice() != types);
+                tries.push(reading(&castable, &DataType::Utf8));
+                tries.extend(castable.iter().map(|&i| reading(&[i], &DataType::Utf8)));
                 tries
             }
-        }
+        };
+        tries.dedup();
+        tries.retain(|tried| tried.as_slice() != types);
+        tries
     }
 }
 
