@@ -1938,6 +1938,8 @@ mod interval_ranges;
 mod multiset_operations;
 pub use multiset_operations::MultisetOperations;
 mod number_literals;
+mod ordered_subqueries;
+pub use ordered_subqueries::OrderedSubqueries;
 mod outer_generators;
 mod percentile_lists;
 mod pivots;

@@ -479,7 +479,14 @@ fn session_template(
         .with_create_default_catalog_and_schema(false)
         // Hive and Spark sort NULL as the smallest value: first in ascending order, last in
         // descending (DataFusion's default is Postgres's, the other way round).
-        .set_str("datafusion.sql_parser.default_null_ordering", "nulls_min");
+        .set_str("datafusion.sql_parser.default_null_ordering", "nulls_min")
+        // An ordered subquery keeps its order, for the query's rows and for the aggregates
+        // that read rows in order (hive_syntax::OrderedSubqueries), as in Hive and Spark;
+        // DataFusion dropped a subquery's ORDER BY without a LIMIT.
+        .set_bool(
+            "datafusion.sql_parser.enable_subquery_sort_elimination",
+            false,
+        );
     let mut builder = SessionStateBuilder::new()
         .with_config(config)
         .with_runtime_env(runtime)
@@ -488,6 +495,7 @@ fn session_template(
         .with_analyzer_rules(spark_casts::analyzer_rules())
         .with_analyzer_rule(Arc::new(hive_syntax::HIVE_INTEGER_CASTS))
         .with_analyzer_rule(Arc::new(hive_syntax::MultisetOperations))
+        .with_analyzer_rule(Arc::new(hive_syntax::OrderedSubqueries))
         .with_analyzer_rule(Arc::new(spark_casts::SPARK_DECIMAL_CASTS))
         .with_analyzer_rule(Arc::new(spark_casts::SPARK_STRING_DECIMAL_CASTS))
         .with_analyzer_rule(Arc::new(spark_casts::SPARK_TEXT_CASTS))

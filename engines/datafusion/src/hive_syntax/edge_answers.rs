@@ -6,20 +6,30 @@
 //!
 //! Counts and positions DataFusion gives as unsigned 64-bit integers, which no Hive type
 //! holds (the engine sends them as `DECIMAL(20,0)`, so PyHive handed out `Decimal('3')`), are
-//! `BIGINT`s, as Spark types them: `approx_count_distinct(x)` and `array_position(a, x)`.
+//! `BIGINT`s, as Spark types them: `approx_count_distinct(x)`, `array_position(a, x)` (and
+//! its other name `array_indexof`), `array_length` and `array_ndims`; `cardinality(x)` is
+//! Spark's other name for `size(x)`, an `INT`, -1 for NULL.
 //!
-//! Spark's `first(x, true)` and `last(x, true)`, whose second argument says to skip NULLs,
-//! are `first_value(x) IGNORE NULLS` and `last_value(x) IGNORE NULLS`; `map()` is an empty
-//! `MAP<STRING, STRING>`, where DataFusion's `map` refused no entries.
+//! Spark's `first(x, true)`, `last(x, true)`, `first_value(x, true)`, `last_value(x, true)`
+//! and `nth_value(x, n, true)`, whose last argument says to skip NULLs, are DataFusion's
+//! `... IGNORE NULLS`, in a group or over a window (DataFusion's took the flag for a value
+//! and ignored it). `map()` is an empty `MAP<STRING, STRING>`, where DataFusion's `map`
+//! refused no entries.
+//!
+//! Spark's `regexp_substr(s, r)`, the first match or NULL, is `regexp_extract(s, r, 0)`
+//! with `''` for NULL, as Spark defines it; Spark's `array_prepend(array, x)` is
+//! DataFusion's with its arguments the other way round.
 
 use datafusion::sql::sqlparser::ast::helpers::attached_token::AttachedToken;
 use datafusion::sql::sqlparser::ast::{
-    ArrayElemTypeDef, BinaryOperator, CaseWhen, CastKind, DataType, Expr, NullTreatment, Value,
+    ArrayElemTypeDef, BinaryOperator, CaseWhen, CastKind, DataType, Expr, FunctionArg,
+    FunctionArgExpr, FunctionArguments, Ident, NullTreatment, ObjectName, ObjectNamePart, Value,
     ValueWithSpan,
 };
 
 /// Such a call as the `CASE` that answers as Spark; anything else is left as it is.
 pub(super) fn as_spark(expr: &mut Expr) {
+    null_flag_as_treatment(expr);
     let Some((name, args)) = super::plain_call(expr) else {
         return;
     };
@@ -29,7 +39,7 @@ pub(super) fn as_spark(expr: &mut Expr) {
             Expr::value(Value::SingleQuotedString(String::new())),
             Some(expr.clone()),
         ),
-        ("array_position", [array, value]) => bigint(case(
+        ("array_position" | "array_indexof", [array, value]) => bigint(case(
             binary(
                 Expr::IsNotNull(Box::new((*array).clone())),
                 BinaryOperator::And,
@@ -38,7 +48,24 @@ pub(super) fn as_spark(expr: &mut Expr) {
             super::function_call("coalesce", vec![expr.clone(), number("0")]),
             None,
         )),
-        ("approx_count_distinct" | "approx_distinct", _) => bigint(expr.clone()),
+        ("approx_count_distinct" | "approx_distinct" | "array_length" | "array_ndims", _) => {
+            bigint(expr.clone())
+        }
+        ("cardinality", [value]) => super::function_call("size", vec![(*value).clone()]),
+        ("regexp_substr", [text, pattern]) => super::function_call(
+            "nullif",
+            vec![
+                super::function_call(
+                    "regexp_extract",
+                    vec![(*text).clone(), (*pattern).clone(), number("0")],
+                ),
+                Expr::value(Value::SingleQuotedString(String::new())),
+            ],
+        ),
+        // DataFusion's other name, which this rewrite leaves as it is.
+        ("array_prepend", [array, value]) => {
+            super::function_call("array_push_front", vec![(*value).clone(), (*array).clone()])
+        }
         // Spark's empty `map()`, a `MAP<STRING, STRING>`; DataFusion's `map` takes entries.
         ("map", []) => {
             let no_strings = || Expr::Cast {
@@ -52,26 +79,44 @@ pub(super) fn as_spark(expr: &mut Expr) {
             };
             super::function_call("map_from_arrays", vec![no_strings(), no_strings()])
         }
-        // Spark's `first(x, ignore_nulls)` and `last(x, ignore_nulls)`.
-        ("first" | "last", [value, ignore_nulls]) => {
-            let ignore = match ignore_nulls {
-                Expr::Value(ValueWithSpan {
-                    value: Value::Boolean(ignore),
-                    ..
-                }) => *ignore,
-                _ => return,
-            };
-            let Expr::Function(mut call) =
-                super::function_call(&format!("{name}_value"), vec![(*value).clone()])
-            else {
-                return;
-            };
-            call.null_treatment = ignore.then_some(NullTreatment::IgnoreNulls);
-            Expr::Function(call)
-        }
         _ => return,
     };
     *expr = replacement;
+}
+
+/// Spark's NULL-skipping flag, the last argument of `first`, `last`, `first_value`,
+/// `last_value` (the second) and `nth_value` (the third), as `IGNORE NULLS` (or nothing for
+/// `false`): in a group, over a window or with a `FILTER`.
+fn null_flag_as_treatment(expr: &mut Expr) {
+    let Expr::Function(call) = expr else {
+        return;
+    };
+    let [ObjectNamePart::Identifier(name)] = call.name.0.as_slice() else {
+        return;
+    };
+    let (renamed, arity) = match name.value.to_ascii_lowercase().as_str() {
+        "first" | "first_value" => ("first_value", 2),
+        "last" | "last_value" => ("last_value", 2),
+        "nth_value" => ("nth_value", 3),
+        _ => return,
+    };
+    let FunctionArguments::List(list) = &mut call.args else {
+        return;
+    };
+    let ignore = match list.args.as_slice() {
+        [.., FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Value(ValueWithSpan {
+            value: Value::Boolean(ignore),
+            ..
+        })))]
+            if list.args.len() == arity =>
+        {
+            *ignore
+        }
+        _ => return,
+    };
+    list.args.pop();
+    call.name = ObjectName::from(vec![Ident::new(renamed)]);
+    call.null_treatment = ignore.then_some(NullTreatment::IgnoreNulls);
 }
 
 fn bigint(value: Expr) -> Expr {

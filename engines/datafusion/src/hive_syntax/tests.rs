@@ -1516,3 +1516,105 @@ async fn tablesample_samples_the_rows_as_spark() {
     let refused = error(&engine, &session, &count("5")).await.to_string();
     assert!(refused.contains("sample by rows"), "{refused}");
 }
+
+#[tokio::test]
+async fn an_ordered_subquery_keeps_its_order_for_its_rows_and_ordered_aggregates() {
+    let engine = engine().await;
+    let session = open(&engine);
+    for sql in [
+        "CREATE TABLE events (k STRING, ts INT, v STRING)",
+        "INSERT INTO events VALUES ('a', 3, 'x'), ('b', 1, 'p')",
+        "INSERT INTO events VALUES ('a', 1, 'y'), ('b', 2, NULL)",
+        "INSERT INTO events VALUES ('a', 2, NULL), ('b', 3, 'q'), ('c', 1, NULL)",
+    ] {
+        lines(&engine, &session, sql).await;
+    }
+    let texts = |sql: &'static str| {
+        let (engine, session) = (&engine, &session);
+        async move {
+            crate::test_util::value_rows(engine, session, sql)
+                .await
+                .into_iter()
+                .map(|row| row.join(" "))
+                .collect::<Vec<_>>()
+        }
+    };
+    // Answers from Spark 4.3. Hive's idiom for an ordered list: each key's values by `ts`,
+    // latest first; first and last by the same order; a group of NULLs collects nothing.
+    assert_eq!(
+        texts(
+            "SELECT k, collect_list(v), first(v), last(v), first(v, true), \
+             concat_ws(',', collect_list(v)), string_agg(v, '/') \
+             FROM (SELECT * FROM events DISTRIBUTE BY k SORT BY ts DESC) t GROUP BY k ORDER BY k"
+        )
+        .await,
+        [
+            "a [x, y] x y x x,y x/y",
+            "b [q, p] q p q q,p q/p",
+            "c [] NULL NULL NULL  NULL",
+        ]
+    );
+    // Without GROUP BY, through a filter and a CTE.
+    assert_eq!(
+        texts(
+            "WITH latest AS (SELECT * FROM events ORDER BY ts DESC, k) \
+             SELECT collect_list(v), first(k), last(ts) FROM latest WHERE v IS NOT NULL"
+        )
+        .await,
+        ["[x, q, y, p] a 1"]
+    );
+    // The subquery's rows keep their order outside it, a LIMIT over it included.
+    assert_eq!(
+        texts(
+            "SELECT ts, v FROM (SELECT * FROM events ORDER BY ts DESC, k) t \
+             WHERE k <> 'c' LIMIT 4"
+        )
+        .await,
+        ["3 x", "3 q", "2 NULL", "2 NULL"]
+    );
+    // An aggregate that names its own order keeps it.
+    assert_eq!(
+        texts("SELECT string_agg(v, ',' ORDER BY v) FROM (SELECT * FROM events ORDER BY ts) t")
+            .await,
+        ["p,q,x,y"]
+    );
+}
+
+#[tokio::test]
+async fn sparks_null_skipping_flag_holds_over_a_window_too() {
+    // Answers from Spark 4.3.
+    let events = "VALUES ('a', 3, 'x'), ('b', 1, 'p'), ('a', 1, 'y'), ('b', 2, NULL), \
+                  ('a', 2, NULL), ('b', 3, 'q'), ('c', 1, NULL) AS events(k, ts, v)";
+    assert_eq!(
+        row_texts(&format!(
+            "SELECT k, ts, last_value(v, true) OVER (PARTITION BY k ORDER BY ts), \
+             first_value(v, true) OVER (PARTITION BY k ORDER BY ts DESC), \
+             nth_value(v, 2, true) OVER (PARTITION BY k ORDER BY ts \
+             ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING), \
+             last(v, false) OVER (PARTITION BY k ORDER BY ts) \
+             FROM {events} ORDER BY k, ts"
+        ))
+        .await,
+        [
+            "a 1 y x x y",
+            "a 2 y x x NULL",
+            "a 3 x x x x",
+            "b 1 p q q p",
+            "b 2 p q q NULL",
+            "b 3 q q q q",
+            "c 1 NULL NULL NULL NULL",
+        ]
+    );
+    // Spark's other names and answers: cardinality is size, regexp_substr the first match
+    // or NULL, array_prepend takes the array first.
+    assert_eq!(
+        row_texts(
+            "SELECT cardinality(array(1, 2)), cardinality(NULL), typeof(cardinality(map(1, 2))), \
+             regexp_substr('a1b22c333', '[0-9]{2}'), regexp_substr('abc', '[0-9]'), \
+             array_prepend(array('a'), 'b'), array_indexof(array(1, 2), 5), \
+             typeof(array_length(array(1)))"
+        )
+        .await,
+        ["2 -1 int 22 NULL [b, a] 0 bigint"]
+    );
+}
