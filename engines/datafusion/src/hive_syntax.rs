@@ -76,7 +76,7 @@ use datafusion::common::config::ConfigOptions;
 use datafusion::common::tree_node::{Transformed, TreeNode};
 use datafusion::common::{DFSchema, DataFusionError, Result, ScalarValue};
 use datafusion::functions_nested::expr_fn::array_element;
-use datafusion::logical_expr::expr::TryCast;
+use datafusion::logical_expr::expr::{Cast, ScalarFunction, TryCast};
 use datafusion::logical_expr::expr::{Expr as LogicalExpr, GetFieldAccess};
 use datafusion::logical_expr::expr_rewriter::NamePreserver;
 use datafusion::logical_expr::planner::{
@@ -186,7 +186,8 @@ fn integer_divide(dividend: LogicalExpr, divisor: LogicalExpr, integers: bool) -
 }
 
 /// Hive's `CAST(x AS TINYINT|SMALLINT|INT|BIGINT)` (DataFusion's `TRY_CAST` after
-/// [`rewrite`]) where Hive's answer is not DataFusion's NULL: a decimal string is truncated
+/// [`rewrite`], or the cast its type coercion adds to a string argument of a function that
+/// casts as Spark does) where Hive's answer is not DataFusion's NULL: a decimal string is truncated
 /// (`CAST('1.5' AS INT)` is 1; `' 2 '` is 2; a string out of the type's range stays NULL),
 /// and a number out of the type's range wraps (`CAST(300 AS TINYINT)` is 44), after a
 /// decimal's fraction is dropped; a floating-point number first saturates at `INT`'s (or
@@ -246,9 +247,17 @@ pub(crate) fn rewrite_expressions(
 }
 
 fn hive_integer_cast(expr: LogicalExpr, schema: &DFSchema) -> Result<Transformed<LogicalExpr>> {
-    let LogicalExpr::TryCast(TryCast { expr: value, field }) = &expr else {
-        return Ok(Transformed::no(expr));
+    let (value, field) = match expr {
+        LogicalExpr::TryCast(TryCast { expr: value, field }) => (value, field),
+        LogicalExpr::ScalarFunction(call) if casts_implicitly(&call) => {
+            return argument_integer_casts(call, schema);
+        }
+        expr => return Ok(Transformed::no(expr)),
     };
+    let expr = LogicalExpr::TryCast(TryCast {
+        expr: value.clone(),
+        field: field.clone(),
+    });
     let data_type = field.data_type();
     let bits = match data_type {
         DataType::Int8 => 8,
@@ -344,6 +353,47 @@ fn hive_integer_cast(expr: LogicalExpr, schema: &DFSchema) -> Result<Transformed
         ))
     };
     Ok(Transformed::yes(cast(wrapped, data_type.clone())))
+}
+
+/// Whether `call` is of a function that casts its arguments as Spark does
+/// ([`crate::spark_casts::argument_casts`]).
+fn casts_implicitly(call: &ScalarFunction) -> bool {
+    let function: &dyn std::any::Any = call.func.inner().as_ref();
+    function
+        .downcast_ref::<crate::spark_casts::argument_casts::ImplicitCasts>()
+        .is_some()
+}
+
+/// `call` with each cast of a string argument to an integer, which DataFusion's type
+/// coercion added where the function takes an integer (`repeat('x', s)`), read as Hive's and
+/// Spark's casts read it: `'12.5'` is 12, where DataFusion's cast failed the query.
+fn argument_integer_casts(
+    mut call: ScalarFunction,
+    schema: &DFSchema,
+) -> Result<Transformed<LogicalExpr>> {
+    let mut changed = false;
+    for arg in &mut call.args {
+        let LogicalExpr::Cast(Cast { expr, field }) = arg else {
+            continue;
+        };
+        let from_string = expr
+            .get_type(schema)
+            .is_ok_and(|t| matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View));
+        if from_string && field.data_type().is_integer() {
+            let lenient = LogicalExpr::TryCast(TryCast {
+                expr: expr.clone(),
+                field: field.clone(),
+            });
+            *arg = hive_integer_cast(lenient, schema)?.data;
+            changed = true;
+        }
+    }
+    let call = LogicalExpr::ScalarFunction(call);
+    Ok(if changed {
+        Transformed::yes(call)
+    } else {
+        Transformed::no(call)
+    })
 }
 
 /// `SUBSTR(s, p[, n])` and `SUBSTRING(s FROM p [FOR n])`, which the parser reads as one

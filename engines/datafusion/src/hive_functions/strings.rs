@@ -343,7 +343,9 @@ fn hive_substr(args: Vec<Expr>, _: &[DataType]) -> Result<Expr> {
             pos.clone().lt(lit(0i64)),
             chars.clone() + pos.clone() + lit(1i64),
         )
-        .otherwise(lit(1i64))?;
+        // A NULL position is a NULL answer, as in Hive and Spark.
+        .when(pos.clone().eq(lit(0i64)), lit(1i64))
+        .end()?;
     let taken = match &len {
         Some(len) => datafusion::functions::expr_fn::substring(text, start, len.clone()),
         None => substr(text, start),

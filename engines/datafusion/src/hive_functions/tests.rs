@@ -491,6 +491,17 @@ async fn concat_and_substr_mean_what_they_mean_in_hive() {
         .await,
         ["lo", "ell"]
     );
+    // A NULL position is NULL; a string where an integer is taken reads as Spark casts it
+    // to an INT ('2.9' is 2, 'x' NULL). Answers from Spark 4.3.
+    check(
+        &engine,
+        &session,
+        "SELECT substr('hello', CAST(NULL AS INT)), substr('hello', s), substr('hello', '2', s), \
+         repeat('ab', s), lpad('7', ' 3 ', '0'), left('hello', s), repeat('x', t) \
+         FROM VALUES ('2.9', 'x') AS v(s, t)",
+        &["NULL", "ello", "el", "abab", "007", "he", "NULL"],
+    )
+    .await;
 }
 
 #[tokio::test]

@@ -10,7 +10,9 @@
 //! - a number, a date, a timestamp or a boolean given to a function that takes strings is its
 //!   text: `substr(id, 1, 2)`, `lpad(id, 5, '0')`, `split(price, '\\.')`, `length(id)` of an
 //!   `INT` column ([`STRING_FUNCTIONS`]); the text is Spark's (`80.0` for a `DOUBLE`, through
-//!   [`super::SPARK_TEXT_CASTS`]).
+//!   [`super::SPARK_TEXT_CASTS`]);
+//! - a string where such a function takes an integer is one (`'12.5'` is 12, as Hive's
+//!   and Spark's casts read it): `repeat('x', s)`, `substr(t, s)`, `lpad(t, s, '0')`.
 //!
 //! Each such function is wrapped ([`ImplicitCasts`], [`AggregateImplicitCasts`]) under its own
 //! name: the wrapper asks the function for its argument types first, and only when the
@@ -224,7 +226,9 @@ pub enum Reading {
     /// Strings as `DOUBLE`s, every one of them.
     StringsAsNumbers,
     /// Numbers, dates, timestamps and booleans as strings: the first argument alone (the
-    /// string most string functions take first), else all of them, else each alone.
+    /// string most string functions take first), else all of them, else each alone. Then
+    /// strings as `BIGINT`s, where Spark casts a string to the `INT` such a function takes
+    /// (`repeat('x', s)`): each alone, else all of them but the first (`substr(t, s1, s2)`).
     ValuesAsStrings,
 }
 
@@ -254,6 +258,11 @@ impl Reading {
                 }
                 tries.push(reading(&castable, &DataType::Utf8));
                 tries.extend(castable.iter().map(|&i| reading(&[i], &DataType::Utf8)));
+                let strings = positions(is_string);
+                tries.extend(strings.iter().map(|&i| reading(&[i], &DataType::Int64)));
+                if strings.len() > 2 {
+                    tries.push(reading(&strings[1..], &DataType::Int64));
+                }
                 tries
             }
         };
