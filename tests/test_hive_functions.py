@@ -144,6 +144,13 @@ SPARK_ANSWERS = [
     "SELECT t.id AS id, row_number() OVER (ORDER BY t.id DESC) AS rn, lpad(t.id, 4, '0') AS padded, substr(t.price, 1, 3) AS head FROM (VALUES (1, 80.0D), (2, 100.5D)) t(id, price) ORDER BY id",
     # TABLESAMPLE by rows takes that many.
     "SELECT count(*) AS n FROM (SELECT * FROM VALUES (1), (2), (3) AS v(x)) TABLESAMPLE (2 ROWS)",
+    # Hive's idiom for ordered lists: the aggregates over an ordered subquery read its order.
+    "SELECT t.k AS k, collect_list(t.v) AS vs, first(t.v) AS f, last(t.v) AS l, first(t.v, true) AS fv FROM (SELECT * FROM VALUES ('a', 3, 'x'), ('b', 1, 'p'), ('a', 1, 'y'), ('b', 2, NULL), ('a', 2, NULL), ('b', 3, 'q') AS e(k, ts, v) DISTRIBUTE BY k SORT BY ts DESC) t GROUP BY t.k ORDER BY k",
+    # A BI tool's wrapper around an ordered query keeps its order; a string where an integer
+    # is taken.
+    "SELECT w.ts AS ts, w.v AS v, repeat('*', w.n) AS stars FROM (SELECT * FROM VALUES (1, 'a', '2'), (2, NULL, '1.5'), (3, 'c', 'x') AS e(ts, v, n) ORDER BY ts DESC) w LIMIT 2",
+    # Spark's NULL-skipping flag over a window.
+    "SELECT e.ts AS ts, last_value(e.v, true) OVER (ORDER BY e.ts) AS lv, first_value(e.v, true) OVER (ORDER BY e.ts DESC) AS fv FROM VALUES (1, 'a'), (2, NULL), (3, 'c'), (4, NULL) AS e(ts, v) ORDER BY ts",
 ]
 # Hive and Spark disagree here, or Spark spells it differently: Hive's answers only.
 HIVE_ONLY = {
