@@ -13,8 +13,9 @@
 //!   `trunc`, `date_trunc`, `to_date`, `from_utc_timestamp`, `to_utc_timestamp`, `date_format`,
 //!   `from_unixtime`, `unix_timestamp`, with Java date patterns
 //!   ([`datetime::java_pattern`]).
-//! - `strings`: `concat`, `concat_ws`, `substr`, `split`, `chr`, `regexp_extract`, `regexp_replace`,
-//!   `locate`, `sha2`, `space`.
+//! - `strings`: `concat`, `concat_ws`, `substr`, `chr`, `locate`, `sha2`, `space`.
+//! - `java_regex`: `regexp_replace`, `regexp_extract`, `regexp_extract_all`, `split`,
+//!   `rlike`, with regexes read and applied as Java's.
 //! - `json`: `get_json_object`, `json_tuple` (a struct per row; `hive_syntax` makes it a
 //!   generator), with JSON text written as Hive's Jackson writes it.
 //! - `json_values`: Spark's `to_json` and `from_json`, through the same JSON values.
@@ -76,7 +77,7 @@
 //! Plus Hive's names for DataFusion's functions ([`ALIASES`]).
 //!
 //! `date_format`, `from_unixtime`, `to_date`, `trunc`, `date_trunc`, `chr`, `concat`, `substr`
-//! and `regexp_replace` replace DataFusion's functions of those names: SQL written for Hive
+//! and the regex functions replace DataFusion's functions of those names: SQL written for Hive
 //! means Java date patterns, a string from `from_unixtime`, Spark's units (`'MM'`, `'DD'`) in
 //! `date_trunc`, a code modulo 256 in `chr`, NULL from `concat` with a NULL, a negative
 //! `substr` start counted from the end, every regex match replaced. A date pattern with `%`
@@ -123,6 +124,7 @@ pub mod generators;
 pub mod hashes;
 pub mod higher_order;
 pub mod histogram;
+pub mod java_regex;
 pub mod json;
 pub mod json_arrays;
 pub mod json_values;
@@ -141,7 +143,6 @@ pub mod quoting;
 pub mod reflect;
 pub mod sentences;
 pub mod sequences;
-pub mod split_limit;
 pub mod strings;
 pub mod try_arithmetic;
 pub mod types_of;
@@ -161,8 +162,6 @@ pub const ALIASES: &[(&str, &str)] = &[
     // Hive's exact percentile interpolates between the two nearest values, as this does.
     ("percentile_cont", "percentile"),
     ("approx_distinct", "approx_count_distinct"),
-    ("regexp_like", "rlike"),
-    ("regexp_like", "regexp"),
     // Hive's and Spark's: unix_timestamp with its argument required.
     ("unix_timestamp", "to_unix_timestamp"),
     ("signum", "sign"),
@@ -190,6 +189,7 @@ pub fn register(ctx: &SessionContext) {
         .into_iter()
         .chain(datetime::functions())
         .chain(strings::functions())
+        .chain(java_regex::functions())
         .chain(json::functions())
         .chain(json_values::functions())
         .chain(collections::functions())

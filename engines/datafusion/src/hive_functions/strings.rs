@@ -1,20 +1,14 @@
-//! Hive's string functions: `concat`, `concat_ws` (of strings and arrays), `substr`, `split`
-//! (Spark's limit: [`super::split_limit`]),
-//! `regexp_extract` (and Spark's `regexp_extract_all`), `regexp_replace`, `locate`, `sha2`,
-//! `space`, `hex`, `base64`, `elt`, `parse_url`, `parse_url_tuple` (a struct per row;
-//! `hive_syntax` makes it a generator).
-//!
-//! Hive's patterns are Java regular expressions; the engine's are Rust's `regex`, which has
-//! the same classes, groups and flags (`(?i)`) but no look-around and no back-references.
-
-use std::sync::Arc;
+//! Hive's string functions: `concat`, `concat_ws` (of strings and arrays), `substr`,
+//! `locate`, `sha2`, `space`, `hex`, `base64`, `elt`, `parse_url`, `parse_url_tuple` (a struct
+//! per row; `hive_syntax` makes it a generator). The regex functions are
+//! [`super::java_regex`]'s.
 
 use datafusion::arrow::array::{Array, ArrayRef, AsArray, StringBuilder};
 
-use datafusion::arrow::datatypes::{DataType, Int64Type};
-use datafusion::common::{DataFusionError, Result, ScalarValue};
-use datafusion::functions::expr_fn::{concat, regexp_match, regexp_replace, strpos, substr};
-use datafusion::functions_nested::expr_fn::{array_element, make_array, string_to_array};
+use datafusion::arrow::datatypes::DataType;
+use datafusion::common::{Result, ScalarValue};
+use datafusion::functions::expr_fn::{concat, strpos, substr};
+use datafusion::functions_nested::expr_fn::{array_element, make_array};
 use datafusion::logical_expr::{
     cast, lit, when, ColumnarValue, Expr, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature,
     Volatility,
@@ -23,13 +17,8 @@ use datafusion::logical_expr::{
 use super::encoding::{integers_of, string_result, strings_of};
 use super::{bad_arguments, is_integer, is_string, HiveFunction};
 
-/// Stands for each match of `split`'s pattern before the string is cut at it: a control
-/// character that text fields do not hold.
-const SPLIT_MARK: &str = "\u{1f}";
-
 pub fn functions() -> Vec<ScalarUDF> {
     vec![
-        HiveFunction::rewrite("split", split_types, list_of_strings, split).udf(),
         HiveFunction::computed("initcap", one_string, |_| Ok(DataType::Utf8), initcap).udf(),
         HiveFunction::rewrite(
             "replace",
@@ -50,20 +39,6 @@ pub fn functions() -> Vec<ScalarUDF> {
         HiveFunction::computed("chr", one_number, |_| Ok(DataType::Utf8), character)
             .with_aliases(&["char"])
             .udf(),
-        HiveFunction::rewrite(
-            "regexp_extract",
-            regexp_extract_types,
-            |_| Ok(DataType::Utf8),
-            regexp_extract,
-        )
-        .udf(),
-        HiveFunction::computed(
-            "regexp_extract_all",
-            regexp_extract_types,
-            list_of_strings,
-            regexp_extract_all,
-        )
-        .udf(),
         HiveFunction::rewrite("locate", locate_types, |_| Ok(DataType::Int32), locate).udf(),
         HiveFunction::rewrite("concat", concat_types, concat_returns, hive_concat).udf(),
         HiveFunction::computed(
@@ -85,13 +60,6 @@ pub fn functions() -> Vec<ScalarUDF> {
                     a[0].clone(),
                 ))
             },
-        )
-        .udf(),
-        HiveFunction::rewrite(
-            "regexp_replace",
-            regexp_replace_types,
-            |_| Ok(DataType::Utf8),
-            hive_regexp_replace,
         )
         .udf(),
         HiveFunction::rewrite("hex", hex_types, |_| Ok(DataType::Utf8), hex).udf(),
@@ -175,32 +143,6 @@ fn elt_types(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
             Ok(coerced)
         }
         _ => Err(bad_arguments(name, "an index and strings", types)),
-    }
-}
-
-/// `regexp_replace(s, regex, replacement)`: every match replaced, as in Hive and Spark
-/// (DataFusion's replaces the first unless given the flag `g`); `$1` in the replacement is
-/// group 1. With a fourth argument, DataFusion's form: the flags as given.
-fn hive_regexp_replace(args: Vec<Expr>, _: &[DataType]) -> Result<Expr> {
-    let mut args = args.into_iter();
-    let (text, pattern, replacement) = (
-        args.next().expect("a string"),
-        args.next().expect("a regex"),
-        args.next().expect("a replacement"),
-    );
-    let flags = args.next().unwrap_or(lit("g"));
-    Ok(regexp_replace(text, pattern, replacement, Some(flags)))
-}
-
-fn regexp_replace_types(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
-    if (3..=4).contains(&types.len()) && types.iter().all(string_like) {
-        Ok(vec![DataType::Utf8; types.len()])
-    } else {
-        Err(bad_arguments(
-            name,
-            "(string, regex, replacement[, flags])",
-            types,
-        ))
     }
 }
 
@@ -367,50 +309,6 @@ fn substr_types(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
     }
 }
 
-fn list_of_strings(_: &[DataType]) -> Result<DataType> {
-    Ok(DataType::new_list(DataType::Utf8, true))
-}
-
-/// `split(text, regex[, limit])`: the pieces of `text` between matches of `regex`, trailing
-/// empty pieces kept (Hive since HIVE-5506, and Spark); `['']` for `''` (as Java's split);
-/// the characters for the empty pattern; NULL for a NULL text. Spark's positive `limit`
-/// keeps at most that many pieces ([`super::split_limit`]).
-fn split(mut args: Vec<Expr>, _: &[DataType]) -> Result<Expr> {
-    // Spark's limit: a positive one cuts at most that many pieces; 0 or less is none.
-    let limit = (args.len() == 3).then(|| args.pop()).flatten();
-    let [text, pattern] = <[Expr; 2]>::try_from(args).expect("two arguments");
-    let unlimited = split_unlimited(text.clone(), pattern.clone())?;
-    let Some(limit) = limit else {
-        return Ok(unlimited);
-    };
-    let limited = super::split_limit::split_limited(text, pattern, limit.clone());
-    let no_list = ScalarValue::try_from(&DataType::new_list(DataType::Utf8, true))?;
-    when(limit.clone().gt(lit(0i64)), limited)
-        .when(limit.is_not_null(), unlimited)
-        .otherwise(lit(no_list))
-}
-
-/// `split(text, regex)`, as an expression of DataFusion's functions.
-fn split_unlimited(text: Expr, pattern: Expr) -> Result<Expr> {
-    let marked = regexp_replace(
-        text.clone(),
-        pattern.clone(),
-        lit(SPLIT_MARK),
-        Some(lit("g")),
-    );
-    let pieces = string_to_array(marked, lit(SPLIT_MARK), lit(ScalarValue::Utf8(None)));
-    // The empty pattern splits into characters, as Spark's (the empty match at either
-    // end of the text cuts off no empty piece).
-    let characters = string_to_array(
-        text.clone(),
-        lit(ScalarValue::Utf8(None)),
-        lit(ScalarValue::Utf8(None)),
-    );
-    when(text.clone().eq(lit("")), make_array(vec![lit("")]))
-        .when(pattern.eq(lit("")), characters)
-        .otherwise(pieces)
-}
-
 /// Spark's `chr(n)` (and `char(n)`): the character of code `n % 256`, as Java's `char`; `''`
 /// for a negative `n`.
 fn character(args: &[ArrayRef]) -> Result<ArrayRef> {
@@ -476,70 +374,6 @@ fn one_number(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
     }
 }
 
-/// `regexp_extract(text, regex[, group])`: the `group`th group (default 1; 0 is the whole
-/// match) of the first match, `''` when nothing matches, NULL when an argument is NULL.
-fn regexp_extract(args: Vec<Expr>, _: &[DataType]) -> Result<Expr> {
-    let mut args = args.into_iter();
-    let text = args.next().expect("text");
-    let pattern = args.next().expect("pattern");
-    let group = args.next().unwrap_or(lit(1i64));
-    // One group around the whole pattern makes group n the list's element n + 1.
-    let wrapped = concat(vec![lit("("), pattern.clone(), lit(")")]);
-    let groups = regexp_match(text.clone(), wrapped, None);
-    let extracted = array_element(groups, group.clone() + lit(1i64));
-    when(
-        text.is_null().or(pattern.is_null()).or(group.is_null()),
-        lit(ScalarValue::Utf8(None)),
-    )
-    .otherwise(datafusion::functions::expr_fn::coalesce(vec![
-        extracted,
-        lit(""),
-    ]))
-}
-
-/// `regexp_extract_all(text, regex[, group])` (Spark's): the `group`th group (default 1; 0
-/// the whole match) of every match, `''` for a group that took no part, `[]` without a
-/// match. A regex is compiled once for the rows that share it; a group the regex does not
-/// have, or a regex that does not compile, is the caller's mistake.
-fn regexp_extract_all(args: &[ArrayRef]) -> Result<ArrayRef> {
-    use datafusion::arrow::array::{Int64Array, ListBuilder};
-    let (texts, patterns) = (strings_of(&args[0]), strings_of(&args[1]));
-    let groups = args.get(2).map(|g| g.as_primitive::<Int64Type>());
-    let fail = |why: String| DataFusionError::Execution(format!("regexp_extract_all: {why}"));
-    let mut compiled: Option<(&str, regex::Regex)> = None;
-    let mut out = ListBuilder::new(StringBuilder::new());
-    for row in 0..texts.len() {
-        let group = groups.map_or(Some(1), |g: &Int64Array| {
-            (!g.is_null(row)).then(|| g.value(row))
-        });
-        let (Some(text), Some(pattern), Some(group)) = (texts[row], patterns[row], group) else {
-            out.append_null();
-            continue;
-        };
-        if compiled.as_ref().is_none_or(|(p, _)| *p != pattern) {
-            let regex = regex::Regex::new(pattern)
-                .map_err(|e| fail(format!("the regex '{pattern}' does not compile: {e}")))?;
-            compiled = Some((pattern, regex));
-        }
-        let (_, regex) = compiled.as_ref().expect("compiled above");
-        let count = regex.captures_len() - 1;
-        let group = usize::try_from(group)
-            .ok()
-            .filter(|&g| g <= count)
-            .ok_or_else(|| {
-                fail(format!(
-                    "the regex '{pattern}' has {count} groups: group {group} is none of them"
-                ))
-            })?;
-        for captures in regex.captures_iter(text) {
-            out.values()
-                .append_value(captures.get(group).map_or("", |m| m.as_str()));
-        }
-        out.append(true);
-    }
-    Ok(Arc::new(out.finish()))
-}
-
 /// `locate(substring, text[, start])`: the 1-based position of the first `substring` in
 /// `text` at or after `start`, 0 when there is none (or `start` is below 1).
 fn locate(args: Vec<Expr>, _: &[DataType]) -> Result<Expr> {
@@ -596,36 +430,8 @@ fn one_integer(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
     }
 }
 
-/// Two string arguments, as `Utf8`.
-fn split_types(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
-    match types {
-        [s, p, l] if string_like(s) && string_like(p) && is_integer(l) => {
-            Ok(vec![DataType::Utf8, DataType::Utf8, DataType::Int64])
-        }
-        [_, _, _] => Err(bad_arguments(name, "(string, regex[, limit])", types)),
-        _ => two_strings(name, types),
-    }
-}
-
-fn two_strings(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
-    match types {
-        [a, b] if string_like(a) && string_like(b) => Ok(vec![DataType::Utf8; 2]),
-        _ => Err(bad_arguments(name, "two strings", types)),
-    }
-}
-
 fn string_like(t: &DataType) -> bool {
     is_string(t) || t.is_null()
-}
-
-fn regexp_extract_types(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
-    match types {
-        [a, b] if string_like(a) && string_like(b) => Ok(vec![DataType::Utf8; 2]),
-        [a, b, c] if string_like(a) && string_like(b) && is_integer(c) => {
-            Ok(vec![DataType::Utf8, DataType::Utf8, DataType::Int64])
-        }
-        _ => Err(bad_arguments(name, "(text, regex[, group number])", types)),
-    }
 }
 
 fn locate_types(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
