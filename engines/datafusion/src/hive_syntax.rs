@@ -115,6 +115,11 @@ pub fn expr_planners() -> Vec<Arc<dyn ExprPlanner>> {
 /// DataFusion's integer division gives 0, so that `count(x) / count(*)` ratios come out 0),
 /// a decimal by a decimal or an integer as Spark's decimals ([`DecimalDivision`]), and a zero
 /// divisor gives NULL, where DataFusion fails the query (or gives infinity).
+///
+/// A `DECIMAL` and an integer literal in `+`, `-` and `*` too: the literal is the decimal
+/// of its digits, as Spark reads it (`DecimalType.fromLiteral`), so the result has Spark's
+/// type: `d * 2` of a `DECIMAL(10,2)` `d` is a `DECIMAL(12,2)`, where DataFusion widened the
+/// literal's `BIGINT` to `DECIMAL(20,0)` and gave `DECIMAL(31,2)`, which a CTAS then kept.
 #[derive(Debug)]
 pub struct HiveDivision;
 
@@ -124,6 +129,7 @@ impl ExprPlanner for HiveDivision {
         expr: RawBinaryExpr,
         schema: &DFSchema,
     ) -> Result<PlannerResult<RawBinaryExpr>> {
+        let expr = decimal_literal_operand(expr, schema);
         let integer_division = match expr.op {
             BinaryOperator::Divide => false,
             // `a % 0` is NULL in Hive and Spark, where DataFusion fails the query (and gives
@@ -172,6 +178,31 @@ impl ExprPlanner for HiveDivision {
 /// `a DIV b` as Hive's and Spark's: the quotient's integer part (towards zero) as a
 /// `BIGINT`, NULL for a zero divisor. Integers divide as `BIGINT`s; other numbers divide in
 /// their type before the fraction is dropped (`7.9 DIV 0.5` is 15, as Spark's decimals).
+/// `expr` with an integer literal beside a `DECIMAL` in `+`, `-` or `*` cast to the decimal
+/// of its digits; anything else as it is.
+fn decimal_literal_operand(mut expr: RawBinaryExpr, schema: &DFSchema) -> RawBinaryExpr {
+    use BinaryOperator::{Minus, Multiply, Plus};
+    if !matches!(expr.op, Plus | Minus | Multiply) {
+        return expr;
+    }
+    let is_decimal = |operand: &LogicalExpr| {
+        matches!(
+            operand.get_type(schema),
+            Ok(DataType::Decimal128(..) | DataType::Decimal256(..))
+        )
+    };
+    let as_decimal = |operand: LogicalExpr| match DecimalDivision::literal_digits(&operand) {
+        Some(digits) => cast(operand, DataType::Decimal128(digits, 0)),
+        None => operand,
+    };
+    if is_decimal(&expr.left) {
+        expr.right = as_decimal(expr.right);
+    } else if is_decimal(&expr.right) {
+        expr.left = as_decimal(expr.left);
+    }
+    expr
+}
+
 fn integer_divide(dividend: LogicalExpr, divisor: LogicalExpr, integers: bool) -> LogicalExpr {
     let (dividend, divisor) = if integers {
         (

@@ -49,6 +49,27 @@ pub enum DecimalDivision {
 }
 
 impl DecimalDivision {
+    /// The digits of an integer literal, the precision of the decimal Spark reads it as
+    /// beside a decimal (`DecimalType.fromLiteral`: `-7` is a `DECIMAL(1,0)`); `None` for
+    /// anything else.
+    pub fn literal_digits(operand: &Expr) -> Option<u8> {
+        let Expr::Literal(value, _) = operand else {
+            return None;
+        };
+        let literal = match value {
+            ScalarValue::Int8(Some(v)) => i128::from(*v),
+            ScalarValue::Int16(Some(v)) => i128::from(*v),
+            ScalarValue::Int32(Some(v)) => i128::from(*v),
+            ScalarValue::Int64(Some(v)) => i128::from(*v),
+            ScalarValue::UInt8(Some(v)) => i128::from(*v),
+            ScalarValue::UInt16(Some(v)) => i128::from(*v),
+            ScalarValue::UInt32(Some(v)) => i128::from(*v),
+            ScalarValue::UInt64(Some(v)) => i128::from(*v),
+            _ => return None,
+        };
+        Some(literal.unsigned_abs().checked_ilog10().unwrap_or(0) as u8 + 1)
+    }
+
     /// The division of `dividend` (of type `dividend_type`) by `divisor` when one of them is
     /// a `DECIMAL` and the other a `DECIMAL`, an integer, a `FLOAT`, a `DOUBLE` or NULL. `None` for
     /// any other division, and for a decimal wider than Spark's 38 digits.
@@ -117,27 +138,13 @@ fn decimal_parts(t: &DataType) -> Option<(u8, i8, bool)> {
     }
 }
 
-/// The decimal type an operand divides as: an integer literal's digits (Spark's
-/// `DecimalType.fromLiteral`, `-7` as `DECIMAL(1,0)`), else its type's.
+/// The decimal type an operand divides as: an integer literal's digits
+/// ([`DecimalDivision::literal_digits`]), else its type's.
 fn operand_type(operand: &Expr, t: &DataType) -> Option<(u8, i8)> {
-    if let Expr::Literal(value, _) = operand {
-        let digits = |v: i128| v.unsigned_abs().checked_ilog10().unwrap_or(0) as u8 + 1;
-        let literal = match value {
-            ScalarValue::Int8(Some(v)) => Some(i128::from(*v)),
-            ScalarValue::Int16(Some(v)) => Some(i128::from(*v)),
-            ScalarValue::Int32(Some(v)) => Some(i128::from(*v)),
-            ScalarValue::Int64(Some(v)) => Some(i128::from(*v)),
-            ScalarValue::UInt8(Some(v)) => Some(i128::from(*v)),
-            ScalarValue::UInt16(Some(v)) => Some(i128::from(*v)),
-            ScalarValue::UInt32(Some(v)) => Some(i128::from(*v)),
-            ScalarValue::UInt64(Some(v)) => Some(i128::from(*v)),
-            _ => None,
-        };
-        if let Some(v) = literal {
-            return Some((digits(v), 0));
-        }
+    match DecimalDivision::literal_digits(operand) {
+        Some(digits) => Some((digits, 0)),
+        None => decimal_parts(t).map(|(p, s, _)| (p, s)),
     }
-    decimal_parts(t).map(|(p, s, _)| (p, s))
 }
 
 /// Spark's type of `DECIMAL(p1, s1) / DECIMAL(p2, s2)` (`Divide.resultDecimalType` with

@@ -202,3 +202,36 @@ async fn a_decimal_by_null_is_a_decimal_and_null_by_a_decimal_a_double() {
     assert_eq!(values, ["NULL", "NULL"]);
     assert_eq!(types, [decimal(23, 13), DataType::Float64]);
 }
+
+#[tokio::test]
+async fn an_integer_literal_adds_and_multiplies_as_a_decimal_of_its_digits() {
+    // Spark 4.3: decimal(10,2) * 2 is decimal(12,2) (10 + 1 + 1), + 1 and - 100 are
+    // decimal(11,2), * -12345 decimal(16,2); an INT column widens to decimal(10,0).
+    let (values, types) = only_row(
+        "SELECT x * 2, x + 1, x - 100, 2 * x, x * -12345, x * i \
+         FROM (VALUES (CAST(1000.25 AS DECIMAL(10,2)), CAST(3 AS INT))) AS v(x, i)",
+    )
+    .await;
+    assert_eq!(
+        values,
+        [
+            "2000.50",
+            "1001.25",
+            "900.25",
+            "2000.50",
+            "-12348086.25",
+            "3000.75"
+        ]
+    );
+    assert_eq!(
+        types,
+        [
+            decimal(12, 2),
+            decimal(11, 2),
+            decimal(11, 2),
+            decimal(12, 2),
+            decimal(16, 2),
+            decimal(21, 2)
+        ]
+    );
+}
