@@ -1553,6 +1553,7 @@ fn rewrite_expr(expr: &mut Expr) {
     like_lists::as_conditions(expr);
     interval_ranges::as_fields(expr);
     edge_answers::as_spark(expr);
+    string_aggregates::as_string_agg(expr);
     percentile_lists::as_list_of_percentiles(expr);
     rounding_scales::as_call(expr);
     lambdas::sort_with_comparator(expr);
@@ -2025,6 +2026,7 @@ mod outer_generators;
 mod percentile_lists;
 mod pivots;
 mod rounding_scales;
+mod string_aggregates;
 mod table_samples;
 pub mod trim_spaces;
 pub use generators::{inline_fields, InlineFields};

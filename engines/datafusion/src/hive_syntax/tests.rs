@@ -1618,3 +1618,34 @@ async fn sparks_null_skipping_flag_holds_over_a_window_too() {
         ["2 -1 int 22 NULL [b, a] 0 bigint"]
     );
 }
+
+#[tokio::test]
+async fn listagg_and_string_agg_join_a_group_in_the_order_within_group_gives() {
+    // Answers from Spark 4.3.
+    let people = "VALUES ('eng', 'bob', 80.0), ('eng', 'alice', 100.5), ('hr', 'frank', 90.0), \
+                  ('eng', 'carl', NULL) AS p(dept, name, salary)";
+    assert_eq!(
+        row_texts(&format!(
+            "SELECT dept, listagg(name, ',') WITHIN GROUP (ORDER BY name DESC), \
+             string_agg(name, '/') WITHIN GROUP (ORDER BY name DESC) \
+             FROM {people} GROUP BY dept ORDER BY dept"
+        ))
+        .await,
+        ["eng carl,bob,alice carl/bob/alice", "hr frank frank"]
+    );
+    // Without a delimiter, nothing between the values.
+    assert_eq!(
+        row_texts(&format!(
+            "SELECT listagg(name) WITHIN GROUP (ORDER BY salary NULLS FIRST) FROM {people}"
+        ))
+        .await,
+        ["carlbobfrankalice"]
+    );
+    assert_eq!(
+        row_texts(&format!(
+            "SELECT string_agg(DISTINCT dept, '|') WITHIN GROUP (ORDER BY dept DESC) FROM {people}"
+        ))
+        .await,
+        ["hr|eng"]
+    );
+}
