@@ -144,6 +144,7 @@ pub mod reflect;
 pub mod sentences;
 pub mod sequences;
 pub mod strings;
+pub mod timestamp_units;
 pub mod try_arithmetic;
 pub mod types_of;
 pub mod url_coding;
@@ -190,6 +191,7 @@ pub fn register(ctx: &SessionContext) {
         .chain(datetime::functions())
         .chain(strings::functions())
         .chain(java_regex::functions())
+        .chain(timestamp_units::functions())
         .chain(json::functions())
         .chain(json_values::functions())
         .chain(collections::functions())

@@ -1554,6 +1554,7 @@ fn rewrite_expr(expr: &mut Expr) {
     interval_ranges::as_fields(expr);
     edge_answers::as_spark(expr);
     string_aggregates::as_string_agg(expr);
+    unit_arguments::as_unit_string(expr);
     percentile_lists::as_list_of_percentiles(expr);
     rounding_scales::as_call(expr);
     lambdas::sort_with_comparator(expr);
@@ -2029,6 +2030,7 @@ mod rounding_scales;
 mod string_aggregates;
 mod table_samples;
 pub mod trim_spaces;
+mod unit_arguments;
 pub use generators::{inline_fields, InlineFields};
 pub(crate) mod lambdas;
 mod like_lists;
