@@ -145,6 +145,12 @@ pub const STRING_FUNCTIONS: &[&str] = &[
     "upper",
 ];
 
+/// The functions that choose among their values, whose common type beside a string is a
+/// string in Spark (`findWiderCommonType`): a date or timestamp beside a string, which
+/// DataFusion refused while planning (`coalesce(d, 'unknown')`), is its text. Numbers beside
+/// strings plan in DataFusion already and are [`super::STRING_COMMON_TYPES`]'s.
+pub const CHOICE_FUNCTIONS: &[&str] = &["coalesce", "nvl", "ifnull", "nvl2"];
+
 /// The aggregates whose argument Spark casts a string to a `DOUBLE`.
 pub const NUMBER_AGGREGATES: &[&str] = &[
     "sum",
@@ -187,6 +193,7 @@ pub fn register(ctx: &SessionContext) {
         .chain(
             STRING_FUNCTIONS
                 .iter()
+                .chain(CHOICE_FUNCTIONS)
                 .map(|name| (name, Reading::ValuesAsStrings)),
         );
     for (name, reading) in scalar {

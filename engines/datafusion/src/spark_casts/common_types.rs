@@ -42,6 +42,16 @@ fn common_type(expr: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
                 }
             };
             let changed = to_strings(&mut args[first..], schema);
+            if changed && func.name() == "nvl2" {
+                // DataFusion's nvl2 gives its tested value the values' type too, so a date
+                // tested beside strings turned them back into (NULL) dates; the CASE it
+                // stands for types its values alone.
+                let [tested, present, absent] =
+                    <[Expr; 3]>::try_from(args).expect("nvl2 of three arguments");
+                let case = datafusion::logical_expr::when(tested.is_not_null(), present)
+                    .otherwise(absent)?;
+                return Ok(Transformed::yes(case));
+            }
             let expr = Expr::ScalarFunction(ScalarFunction { func, args });
             Ok(if changed {
                 Transformed::yes(expr)

@@ -551,6 +551,21 @@ async fn conditional_values_of_strings_and_numbers_are_strings() {
         ("coalesce(CAST(1 AS FLOAT), 'a')", "1.0"),
         ("coalesce(CAST(1.50 AS DECIMAL(5,2)), 'a')", "1.50"),
         ("if(true, DATE'2024-01-02', 'a')", "2024-01-02"),
+        // A date or timestamp beside a string (DataFusion refused coalesce's; its nvl2 made
+        // the string a NULL date). Spark 4.3's answers.
+        ("coalesce(DATE'2024-01-02', 'a')", "2024-01-02"),
+        ("coalesce(CAST(NULL AS DATE), 'unknown')", "unknown"),
+        ("nvl(CAST(NULL AS TIMESTAMP), '-')", "-"),
+        (
+            "ifnull(TIMESTAMP'2024-01-02 03:04:05', '-')",
+            "2024-01-02 03:04:05",
+        ),
+        ("nvl2(DATE'2024-01-02', 'y', DATE'2024-01-03')", "y"),
+        (
+            "nvl2(CAST(NULL AS DATE), 'y', DATE'2024-01-03')",
+            "2024-01-03",
+        ),
+        ("typeof(coalesce(DATE'2024-01-02', 'a'))", "string"),
         (
             "CASE WHEN true THEN TIMESTAMP'2024-01-02 03:04:05' ELSE 'a' END",
             "2024-01-02 03:04:05",
