@@ -453,11 +453,18 @@ impl ExprPlanner for HiveSubscripts {
         access: RawFieldAccessExpr,
         schema: &DFSchema,
     ) -> Result<PlannerResult<RawFieldAccessExpr>> {
+        let container = access.expr.get_type(schema)?;
+        if let DataType::Map(entries, _) = &container {
+            return Ok(PlannerResult::Original(map_key_typed(
+                access,
+                entries.data_type(),
+            )));
+        }
         let GetFieldAccess::ListIndex { key } = &access.field_access else {
             return Ok(PlannerResult::Original(access));
         };
         let is_array = matches!(
-            access.expr.get_type(schema)?,
+            container,
             DataType::List(_) | DataType::LargeList(_) | DataType::FixedSizeList(..)
         );
         if !is_array {
@@ -480,6 +487,37 @@ impl ExprPlanner for HiveSubscripts {
             one_based,
         )))
     }
+}
+
+/// `m['k']` with the constant key `k` as the map's keys are typed (`entries`, the map's
+/// key-value struct), which DataFusion left to the comparison of each row's keys, where its
+/// two kinds of strings (`Utf8`, `Utf8View`), or a string and a number, failed the query. A
+/// key that does not convert (`map(1, 'a')['x']`) finds nothing: NULL, as in Spark.
+fn map_key_typed(mut access: RawFieldAccessExpr, entries: &DataType) -> RawFieldAccessExpr {
+    let DataType::Struct(fields) = entries else {
+        return access;
+    };
+    let Some(key_type) = fields.first().map(|f| f.data_type().clone()) else {
+        return access;
+    };
+    let name = match &access.field_access {
+        GetFieldAccess::NamedStructField { name } => name.clone(),
+        GetFieldAccess::ListIndex { key } => match key.as_ref() {
+            LogicalExpr::Literal(value, _) => value.clone(),
+            _ => return access,
+        },
+        _ => return access,
+    };
+    if name.data_type() == key_type {
+        return access;
+    }
+    let typed = name
+        .cast_to(&key_type)
+        .or_else(|_| ScalarValue::try_from(&key_type));
+    if let Ok(name) = typed {
+        access.field_access = GetFieldAccess::NamedStructField { name };
+    }
+    access
 }
 
 fn integer(value: &ScalarValue) -> Option<i64> {

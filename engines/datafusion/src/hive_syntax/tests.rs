@@ -1440,6 +1440,17 @@ async fn left_right_and_array_position_answer_their_edge_cases_as_spark() {
         .await,
         ["5 5 3"]
     );
+    // A constant key is typed as the map's keys (a string beside Utf8View keys, or beside
+    // numbers, failed the query); one that does not convert finds nothing. Spark 4.3's answers.
+    assert_eq!(
+        row_texts(
+            "SELECT map_from_arrays(CAST(array(1, 2) AS ARRAY<STRING>), array('x', 'y'))['1'], \
+             map(1, 'a')['1'], map(1, 'a')['x'], map(1.5, 'a')[1.5], m[k] \
+             FROM (SELECT map('a', 1, 'b', 2) AS m, 'b' AS k)"
+        )
+        .await,
+        ["x a NULL a 2"]
+    );
     // Spark's empty map.
     assert_eq!(
         row_texts(
