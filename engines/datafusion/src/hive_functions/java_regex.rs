@@ -34,14 +34,8 @@ pub fn functions() -> Vec<ScalarUDF> {
     let texts = |_: &[DataType]| Ok(DataType::new_list(DataType::Utf8, true));
     vec![
         HiveFunction::computed("regexp_replace", replace_types, text, regexp_replace).udf(),
-        HiveFunction::computed("regexp_extract", extract_types, text, regexp_extract).udf(),
-        HiveFunction::computed(
-            "regexp_extract_all",
-            extract_types,
-            texts,
-            regexp_extract_all,
-        )
-        .udf(),
+        HiveFunction::computed("regexp_extract", group_types, text, regexp_extract).udf(),
+        HiveFunction::computed("regexp_extract_all", group_types, texts, regexp_extract_all).udf(),
         HiveFunction::computed("split", split_types, texts, split).udf(),
         HiveFunction::computed(
             "regexp_like",
@@ -483,24 +477,24 @@ fn replace_types(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
     }
 }
 
-fn extract_types(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
+/// `(text, regex[, integer])`: two strings, then the group of `regexp_extract` or the limit
+/// of `split`.
+fn text_regex_and_integer(name: &str, types: &[DataType], expected: &str) -> Result<Vec<DataType>> {
     match types {
-        [_, _] => strings(name, types, 2, "(text, regex[, group number])"),
-        [a, b, g] if string_like(a) && string_like(b) && is_integer(g) => {
+        [_, _] => strings(name, types, 2, expected),
+        [a, b, n] if string_like(a) && string_like(b) && is_integer(n) => {
             Ok(vec![DataType::Utf8, DataType::Utf8, DataType::Int64])
         }
-        _ => Err(bad_arguments(name, "(text, regex[, group number])", types)),
+        _ => Err(bad_arguments(name, expected, types)),
     }
 }
 
+fn group_types(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
+    text_regex_and_integer(name, types, "(text, regex[, group number])")
+}
+
 fn split_types(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
-    match types {
-        [_, _] => strings(name, types, 2, "(text, regex[, limit])"),
-        [a, b, l] if string_like(a) && string_like(b) && is_integer(l) => {
-            Ok(vec![DataType::Utf8, DataType::Utf8, DataType::Int64])
-        }
-        _ => Err(bad_arguments(name, "(text, regex[, limit])", types)),
-    }
+    text_regex_and_integer(name, types, "(text, regex[, limit])")
 }
 
 /// `count` strings (or NULLs), as `Utf8`.

@@ -57,7 +57,8 @@ impl AnalyzerRule for OrderedSubqueries {
     fn analyze(&self, plan: LogicalPlan, _: &ConfigOptions) -> Result<LogicalPlan> {
         plan.transform_up_with_subqueries(|plan| match plan {
             LogicalPlan::Aggregate(aggregate)
-                if aggregate.aggr_expr.iter().any(reads_in_any_order) =>
+                if aggregate.aggr_expr.iter().any(reads_in_any_order)
+                    && !aggregate.aggr_expr.iter().any(has_own_order) =>
             {
                 order_aggregate(aggregate)
             }
@@ -67,10 +68,30 @@ impl AnalyzerRule for OrderedSubqueries {
     }
 }
 
-/// Whether `expr` is an order-dependent aggregate that names no order of its own.
+/// The aggregate call `expr` makes, under its alias if it has one.
+fn call_of(expr: &Expr) -> Option<&AggregateFunction> {
+    match expr {
+        Expr::AggregateFunction(call) => Some(call),
+        Expr::Alias(alias) => call_of(&alias.expr),
+        _ => None,
+    }
+}
+
+/// Whether `expr` is an order-dependent aggregate that names no order of its own. Not one
+/// of `DISTINCT` values, whose order DataFusion takes only from those values.
 fn reads_in_any_order(expr: &Expr) -> bool {
-    matches!(expr, Expr::AggregateFunction(call)
-        if call.params.order_by.is_empty() && READS_IN_ORDER.contains(&call.func.name()))
+    call_of(expr).is_some_and(|call| {
+        call.params.order_by.is_empty()
+            && !call.params.distinct
+            && READS_IN_ORDER.contains(&call.func.name())
+    })
+}
+
+/// Whether `expr` is an aggregate with an `ORDER BY` of its own: the subquery's order is
+/// then given to none of its neighbours, since DataFusion refuses two orders in one
+/// aggregation.
+fn has_own_order(expr: &Expr) -> bool {
+    call_of(expr).is_some_and(|call| !call.params.order_by.is_empty())
 }
 
 /// `aggregate` with its order-dependent aggregates ordered by the sort under it, when one
@@ -87,9 +108,7 @@ fn order_aggregate(aggregate: Aggregate) -> Result<Transformed<LogicalPlan>> {
             if !reads_in_any_order(expr) {
                 return Ok(expr.clone());
             }
-            let Expr::AggregateFunction(call) = expr else {
-                unreachable!("reads_in_any_order matched an aggregate call");
-            };
+            let call = call_of(expr).expect("reads_in_any_order matched an aggregate call");
             let name = expr.schema_name().to_string();
             let mut call = call.clone();
             call.params.order_by = keys.clone();
