@@ -501,6 +501,7 @@ fn session_template(
         .with_analyzer_rule(Arc::new(spark_casts::SPARK_TEXT_CASTS))
         .with_analyzer_rule(Arc::new(spark_casts::SPARK_DOUBLE_CASTS))
         .with_analyzer_rule(Arc::new(spark_casts::SPARK_DATETIME_CASTS))
+        .with_analyzer_rule(Arc::new(spark_casts::SPARK_EPOCH_CASTS))
         .with_analyzer_rule(Arc::new(hive_functions::nested_extremes::NESTED_EXTREMES))
         .with_type_planner(Arc::new(hive_syntax::map_types::MapTypes));
     // Hive's meanings first: the first planner that plans an expression wins.

@@ -7,7 +7,7 @@
 use datafusion::arrow::datatypes::{DataType, TimeUnit};
 use datafusion::common::ScalarValue;
 use datafusion::error::Result;
-use datafusion::logical_expr::{cast, lit, Expr, ScalarUDF};
+use datafusion::logical_expr::{cast, lit, try_cast, Expr, ScalarUDF};
 
 use super::{bad_arguments, is_integer, HiveFunction};
 
@@ -26,20 +26,7 @@ pub fn functions() -> Vec<ScalarUDF> {
         )
         .udf(),
         HiveFunction::rewrite("timestamp_seconds", a_number, timestamp, |a, t| {
-            // A fraction of a second kept to the microsecond, as Spark keeps it: a
-            // decimal's digits exactly, a double's as Spark truncates them.
-            let micros = match &t[0] {
-                t if is_integer(t) => return Ok(of_count(a[0].clone(), TimeUnit::Second)),
-                DataType::Decimal128(..) => {
-                    cast(a[0].clone(), DataType::Decimal128(31, 6))
-                        * lit(ScalarValue::Decimal128(Some(1_000_000), 7, 0))
-                }
-                _ => cast(a[0].clone(), DataType::Float64) * lit(1_000_000f64),
-            };
-            Ok(of_count(
-                cast(micros, DataType::Int64),
-                TimeUnit::Microsecond,
-            ))
+            Ok(of_seconds(a[0].clone(), &t[0]))
         })
         .udf(),
         HiveFunction::rewrite("timestamp_millis", an_integer, timestamp, |a, _| {
@@ -103,14 +90,31 @@ fn a_timestamp(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
     }
 }
 
-/// The timestamp `count` units after 1970-01-01 00:00:00 UTC.
+/// The timestamp `seconds` (a number of type `t`) after 1970-01-01 00:00:00 UTC: Spark's
+/// `timestamp_seconds` and `CAST(seconds AS TIMESTAMP)`. A fraction of a second is kept to
+/// the microsecond, as Spark keeps it: a decimal's digits exactly, a double's as Spark
+/// truncates them.
+pub(crate) fn of_seconds(seconds: Expr, t: &DataType) -> Expr {
+    let micros = match t {
+        t if is_integer(t) => return of_count(seconds, TimeUnit::Second),
+        DataType::Decimal128(..) => {
+            cast(seconds, DataType::Decimal128(31, 6))
+                * lit(ScalarValue::Decimal128(Some(1_000_000), 7, 0))
+        }
+        _ => cast(seconds, DataType::Float64) * lit(1_000_000f64),
+    };
+    of_count(cast(micros, DataType::Int64), TimeUnit::Microsecond)
+}
+
+/// The timestamp `count` units after 1970-01-01 00:00:00 UTC; NULL beyond the nanosecond
+/// timestamps' years (1677 to 2262), where the cast to them failed the query.
 fn of_count(count: Expr, unit: TimeUnit) -> Expr {
-    cast(cast(count, DataType::Timestamp(unit, None)), TIMESTAMP)
+    try_cast(cast(count, DataType::Timestamp(unit, None)), TIMESTAMP)
 }
 
 /// A nanosecond timestamp's count of `per` nanoseconds, rounded down (before 1970 too:
 /// 23:59:59.5 on 1969-12-31 is second -1).
-fn count_of(timestamp: Expr, per: i64) -> Expr {
+pub(crate) fn count_of(timestamp: Expr, per: i64) -> Expr {
     let nanos = cast(timestamp, DataType::Int64);
     let per = lit(per);
     let below = ((nanos.clone() % per.clone()) + per.clone()) % per.clone();
