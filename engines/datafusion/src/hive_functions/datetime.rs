@@ -3,8 +3,7 @@
 //!
 //! Hive takes a date as a `DATE`, a `TIMESTAMP` or a string (`'2024-01-31'`,
 //! `'2024-01-31 10:00:00'`); a string that is not a date gives NULL, as in Hive, not an
-//! error. Timestamps are read in DataFusion's time zone (UTC unless
-//! `datafusion.execution.time_zone` says otherwise), where Hive uses the session's.
+//! error. Timestamps are read and written in UTC, where Hive uses the session's zone.
 //! `date_add`, `date_sub`, `add_months` and `last_day` return a `DATE` (Hive 2.1+ and Spark),
 //! `date_format` and `from_unixtime` a string, `unix_timestamp` and `datediff` integers.
 
