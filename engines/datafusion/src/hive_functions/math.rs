@@ -63,7 +63,8 @@ pub fn functions() -> Vec<ScalarUDF> {
             try_divide,
         )
         .udf(),
-        ScalarUDF::new_from_impl(Rand::new()),
+        ScalarUDF::new_from_impl(Rand::new(false)),
+        ScalarUDF::new_from_impl(Rand::new(true)),
         HiveFunction::rewrite(
             "e",
             |name, types| match types {
@@ -651,6 +652,10 @@ fn two_numbers(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
 /// one order (one partition, as one Hive mapper). A seed read from a column is its first
 /// row's, as in Hive; NULL is 0.
 ///
+/// `randn([seed])` (Spark's) is the same with the standard normal distribution: the numbers
+/// of `java.util.Random(seed).nextGaussian()` (Spark's own generator is another), an unseeded
+/// call seeded at random.
+///
 /// The registered function has no generator: the optimizer gives each seeded call, in each
 /// run of a query, a function with its own ([`ScalarUDFImpl::simplify`]). A call that
 /// reaches execution un-simplified (the optimizer turned off) starts the sequence again on
@@ -658,12 +663,14 @@ fn two_numbers(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
 #[derive(Debug)]
 pub struct Rand {
     signature: Signature,
+    /// `randn`'s normal numbers, not `rand`'s uniform ones.
+    gaussian: bool,
     /// The generator of one call in one run; made when the first batch is computed.
     generator: Option<Arc<Mutex<Option<JavaRandom>>>>,
 }
 
 impl Rand {
-    fn new() -> Self {
+    fn new(gaussian: bool) -> Self {
         Self {
             signature: Signature::one_of(
                 vec![
@@ -672,14 +679,23 @@ impl Rand {
                 ],
                 Volatility::Volatile,
             ),
+            gaussian,
             generator: None,
         }
+    }
+
+    /// A seed for an unseeded `randn`, drawn at random.
+    fn random_seed() -> i64 {
+        uuid::Uuid::new_v4().as_u128() as i64
     }
 }
 
 // One call's function is itself alone.
 impl PartialEq for Rand {
     fn eq(&self, other: &Self) -> bool {
+        if self.gaussian != other.gaussian {
+            return false;
+        }
         match (&self.generator, &other.generator) {
             (None, None) => true,
             (Some(a), Some(b)) => Arc::ptr_eq(a, b),
@@ -692,13 +708,18 @@ impl Eq for Rand {}
 
 impl Hash for Rand {
     fn hash<H: Hasher>(&self, state: &mut H) {
+        self.gaussian.hash(state);
         self.generator.as_ref().map(Arc::as_ptr).hash(state);
     }
 }
 
 impl ScalarUDFImpl for Rand {
     fn name(&self) -> &str {
-        "rand"
+        if self.gaussian {
+            "randn"
+        } else {
+            "rand"
+        }
     }
 
     fn signature(&self) -> &Signature {
@@ -706,7 +727,7 @@ impl ScalarUDFImpl for Rand {
     }
 
     fn documentation(&self) -> Option<&Documentation> {
-        super::usage::documentation("rand")
+        super::usage::documentation(self.name())
     }
 
     fn return_type(&self, _: &[DataType]) -> Result<DataType> {
@@ -717,13 +738,19 @@ impl ScalarUDFImpl for Rand {
         if self.generator.is_some() {
             return Ok(ExprSimplifyResult::Original(args));
         }
-        if args.is_empty() {
+        if args.is_empty() && !self.gaussian {
             return Ok(ExprSimplifyResult::Simplified(
                 datafusion::functions::math::random().call(args),
             ));
         }
+        let args = if args.is_empty() {
+            vec![datafusion::logical_expr::lit(Self::random_seed())]
+        } else {
+            args
+        };
         let seeded = Rand {
             signature: self.signature.clone(),
+            gaussian: self.gaussian,
             generator: Some(Arc::new(Mutex::new(None))),
         };
         Ok(ExprSimplifyResult::Simplified(
@@ -732,8 +759,12 @@ impl ScalarUDFImpl for Rand {
     }
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
-        let Some(seed) = args.args.first() else {
-            return datafusion::functions::math::random().invoke_with_args(args);
+        let seed = match args.args.first() {
+            Some(seed) => seed.clone(),
+            None if self.gaussian => {
+                ColumnarValue::from(ScalarValue::Int64(Some(Self::random_seed())))
+            }
+            None => return datafusion::functions::math::random().invoke_with_args(args),
         };
         let rows = args.number_rows;
         if rows == 0 {
@@ -741,7 +772,7 @@ impl ScalarUDFImpl for Rand {
                 Vec::<f64>::new(),
             ))));
         }
-        let seed = match seed {
+        let seed = match &seed {
             ColumnarValue::Scalar(value) => value.clone(),
             ColumnarValue::Array(values) => ScalarValue::try_from_array(values, 0)?,
         };
@@ -749,9 +780,16 @@ impl ScalarUDFImpl for Rand {
             ScalarValue::Int64(Some(seed)) => seed,
             _ => 0,
         };
+        let gaussian = self.gaussian;
         let fill = |generator: &mut JavaRandom| {
             (0..rows)
-                .map(|_| generator.next_double())
+                .map(|_| {
+                    if gaussian {
+                        generator.next_gaussian()
+                    } else {
+                        generator.next_double()
+                    }
+                })
                 .collect::<Float64Array>()
         };
         let values = match &self.generator {
@@ -770,6 +808,8 @@ impl ScalarUDFImpl for Rand {
 #[derive(Debug)]
 pub struct JavaRandom {
     state: u64,
+    /// The second of the pair of normal numbers `nextGaussian` draws at once.
+    next_gaussian: Option<f64>,
 }
 
 impl JavaRandom {
@@ -780,6 +820,7 @@ impl JavaRandom {
     pub fn new(seed: i64) -> Self {
         Self {
             state: (seed as u64 ^ Self::MULTIPLIER) & Self::MASK,
+            next_gaussian: None,
         }
     }
 
@@ -797,5 +838,24 @@ impl JavaRandom {
     pub fn next_double(&mut self) -> f64 {
         let bits = (self.next(26) << 27) + self.next(27);
         bits as f64 / (1u64 << 53) as f64
+    }
+
+    /// `Random.nextGaussian`: Marsaglia's polar method, two normal numbers from each pair of
+    /// doubles that falls inside the unit circle, the second kept for the next call.
+    pub fn next_gaussian(&mut self) -> f64 {
+        if let Some(kept) = self.next_gaussian.take() {
+            return kept;
+        }
+        loop {
+            let v1 = 2.0 * self.next_double() - 1.0;
+            let v2 = 2.0 * self.next_double() - 1.0;
+            let s = v1 * v1 + v2 * v2;
+            if s < 1.0 && s != 0.0 {
+                // Java takes StrictMath's log, fdlibm's, whose last digit Rust's may not share.
+                let multiplier = (-2.0 * libm::log(s) / s).sqrt();
+                self.next_gaussian = Some(v2 * multiplier);
+                return v1 * multiplier;
+            }
+        }
     }
 }

@@ -178,6 +178,7 @@ const USAGE: &[(&str, &str, &str)] = &[
     ("shiftleft", "shiftleft(a, b)", "the INT or BIGINT a shifted left by b bits"),
     ("shiftright", "shiftright(a, b)", "the INT or BIGINT a shifted right by b bits, its sign kept"),
     ("rand", "rand([seed])", "a random DOUBLE from 0 to 1; with a seed, the numbers of java.util.Random(seed), one per row, as Hive's"),
+    ("randn", "randn([seed])", "a random DOUBLE of the standard normal distribution; with a seed, the numbers of java.util.Random(seed).nextGaussian(), one per row"),
     ("collect_list", "collect_list(x)", "the group's non-NULL values as an array"),
     ("collect_set", "collect_set(x)", "the group's distinct non-NULL values as an array"),
     ("transform", "transform(array, x -> expr) or transform(array, (x, i) -> expr)", "the array of expr for each element x (at position i, from 0); NULL for a NULL array"),
