@@ -1593,6 +1593,7 @@ fn rewrite_expr(expr: &mut Expr) {
     edge_answers::as_spark(expr);
     string_aggregates::as_string_agg(expr);
     unit_arguments::as_unit_string(expr);
+    time_windows::as_bucket(expr);
     percentile_lists::as_list_of_percentiles(expr);
     rounding_scales::as_call(expr);
     lambdas::sort_with_comparator(expr);
@@ -2067,6 +2068,7 @@ mod pivots;
 mod rounding_scales;
 mod string_aggregates;
 mod table_samples;
+mod time_windows;
 pub mod trim_spaces;
 mod unit_arguments;
 pub use generators::{inline_fields, InlineFields};

@@ -56,7 +56,7 @@ fn quote_number(expr: &mut Expr) {
 }
 
 /// An interval of DataFusion's words, `INTERVAL '1 days 12 hours'`.
-fn written_out(text: String) -> Expr {
+pub(super) fn written_out(text: String) -> Expr {
     Expr::Interval(Interval {
         value: Box::new(Expr::value(Value::SingleQuotedString(text))),
         leading_field: None,

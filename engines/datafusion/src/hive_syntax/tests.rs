@@ -1673,3 +1673,31 @@ async fn listagg_and_string_agg_join_a_group_in_the_order_within_group_gives() {
         ["hr|eng"]
     );
 }
+
+#[tokio::test]
+async fn a_time_window_is_the_struct_of_its_start_and_end() {
+    // Answers from Spark 4.3: windows start at 1970-01-01 00:00:00 UTC (a week's on a
+    // Thursday), or that moved by the fourth argument.
+    let times = "VALUES (TIMESTAMP '2024-01-01 10:00:00'), (TIMESTAMP '2024-01-02 11:30:00'), \
+                 (TIMESTAMP '2024-01-02 23:59:59') AS t(ts)";
+    assert_eq!(
+        row_texts(&format!(
+            "SELECT CAST(window(ts, '1 day').start AS STRING) AS s, \
+             CAST(window(ts, '1 day').end AS STRING), count(*) \
+             FROM {times} GROUP BY window(ts, '1 day') ORDER BY s"
+        ))
+        .await,
+        [
+            "2024-01-01 00:00:00 2024-01-02 00:00:00 1",
+            "2024-01-02 00:00:00 2024-01-03 00:00:00 2"
+        ]
+    );
+    assert_eq!(
+        row_texts(&format!(
+            "SELECT CAST(window(ts, '10 minutes', '10 minutes', '3 minutes').start AS STRING), \
+             CAST(window(ts, '1 week').start AS STRING) FROM {times} ORDER BY ts LIMIT 1"
+        ))
+        .await,
+        ["2024-01-01 09:53:00 2023-12-28 00:00:00"]
+    );
+}
