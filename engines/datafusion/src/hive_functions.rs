@@ -145,6 +145,7 @@ pub mod sentences;
 pub mod sequences;
 pub mod strings;
 pub mod timestamp_units;
+pub mod try_aggregates;
 pub mod try_arithmetic;
 pub mod types_of;
 pub mod url_coding;
@@ -234,6 +235,7 @@ pub fn register(ctx: &SessionContext) {
         .chain(percentile_disc::aggregates())
         .chain(quantile_summaries::aggregates())
         .chain(decimal_average::aggregates())
+        .chain(try_aggregates::aggregates())
     {
         ctx.register_udaf(udaf);
     }
