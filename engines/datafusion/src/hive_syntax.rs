@@ -175,9 +175,6 @@ impl ExprPlanner for HiveDivision {
     }
 }
 
-/// `a DIV b` as Hive's and Spark's: the quotient's integer part (towards zero) as a
-/// `BIGINT`, NULL for a zero divisor. Integers divide as `BIGINT`s; other numbers divide in
-/// their type before the fraction is dropped (`7.9 DIV 0.5` is 15, as Spark's decimals).
 /// `expr` with an integer literal beside a `DECIMAL` in `+`, `-` or `*` cast to the decimal
 /// of its digits; anything else as it is.
 fn decimal_literal_operand(mut expr: RawBinaryExpr, schema: &DFSchema) -> RawBinaryExpr {
@@ -203,6 +200,9 @@ fn decimal_literal_operand(mut expr: RawBinaryExpr, schema: &DFSchema) -> RawBin
     expr
 }
 
+/// `a DIV b` as Hive's and Spark's: the quotient's integer part (towards zero) as a
+/// `BIGINT`, NULL for a zero divisor. Integers divide as `BIGINT`s; other numbers divide in
+/// their type before the fraction is dropped (`7.9 DIV 0.5` is 15, as Spark's decimals).
 fn integer_divide(dividend: LogicalExpr, divisor: LogicalExpr, integers: bool) -> LogicalExpr {
     let (dividend, divisor) = if integers {
         (

@@ -69,6 +69,21 @@ impl JavaRegex {
         self.regex.captures_len() - 1
     }
 
+    /// The group a caller asked for, when the regex has it.
+    fn group(&self, requested: i64) -> Result<usize> {
+        usize::try_from(requested)
+            .ok()
+            .filter(|&g| g <= self.groups())
+            .ok_or_else(|| {
+                DataFusionError::Execution(format!(
+                    "{}: the regex '{}' has {} groups: group {requested} is none of them",
+                    self.function,
+                    self.regex.as_str(),
+                    self.groups()
+                ))
+            })
+    }
+
     /// Whether it matches anywhere in `text`.
     pub fn is_match(&self, text: &str) -> Result<bool> {
         self.regex.is_match(text).map_err(|e| self.failed(e))
@@ -185,7 +200,11 @@ fn replacement_pieces(regex: &JavaRegex, replacement: &str) -> Result<Vec<Piece>
                         }
                         pieces.push(Piece::Group(group));
                     }
-                    _ => return Err(bad("has a '$' that names no group".into())),
+                    _ => {
+                        return Err(bad(
+                            "has a '$' that names no group (write \\$ for a dollar sign)".into(),
+                        ))
+                    }
                 }
             }
             c => text.push(c),
@@ -250,6 +269,8 @@ fn regexp_replace(args: &[ArrayRef]) -> Result<ArrayRef> {
     let replacements = strings_of(&args[2]);
     let positions = args.get(3).map(integers_of);
     let mut compiled = Compiled::new("regexp_replace");
+    // The last replacement read, for the rows that share it and its regex.
+    let mut read: Option<(String, String, Vec<Piece>)> = None;
     let mut out = StringBuilder::new();
     for row in 0..texts.len() {
         let position = positions.as_ref().map_or(Some(1), |p| p[row]);
@@ -261,7 +282,8 @@ fn regexp_replace(args: &[ArrayRef]) -> Result<ArrayRef> {
         };
         if position < 1 {
             return Err(DataFusionError::Execution(format!(
-                "regexp_replace: the position {position} is not a positive number"
+                "regexp_replace: the position {position} is not a positive number (the first \
+                 character is 1)"
             )));
         }
         // Spark leaves a text whose characters end before the position as it is.
@@ -275,23 +297,17 @@ fn regexp_replace(args: &[ArrayRef]) -> Result<ArrayRef> {
             }
         };
         let regex = compiled.get(pattern)?;
-        let pieces = replacement_pieces(regex, replacement)?;
-        out.append_value(replace_all(regex, text, start, &pieces)?);
+        if read
+            .as_ref()
+            .is_none_or(|(p, r, _)| p != pattern || r != replacement)
+        {
+            let pieces = replacement_pieces(regex, replacement)?;
+            read = Some((pattern.to_owned(), replacement.to_owned(), pieces));
+        }
+        let (_, _, pieces) = read.as_ref().expect("read above");
+        out.append_value(replace_all(regex, text, start, pieces)?);
     }
     Ok(Arc::new(out.finish()))
-}
-
-/// The group a caller asked for, when the regex has it.
-fn group_of(function: &str, regex: &JavaRegex, pattern: &str, group: i64) -> Result<usize> {
-    usize::try_from(group)
-        .ok()
-        .filter(|&g| g <= regex.groups())
-        .ok_or_else(|| {
-            DataFusionError::Execution(format!(
-                "{function}: the regex '{pattern}' has {} groups: group {group} is none of them",
-                regex.groups()
-            ))
-        })
 }
 
 /// A row of `(text, regex[, group])`: the text, its regex, and the group asked for (1 by
@@ -300,14 +316,12 @@ fn group_of(function: &str, regex: &JavaRegex, pattern: &str, group: i64) -> Res
 struct GroupRow<'a> {
     text: &'a str,
     regex: &'a JavaRegex,
-    pattern: &'a str,
     group: i64,
-    function: &'static str,
 }
 
 impl GroupRow<'_> {
     fn group(&self) -> Result<usize> {
-        group_of(self.function, self.regex, self.pattern, self.group)
+        self.regex.group(self.group)
     }
 }
 
@@ -328,13 +342,7 @@ fn each_group(
             continue;
         };
         let regex = compiled.get(pattern)?;
-        each(Some(GroupRow {
-            text,
-            regex,
-            pattern,
-            group,
-            function,
-        }))?;
+        each(Some(GroupRow { text, regex, group }))?;
     }
     Ok(())
 }
@@ -368,10 +376,7 @@ fn regexp_extract_all(args: &[ArrayRef]) -> Result<ArrayRef> {
             return Ok(());
         };
         for captures in row.regex.matches(row.text) {
-            let value = captures?
-                .get(row.group()?)
-                .map_or("", |m| m.as_str())
-                .to_owned();
+            let value = captures?.get(row.group()?).map_or("", |m| m.as_str());
             out.values().append_value(value);
         }
         out.append(true);

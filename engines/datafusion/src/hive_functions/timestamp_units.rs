@@ -109,35 +109,36 @@ fn add(unit: &str, n: i64, time: NaiveDateTime) -> Option<NaiveDateTime> {
             time.checked_add_months(months)
         }
     };
-    let delta = |per_unit: i64| Some(TimeDelta::microseconds(n.checked_mul(per_unit)?));
+    let per_unit = match unit {
+        "YEAR" => return months(n.checked_mul(12)?),
+        "QUARTER" => return months(n.checked_mul(3)?),
+        "MONTH" => return months(n),
+        "WEEK" => 7 * MICROS_PER_DAY,
+        "DAY" | "DAYOFYEAR" => MICROS_PER_DAY,
+        clock => clock_micros(clock)?,
+    };
+    time.checked_add_signed(TimeDelta::microseconds(n.checked_mul(per_unit)?))
+}
+
+const MICROS_PER_DAY: i64 = 86_400_000_000;
+
+/// The microseconds of a unit of the clock, `HOUR` to `MICROSECOND`; `None` for the units
+/// of the calendar.
+fn clock_micros(unit: &str) -> Option<i64> {
     match unit {
-        "YEAR" => months(n.checked_mul(12)?),
-        "QUARTER" => months(n.checked_mul(3)?),
-        "MONTH" => months(n),
-        _ => time.checked_add_signed(match unit {
-            "WEEK" => delta(7 * 86_400_000_000)?,
-            "DAY" | "DAYOFYEAR" => delta(86_400_000_000)?,
-            "HOUR" => delta(3_600_000_000)?,
-            "MINUTE" => delta(60_000_000)?,
-            "SECOND" => delta(1_000_000)?,
-            "MILLISECOND" => delta(1_000)?,
-            _ => delta(1)?,
-        }),
+        "HOUR" => Some(3_600_000_000),
+        "MINUTE" => Some(60_000_000),
+        "SECOND" => Some(1_000_000),
+        "MILLISECOND" => Some(1_000),
+        "MICROSECOND" => Some(1),
+        _ => None,
     }
 }
 
 /// The whole units from `start` to `end`, as Java's `ChronoUnit.between` of local
 /// date-times counts them.
 fn between(unit: &str, start: NaiveDateTime, end: NaiveDateTime) -> i64 {
-    let per_unit = match unit {
-        "HOUR" => 3_600_000_000,
-        "MINUTE" => 60_000_000,
-        "SECOND" => 1_000_000,
-        "MILLISECOND" => 1_000,
-        "MICROSECOND" => 1,
-        _ => 0,
-    };
-    if per_unit > 0 {
+    if let Some(per_unit) = clock_micros(unit) {
         let micros = (end - start).num_microseconds().unwrap_or(i64::MAX);
         return micros / per_unit;
     }

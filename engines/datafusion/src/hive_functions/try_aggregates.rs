@@ -28,6 +28,7 @@ use datafusion::logical_expr::{
 };
 
 use super::bad_arguments;
+use super::decimal_division::divide_half_up_i128;
 
 pub fn aggregates() -> Vec<AggregateUDF> {
     vec![
@@ -57,6 +58,18 @@ impl Kind {
                 scale: *scale,
             }),
             _ => Err(bad_arguments(name, "a number", std::slice::from_ref(t))),
+        }
+    }
+
+    /// The type the sum is kept in between a partial aggregation and the final one: a
+    /// `DOUBLE` where Spark sums `DOUBLE`s (`try_avg` of integers too), else a decimal of
+    /// the exact sum.
+    fn sum_type(self, average: bool) -> DataType {
+        match self {
+            Kind::Double => DataType::Float64,
+            Kind::Integer if average => DataType::Float64,
+            Kind::Integer => DataType::Decimal128(38, 0),
+            Kind::Decimal { scale, .. } => DataType::Decimal128(38, scale),
         }
     }
 
@@ -122,11 +135,8 @@ impl AggregateUDFImpl for TryTotal {
     }
 
     fn state_fields(&self, args: StateFieldsArgs) -> Result<Vec<FieldRef>> {
-        let sum = match Kind::of(self.name, args.input_fields[0].data_type())? {
-            Kind::Double => DataType::Float64,
-            Kind::Integer => DataType::Decimal128(38, 0),
-            Kind::Decimal { scale, .. } => DataType::Decimal128(38, scale),
-        };
+        let kind = Kind::of(self.name, args.input_fields[0].data_type())?;
+        let sum = kind.sum_type(self.average);
         Ok(vec![
             Arc::new(Field::new(format!("{}[sum]", args.name), sum, true)),
             Arc::new(Field::new(
@@ -241,11 +251,11 @@ impl Accumulator for Total {
     }
 
     fn state(&mut self) -> Result<Vec<ScalarValue>> {
-        let sum = match self.kind {
-            Kind::Double => ScalarValue::Float64(Some(self.double)),
-            Kind::Integer if self.average => ScalarValue::Float64(Some(self.double)),
-            Kind::Integer => ScalarValue::Decimal128(Some(self.exact), 38, 0),
-            Kind::Decimal { scale, .. } => ScalarValue::Decimal128(Some(self.exact), 38, scale),
+        let sum = match self.kind.sum_type(self.average) {
+            DataType::Decimal128(precision, scale) => {
+                ScalarValue::Decimal128(Some(self.exact), precision, scale)
+            }
+            _ => ScalarValue::Float64(Some(self.double)),
         };
         Ok(vec![
             sum,
@@ -271,18 +281,8 @@ impl Accumulator for Total {
                 let (p, s) = ((precision + 4).min(38), (scale + 4).min(38));
                 let mean = (!none)
                     .then(|| {
-                        let scaled = self
-                            .exact
-                            .checked_mul(10i128.pow(u32::from((s - scale) as u8)))?;
-                        let count = i128::from(self.count);
-                        // Half up, away from zero.
-                        let (q, r) = (scaled / count, scaled % count);
-                        let q = if r.unsigned_abs() * 2 >= count.unsigned_abs() {
-                            q + scaled.signum()
-                        } else {
-                            q
-                        };
-                        (q.unsigned_abs() < 10u128.pow(u32::from(p))).then_some(q)
+                        let shift = i32::from(s - scale);
+                        divide_half_up_i128(self.exact, i128::from(self.count), shift, p)
                     })
                     .flatten();
                 ScalarValue::Decimal128(mean, p, s)

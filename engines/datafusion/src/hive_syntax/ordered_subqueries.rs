@@ -21,7 +21,9 @@
 use std::sync::Arc;
 
 use datafusion::common::tree_node::Transformed;
-use datafusion::common::{Column, DFSchemaRef, Result, ScalarValue};
+use datafusion::common::{
+    Column, DFSchemaRef, DataFusionError, Result, ScalarValue, TableReference,
+};
 use datafusion::config::ConfigOptions;
 use datafusion::functions::core::expr_fn::coalesce;
 use datafusion::functions_aggregate::array_agg::array_agg_udaf;
@@ -106,7 +108,7 @@ fn order_aggregate(aggregate: Aggregate) -> Result<Transformed<LogicalPlan>> {
         .iter()
         .map(|expr| {
             if !reads_in_any_order(expr) {
-                return Ok(expr.clone());
+                return expr.clone();
             }
             let call = call_of(expr).expect("reads_in_any_order matched an aggregate call");
             let name = expr.schema_name().to_string();
@@ -116,9 +118,9 @@ fn order_aggregate(aggregate: Aggregate) -> Result<Transformed<LogicalPlan>> {
                 listed.push(name.clone());
                 call = non_null_array_agg(call);
             }
-            Ok(Expr::AggregateFunction(call).alias(name))
+            Expr::AggregateFunction(call).alias(name)
         })
-        .collect::<Result<Vec<_>>>()?;
+        .collect();
     let ordered = LogicalPlan::Aggregate(Aggregate::try_new(
         Arc::new(input),
         aggregate.group_expr,
@@ -174,39 +176,18 @@ fn empty_lists_for_no_values(aggregate: LogicalPlan, listed: &[String]) -> Resul
 fn carry_order(plan: &LogicalPlan) -> Result<Option<(LogicalPlan, Vec<SortExpr>)>> {
     let carried = match plan {
         LogicalPlan::Sort(sort) => Some((plan.clone(), sort.expr.clone())),
-        LogicalPlan::Projection(projection) => match carry_order(&projection.input)? {
-            Some((input, keys)) => Some(project_keys(projection.expr.clone(), input, &keys)?),
-            None => None,
-        },
-        LogicalPlan::SubqueryAlias(alias) => match carry_order(&alias.input)? {
-            Some((input, keys)) => {
-                let (input, keys) = if keys.iter().all(is_carried) {
-                    (input, keys)
-                } else {
-                    project_keys(columns_of(input.schema()), input, &keys)?
-                };
-                let aliased = SubqueryAlias::try_new(Arc::new(input), alias.alias.clone())?;
-                let keys = keys
-                    .into_iter()
-                    .map(|key| {
-                        let Expr::Column(column) = &key.expr else {
-                            unreachable!("carried keys are columns");
-                        };
-                        let name = column.name.clone();
-                        key.with_expr(Expr::Column(Column::new(Some(alias.alias.clone()), name)))
-                    })
-                    .collect();
-                Some((LogicalPlan::SubqueryAlias(aliased), keys))
-            }
-            None => None,
-        },
-        LogicalPlan::Filter(filter) => match carry_order(&filter.input)? {
-            Some((input, keys)) => {
+        LogicalPlan::Projection(projection) => carry_order(&projection.input)?
+            .map(|(input, keys)| project_keys(projection.expr.clone(), input, &keys))
+            .transpose()?,
+        LogicalPlan::SubqueryAlias(alias) => carry_order(&alias.input)?
+            .map(|(input, keys)| realias(input, keys, &alias.alias))
+            .transpose()?,
+        LogicalPlan::Filter(filter) => carry_order(&filter.input)?
+            .map(|(input, keys)| {
                 let filtered = Filter::try_new(filter.predicate.clone(), Arc::new(input))?;
-                Some((LogicalPlan::Filter(filtered), keys))
-            }
-            None => None,
-        },
+                Ok::<_, DataFusionError>((LogicalPlan::Filter(filtered), keys))
+            })
+            .transpose()?,
         LogicalPlan::Limit(limit) => carry_order(&limit.input)?.map(|(input, keys)| {
             let limited = Limit {
                 input: Arc::new(input),
@@ -217,6 +198,31 @@ fn carry_order(plan: &LogicalPlan) -> Result<Option<(LogicalPlan, Vec<SortExpr>)
         _ => None,
     };
     Ok(carried)
+}
+
+/// `input` under `alias` again, carrying `keys` as columns of the alias.
+fn realias(
+    input: LogicalPlan,
+    keys: Vec<SortExpr>,
+    alias: &TableReference,
+) -> Result<(LogicalPlan, Vec<SortExpr>)> {
+    let (input, keys) = if keys.iter().all(is_carried) {
+        (input, keys)
+    } else {
+        project_keys(columns_of(input.schema()), input, &keys)?
+    };
+    let aliased = SubqueryAlias::try_new(Arc::new(input), alias.clone())?;
+    let keys = keys
+        .into_iter()
+        .map(|key| {
+            let Expr::Column(column) = &key.expr else {
+                unreachable!("carried keys are columns");
+            };
+            let name = column.name.clone();
+            key.with_expr(Expr::Column(Column::new(Some(alias.clone()), name)))
+        })
+        .collect();
+    Ok((LogicalPlan::SubqueryAlias(aliased), keys))
 }
 
 /// A projection of `exprs` over `input` that also carries `keys` (read over `input`) as
