@@ -23,8 +23,7 @@
 use datafusion::sql::sqlparser::ast::helpers::attached_token::AttachedToken;
 use datafusion::sql::sqlparser::ast::{
     ArrayElemTypeDef, BinaryOperator, CaseWhen, CastKind, DataType, Expr, FunctionArg,
-    FunctionArgExpr, FunctionArguments, Ident, NullTreatment, ObjectName, ObjectNamePart, Value,
-    ValueWithSpan,
+    FunctionArgExpr, FunctionArguments, Ident, NullTreatment, ObjectName, Value, ValueWithSpan,
 };
 
 /// Such a call as the `CASE` that answers as Spark; anything else is left as it is.
@@ -88,17 +87,14 @@ pub(super) fn as_spark(expr: &mut Expr) {
 /// `last_value` (the second) and `nth_value` (the third), as `IGNORE NULLS` (or nothing for
 /// `false`): in a group, over a window or with a `FILTER`.
 fn null_flag_as_treatment(expr: &mut Expr) {
+    let (renamed, arity) = match super::function_name(expr).as_deref() {
+        Some("first" | "first_value") => ("first_value", 2),
+        Some("last" | "last_value") => ("last_value", 2),
+        Some("nth_value") => ("nth_value", 3),
+        _ => return,
+    };
     let Expr::Function(call) = expr else {
         return;
-    };
-    let [ObjectNamePart::Identifier(name)] = call.name.0.as_slice() else {
-        return;
-    };
-    let (renamed, arity) = match name.value.to_ascii_lowercase().as_str() {
-        "first" | "first_value" => ("first_value", 2),
-        "last" | "last_value" => ("last_value", 2),
-        "nth_value" => ("nth_value", 3),
-        _ => return,
     };
     let FunctionArguments::List(list) = &mut call.args else {
         return;

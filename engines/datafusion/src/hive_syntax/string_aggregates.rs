@@ -6,24 +6,20 @@
 
 use datafusion::sql::sqlparser::ast::{
     Expr, FunctionArg, FunctionArgExpr, FunctionArgumentClause, FunctionArguments, Ident,
-    ObjectName, ObjectNamePart, Value,
+    ObjectName, Value,
 };
 
 /// Such a call as DataFusion's `string_agg`; anything else is left as it is.
 pub(super) fn as_string_agg(expr: &mut Expr) {
+    if !matches!(
+        super::function_name(expr).as_deref(),
+        Some("listagg" | "string_agg")
+    ) {
+        return;
+    }
     let Expr::Function(call) = expr else {
         return;
     };
-    let [ObjectNamePart::Identifier(name)] = call.name.0.as_slice() else {
-        return;
-    };
-    if !matches!(
-        name.value.to_ascii_lowercase().as_str(),
-        "listagg" | "string_agg"
-    ) || name.quote_style.is_some()
-    {
-        return;
-    }
     let FunctionArguments::List(list) = &mut call.args else {
         return;
     };
