@@ -6,6 +6,9 @@
 //!   where a session is.
 //! - `current_user()` (alias `logged_in_user()`): the user the session runs as, as the
 //!   gateway passed it (the proxy user when one was allowed), read from [`SessionUser`].
+//! - `current_timezone()`: the session's time zone, as Spark's; `current_timestamp()`
+//!   (`now()`, `localtimestamp()`): the query's start as the session's wall-clock time
+//!   ([`crate::time_zones`]).
 
 use std::any::Any;
 
@@ -22,6 +25,8 @@ use datafusion::prelude::SessionContext;
 pub fn register(ctx: &SessionContext) {
     ctx.register_udf(ScalarUDF::from(SessionValue::current_database()));
     ctx.register_udf(ScalarUDF::from(SessionValue::current_user()));
+    ctx.register_udf(ScalarUDF::from(SessionValue::current_timezone()));
+    ctx.register_udf(crate::time_zones::SessionNow::udf());
 }
 
 /// The session's user, carried in the settings its queries run with (each session's own
@@ -99,10 +104,14 @@ struct SessionValue {
 }
 
 impl SessionValue {
-    fn new(name: &'static str, alias: &str, read: fn(&ConfigOptions) -> Option<String>) -> Self {
+    fn new(
+        name: &'static str,
+        aliases: &[&str],
+        read: fn(&ConfigOptions) -> Option<String>,
+    ) -> Self {
         Self {
             name,
-            aliases: vec![alias.to_owned()],
+            aliases: aliases.iter().map(|alias| (*alias).to_owned()).collect(),
             // Volatile, so that the planner does not fold it into a constant with settings
             // other than the session's; it is read when the query runs.
             signature: Signature::nullary(Volatility::Volatile),
@@ -112,14 +121,27 @@ impl SessionValue {
 
     /// `current_database()`: the session's default schema.
     fn current_database() -> Self {
-        Self::new("current_database", "current_schema", |options| {
+        Self::new("current_database", &["current_schema"], |options| {
             Some(options.catalog.default_schema.clone())
+        })
+    }
+
+    /// `current_timezone()`: the session's zone as it was set, UTC when it was not.
+    fn current_timezone() -> Self {
+        Self::new("current_timezone", &[], |options| {
+            Some(
+                options
+                    .execution
+                    .time_zone
+                    .clone()
+                    .unwrap_or_else(|| "UTC".to_owned()),
+            )
         })
     }
 
     /// `current_user()`: the session's user ([`SessionUser`]).
     fn current_user() -> Self {
-        Self::new("current_user", "logged_in_user", |options| {
+        Self::new("current_user", &["logged_in_user"], |options| {
             options
                 .extensions
                 .get::<SessionUser>()

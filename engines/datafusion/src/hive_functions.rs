@@ -91,6 +91,7 @@ use datafusion::arrow::array::{
 use datafusion::arrow::buffer::OffsetBuffer;
 use datafusion::arrow::datatypes::{DataType, Field, FieldRef, Fields, Schema};
 use datafusion::arrow::record_batch::RecordBatch;
+use datafusion::common::config::ConfigOptions;
 use datafusion::common::{DFSchema, ScalarValue};
 use datafusion::error::{DataFusionError, Result};
 use datafusion::execution::context::ExecutionProps;
@@ -264,6 +265,20 @@ type RewriteFn = fn(Vec<Expr>, &[DataType]) -> Result<Expr>;
 /// length.
 pub type ComputeFn = fn(&[ArrayRef]) -> Result<ArrayRef>;
 
+/// A [`RewriteFn`] given the session's time zone as DataFusion's setting names it (`UTC`,
+/// `America/Los_Angeles`, `+09:00`).
+pub type ZonedRewriteFn = fn(Vec<Expr>, &[DataType], &str) -> Result<Expr>;
+
+/// How a rewritten function's expression is made.
+#[derive(Clone, Copy)]
+enum Rewrite {
+    Plain(RewriteFn),
+    InZone(ZonedRewriteFn),
+}
+
+/// A [`ComputeFn`] that reads timestamps in the session's zone.
+pub type ZonedComputeFn = fn(&[ArrayRef], &crate::time_zones::Zone) -> Result<ArrayRef>;
+
 /// Hive's argument types and coercions (an error names the function and what it takes).
 type CoerceFn = fn(&str, &[DataType]) -> Result<Vec<DataType>>;
 
@@ -287,9 +302,11 @@ enum Body {
     /// in place of each call. A call that reaches execution un-simplified (the optimizer
     /// turned off with `datafusion.optimizer.max_passes=0`, say) evaluates the same
     /// expression over its arguments, so the answer never depends on the optimizer.
-    Rewrite(RewriteFn),
+    Rewrite(Rewrite),
     /// Value by value over its arguments' arrays; NULL in, NULL out.
     Computed(ComputeFn),
+    /// As `Computed`, given the session's time zone as the query runs.
+    ComputedInZone(ZonedComputeFn),
 }
 
 crate::functions::identified_by_name!(HiveFunction);
@@ -302,7 +319,28 @@ impl HiveFunction {
         returns: fn(&[DataType]) -> Result<DataType>,
         rewrite: RewriteFn,
     ) -> Self {
-        Self::with_body(name, coerce, returns, Body::Rewrite(rewrite))
+        Self::with_body(
+            name,
+            coerce,
+            returns,
+            Body::Rewrite(Rewrite::Plain(rewrite)),
+        )
+    }
+
+    /// A deterministic function defined as an expression of DataFusion's functions that
+    /// depends on the session's time zone, given as DataFusion's time-zone setting names it.
+    pub fn rewrite_in_zone(
+        name: &'static str,
+        coerce: CoerceFn,
+        returns: fn(&[DataType]) -> Result<DataType>,
+        rewrite: ZonedRewriteFn,
+    ) -> Self {
+        Self::with_body(
+            name,
+            coerce,
+            returns,
+            Body::Rewrite(Rewrite::InZone(rewrite)),
+        )
     }
 
     /// A deterministic function computed over its arguments' arrays.
@@ -313,6 +351,17 @@ impl HiveFunction {
         compute: ComputeFn,
     ) -> Self {
         Self::with_body(name, coerce, returns, Body::Computed(compute))
+    }
+
+    /// A deterministic function computed over its arguments' arrays and the session's
+    /// time zone.
+    pub fn computed_in_zone(
+        name: &'static str,
+        coerce: CoerceFn,
+        returns: fn(&[DataType]) -> Result<DataType>,
+        compute: ZonedComputeFn,
+    ) -> Self {
+        Self::with_body(name, coerce, returns, Body::ComputedInZone(compute))
     }
 
     fn with_body(
@@ -349,13 +398,20 @@ impl HiveFunction {
     /// differ (the plan's schema was computed from the declared one).
     fn expression(
         &self,
-        rewrite: RewriteFn,
+        rewrite: Rewrite,
         args: Vec<Expr>,
         types: &[DataType],
         schema: &DFSchema,
+        options: &ConfigOptions,
     ) -> Result<Expr> {
         let declared = (self.returns)(types)?;
-        let expr = rewrite(args, types)?;
+        let expr = match rewrite {
+            Rewrite::Plain(rewrite) => rewrite(args, types)?,
+            Rewrite::InZone(rewrite) => {
+                let zone = options.execution.time_zone.as_deref().unwrap_or("UTC");
+                rewrite(args, types, zone)?
+            }
+        };
         use datafusion::logical_expr::ExprSchemable;
         Ok(if expr.get_type(schema)? == declared {
             expr
@@ -398,7 +454,7 @@ impl ScalarUDFImpl for HiveFunction {
             .iter()
             .map(|arg| info.get_data_type(arg))
             .collect::<Result<Vec<_>>>()?;
-        let expr = self.expression(rewrite, args, &types, info.schema())?;
+        let expr = self.expression(rewrite, args, &types, info.schema(), info.config_options())?;
         Ok(ExprSimplifyResult::Simplified(expr))
     }
 
@@ -416,6 +472,11 @@ impl ScalarUDFImpl for HiveFunction {
             Body::Computed(compute) => {
                 let arrays = ColumnarValue::values_to_arrays(&args.args)?;
                 return columnar(compute(&arrays)?, &args.args);
+            }
+            Body::ComputedInZone(compute) => {
+                let arrays = ColumnarValue::values_to_arrays(&args.args)?;
+                let zone = crate::time_zones::Zone::of_session(&args.config_options);
+                return columnar(compute(&arrays, &zone)?, &args.args);
             }
             Body::Rewrite(rewrite) => rewrite,
         };
@@ -442,7 +503,7 @@ impl ScalarUDFImpl for HiveFunction {
         }
         let schema = Arc::new(Schema::new(fields));
         let df_schema = Arc::new(DFSchema::try_from(Arc::clone(&schema))?);
-        let expr = self.expression(rewrite, exprs, &types, &df_schema)?;
+        let expr = self.expression(rewrite, exprs, &types, &df_schema, &args.config_options)?;
         // Simplified as the optimizer would have: some of DataFusion's functions (now())
         // only work so.
         let info = SimplifyContext::builder()
@@ -583,4 +644,4 @@ fn is_integer(t: &DataType) -> bool {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

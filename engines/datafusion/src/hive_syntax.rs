@@ -71,7 +71,7 @@
 use std::ops::ControlFlow;
 use std::sync::Arc;
 
-use datafusion::arrow::datatypes::{DataType, TimeUnit};
+use datafusion::arrow::datatypes::DataType;
 use datafusion::common::config::ConfigOptions;
 use datafusion::common::tree_node::{Transformed, TreeNode};
 use datafusion::common::{DFSchema, DataFusionError, Result, ScalarValue};
@@ -343,29 +343,7 @@ fn hive_integer_cast(expr: LogicalExpr, schema: &DFSchema) -> Result<Transformed
         }
         // Spark's seconds since 1970 (rounded down), where DataFusion's cast gives the
         // timestamp's unit (nanoseconds).
-        DataType::Timestamp(unit, _) => {
-            let per_second = match unit {
-                TimeUnit::Second => 1i64,
-                TimeUnit::Millisecond => 1_000,
-                TimeUnit::Microsecond => 1_000_000,
-                TimeUnit::Nanosecond => 1_000_000_000,
-            };
-            let ticks = cast(value, DataType::Int64);
-            let operation = |op, right: i64| {
-                LogicalExpr::BinaryExpr(BinaryExpr::new(
-                    Box::new(ticks.clone()),
-                    op,
-                    Box::new(lit(right)),
-                ))
-            };
-            let seconds = operation(Operator::Divide, per_second);
-            // Integer division rounds towards zero; before 1970, down is one less.
-            let before_a_whole_second = ticks
-                .clone()
-                .lt(lit(0i64))
-                .and(operation(Operator::Modulo, per_second).not_eq(lit(0i64)));
-            when(before_a_whole_second, seconds.clone() - lit(1i64)).otherwise(seconds)?
-        }
+        DataType::Timestamp(..) => crate::hive_functions::epochs::count_of(value, 1_000_000_000),
         _ => return Ok(Transformed::no(expr)),
     };
     // The low bits, sign-extended: Java's narrowing of an integer.

@@ -18,6 +18,8 @@
 //!   result columns named by their SQL.
 //! - [`spark_casts`]: conversions Spark makes that DataFusion refuses or makes otherwise
 //!   (a value cast to a string, a string in arithmetic).
+//! - [`time_zones`]: the session's zone, in which timestamps are wall-clock times, and Java's
+//!   zone names.
 //! - [`statement`]: Hive commands (`USE`, `SHOW TABLES`, `SET`, ...) and DataFusion planning.
 //! - [`variables`]: Hive's `${var}` substitution in statements.
 //! - [`warehouse`]: databases and managed tables kept as files under the warehouse
@@ -46,6 +48,7 @@ pub mod service;
 pub mod session;
 pub mod spark_casts;
 pub mod statement;
+pub mod time_zones;
 pub mod types;
 pub mod variables;
 pub mod warehouse;

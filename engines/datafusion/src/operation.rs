@@ -497,6 +497,7 @@ impl Operation {
             }
             Planned::Plan(plan) => {
                 let frame = context.execute_logical_plan(plan).await?;
+                let frame = crate::time_zones::shown_in_session_zone(frame)?;
                 let mut stream = self.open_stream(&frame).await?;
                 // The executed plan's schema, not the frame's: only analysis gives a UNION
                 // of a BIGINT and a DOUBLE its common type, and the rows come in that type.

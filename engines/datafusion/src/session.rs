@@ -16,7 +16,7 @@ use datafusion::datasource::ViewTable;
 use datafusion::error::DataFusionError;
 use datafusion::execution::cache::cache_manager::CacheManagerConfig;
 use datafusion::execution::runtime_env::{RuntimeEnv, RuntimeEnvBuilder};
-use datafusion::execution::{SessionState, SessionStateBuilder};
+use datafusion::execution::{FunctionRegistry, SessionState, SessionStateBuilder};
 use datafusion::logical_expr::CreateView;
 use datafusion::prelude::{SessionConfig, SessionContext};
 use kumiho_thrift::handle::HandleId;
@@ -28,6 +28,7 @@ use crate::hive_functions;
 use crate::hive_syntax;
 use crate::object_stores::SchemeObjectStoreRegistry;
 use crate::spark_casts;
+use crate::time_zones;
 use crate::variables;
 use temporary::{SessionCatalogList, TemporaryViews};
 
@@ -168,55 +169,44 @@ impl Session {
     }
 
     /// Sets a value: `datafusion.*` keys change DataFusion's settings (a bad value is an
-    /// error), any other key is kept for `SET` to show.
+    /// error), the session's time zone under any of its keys too
+    /// ([`time_zones::SESSION_ZONE_KEYS`]); any other key is kept for `SET` to show.
     pub fn set(&self, key: &str, value: &str) -> Result<(), SessionError> {
-        if key.starts_with(DATAFUSION_PREFIX) {
+        if let Some((datafusion_key, datafusion_value)) = datafusion_setting(key, value)? {
             let state = self.ctx.state_ref();
             let mut state = state.write();
-            state
-                .config_mut()
-                .options_mut()
-                .set(key, value)
-                .map_err(|e| SessionError::BadSetting {
-                    key: key.to_owned(),
-                    reason: e.strip_backtrace(),
-                })?;
+            set_datafusion(&mut state, key, &datafusion_key, &datafusion_value)?;
             // `datafusion.catalog.default_schema` is the current database.
             self.bind_views(&mut state);
-            Ok(())
-        } else {
+        }
+        if !key.starts_with(DATAFUSION_PREFIX) {
             self.lock_settings()
                 .insert(key.to_owned(), value.to_owned());
-            Ok(())
         }
+        Ok(())
     }
 
     /// The context one statement runs in: the session's own, or with a statement's
-    /// `confOverlay` a copy of it carrying the overlay's `datafusion.*` settings (a bad value
-    /// is an error), for that statement only: it is planned, and a query run, in the copy,
-    /// while DDL and `SET` still change the session itself. Other keys concern nothing the
-    /// engine reads and are left out.
+    /// `confOverlay` a copy of it carrying the overlay's `datafusion.*` settings and time
+    /// zone (a bad value is an error), for that statement only: it is planned, and a query
+    /// run, in the copy, while DDL and `SET` still change the session itself. Other keys
+    /// concern nothing the engine reads and are left out.
     pub fn statement_context(
         &self,
         overlay: &BTreeMap<String, String>,
     ) -> Result<SessionContext, SessionError> {
-        let mut settings = overlay
-            .iter()
-            .filter(|(key, _)| key.starts_with(DATAFUSION_PREFIX))
-            .peekable();
-        if settings.peek().is_none() {
+        let mut settings = Vec::new();
+        for (key, value) in overlay {
+            if let Some(setting) = datafusion_setting(key, value)? {
+                settings.push((key, setting));
+            }
+        }
+        if settings.is_empty() {
             return Ok(self.ctx.clone());
         }
         let mut state = self.ctx.state();
-        for (key, value) in settings {
-            state
-                .config_mut()
-                .options_mut()
-                .set(key, value)
-                .map_err(|e| SessionError::BadSetting {
-                    key: key.clone(),
-                    reason: e.strip_backtrace(),
-                })?;
+        for (key, (datafusion_key, datafusion_value)) in settings {
+            set_datafusion(&mut state, key, &datafusion_key, &datafusion_value)?;
         }
         self.bind_views(&mut state);
         Ok(SessionContext::new_with_state(state))
@@ -249,15 +239,25 @@ impl Session {
         .map_err(SessionError::Substitution)
     }
 
-    /// The value of one setting, DataFusion's or the session's.
+    /// The value of one setting, DataFusion's or the session's; the session's time zone under
+    /// any of its keys.
     pub fn get(&self, key: &str) -> Option<String> {
         if key.starts_with(DATAFUSION_PREFIX) {
             self.datafusion_settings()
                 .into_iter()
                 .find(|(k, _)| k == key)
                 .map(|(_, v)| v)
+        } else if let Some(value) = self.lock_settings().get(key) {
+            Some(value.clone())
+        } else if time_zones::is_session_zone_key(key) {
+            // Set under another of its keys, or not at all: the zone in force.
+            Some(
+                self.get(TIME_ZONE_KEY)
+                    .filter(|zone| !zone.is_empty())
+                    .unwrap_or_else(|| "UTC".to_owned()),
+            )
         } else {
-            self.lock_settings().get(key).cloned()
+            None
         }
     }
 
@@ -464,6 +464,58 @@ fn bind_views(
         Arc::clone(views),
         database,
     )));
+}
+
+/// The DataFusion setting a session key changes, if any: a `datafusion.*` key itself, and
+/// the session's time zone under any of its keys as DataFusion's `execution.time_zone`,
+/// written as DataFusion reads it (a zone that is none is an error).
+fn datafusion_setting(key: &str, value: &str) -> Result<Option<(String, String)>, SessionError> {
+    if time_zones::is_session_zone_key(key) {
+        let zone =
+            time_zones::session_setting(value).map_err(|reason| SessionError::BadSetting {
+                key: key.to_owned(),
+                reason,
+            })?;
+        return Ok(Some((TIME_ZONE_KEY.to_owned(), zone)));
+    }
+    Ok(key
+        .starts_with(DATAFUSION_PREFIX)
+        .then(|| (key.to_owned(), value.to_owned())))
+}
+
+/// DataFusion's key for the session's time zone.
+const TIME_ZONE_KEY: &str = "datafusion.execution.time_zone";
+
+/// Sets one of DataFusion's settings in `state`, as DataFusion's own `SET` does: the
+/// functions that read a setting when they are made (`to_timestamp_seconds`'s zone) are
+/// made again. `key` is the one the user gave, for the error.
+fn set_datafusion(
+    state: &mut SessionState,
+    key: &str,
+    datafusion_key: &str,
+    value: &str,
+) -> Result<(), SessionError> {
+    let bad = |reason: String| SessionError::BadSetting {
+        key: key.to_owned(),
+        reason,
+    };
+    state
+        .config_mut()
+        .options_mut()
+        .set(datafusion_key, value)
+        .map_err(|e| bad(e.strip_backtrace()))?;
+    let options = state.config().options();
+    let remade: Vec<_> = state
+        .scalar_functions()
+        .values()
+        .filter_map(|udf| udf.inner().with_updated_config(options))
+        .collect();
+    for udf in remade {
+        state
+            .register_udf(Arc::new(udf))
+            .map_err(|e| bad(e.strip_backtrace()))?;
+    }
+    Ok(())
 }
 
 /// The state sessions start from: the engine's defaults over `catalogs`, with DataFusion's

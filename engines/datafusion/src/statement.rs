@@ -22,6 +22,7 @@ use datafusion::prelude::SessionContext;
 use datafusion::sql::sqlparser::dialect::GenericDialect;
 use datafusion::sql::sqlparser::tokenizer::{Token, Tokenizer};
 
+use crate::time_zones;
 use crate::words::Words;
 
 use datafusion::catalog::{SchemaProvider, TableProvider};
@@ -823,10 +824,79 @@ fn recognise_set(rest: &str) -> Option<HiveCommand> {
                 unquote(value.trim()).to_owned(),
             )))
         }
-        // `SET TIME ZONE 'x'` and `SET k TO v` are DataFusion's.
+        None if starts_with_words(rest, &["time", "zone"]) => {
+            let zone = set_time_zone(rest)?;
+            Some(HiveCommand::Set(SetCommand::Assign(
+                time_zones::SESSION_ZONE_KEYS[0].to_owned(),
+                zone,
+            )))
+        }
+        // `SET k TO v` is DataFusion's.
         None if rest.contains(char::is_whitespace) => None,
         None => Some(HiveCommand::Set(SetCommand::Show(rest.to_owned()))),
     }
+}
+
+/// Whether `text` starts with `words`, in any case, apart.
+fn starts_with_words(text: &str, words: &[&str]) -> bool {
+    let mut parts = text.split_whitespace();
+    words.iter().all(|word| {
+        parts
+            .next()
+            .is_some_and(|part| part.eq_ignore_ascii_case(word))
+    })
+}
+
+/// The zone of Spark's `SET TIME ZONE LOCAL | 'zone' | INTERVAL ...` (`rest` starts with
+/// `TIME ZONE`): `LOCAL`, the zone's name, or an interval of hours and minutes as an
+/// offset (`INTERVAL 8 HOURS`, `INTERVAL -5 HOURS 30 MINUTES`, `INTERVAL '08:30' HOUR TO
+/// MINUTE`). `None` leaves anything else to DataFusion's parser, which reports it.
+fn set_time_zone(rest: &str) -> Option<String> {
+    let value = rest.split_whitespace().skip(2).collect::<Vec<_>>();
+    match value.as_slice() {
+        [local] if local.eq_ignore_ascii_case("local") => Some("LOCAL".to_owned()),
+        [name] => Some(unquote(name).to_owned()),
+        [interval, parts @ ..] if interval.eq_ignore_ascii_case("interval") => {
+            interval_offset(parts)
+        }
+        _ => None,
+    }
+}
+
+/// An interval of hours (and minutes) as an offset, `+hh:mm`.
+fn interval_offset(parts: &[&str]) -> Option<String> {
+    let unit = |word: &str, singular: &str| {
+        word.eq_ignore_ascii_case(singular) || word.eq_ignore_ascii_case(&format!("{singular}s"))
+    };
+    let number = |text: &str| unquote(text).parse::<i32>().ok();
+    let minutes = match parts {
+        [text, h, to, m]
+            if unit(h, "hour") && to.eq_ignore_ascii_case("to") && unit(m, "minute") =>
+        {
+            let text = unquote(text);
+            let (negative, text) = match text.strip_prefix('-') {
+                Some(rest) => (true, rest),
+                None => (false, text.strip_prefix('+').unwrap_or(text)),
+            };
+            let (hours, minutes) = text.split_once(':')?;
+            let total = hours.parse::<i32>().ok()? * 60 + minutes.parse::<i32>().ok()?;
+            if negative {
+                -total
+            } else {
+                total
+            }
+        }
+        [hours, h] if unit(h, "hour") => number(hours)? * 60,
+        [hours, h, minutes, m] if unit(h, "hour") && unit(m, "minute") => {
+            let hours = number(hours)?;
+            let minutes = number(minutes)?;
+            hours * 60 + if hours < 0 { -minutes } else { minutes }
+        }
+        _ => return None,
+    };
+    let sign = if minutes < 0 { '-' } else { '+' };
+    let minutes = minutes.abs();
+    Some(format!("{sign}{:02}:{:02}", minutes / 60, minutes % 60))
 }
 
 fn unquote(value: &str) -> &str {

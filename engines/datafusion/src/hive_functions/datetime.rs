@@ -3,7 +3,7 @@
 //!
 //! Hive takes a date as a `DATE`, a `TIMESTAMP` or a string (`'2024-01-31'`,
 //! `'2024-01-31 10:00:00'`); a string that is not a date gives NULL, as in Hive, not an
-//! error. Timestamps are read and written in UTC, where Hive uses the session's zone.
+//! error. A timestamp is a wall-clock time of the session's zone ([`crate::time_zones`]).
 //! `date_add`, `date_sub`, `add_months` and `last_day` return a `DATE` (Hive 2.1+ and Spark),
 //! `date_format` and `from_unixtime` a string, `unix_timestamp` and `datediff` integers.
 
@@ -23,6 +23,7 @@ use datafusion::logical_expr::{
 };
 
 use super::{bad_arguments, is_integer, is_string, literal_string, HiveFunction};
+use crate::time_zones::{session_to_utc, utc_to_session};
 
 /// Hive's default pattern of `from_unixtime` and `unix_timestamp`.
 const DEFAULT_PATTERN: &str = "yyyy-MM-dd HH:mm:ss";
@@ -78,21 +79,24 @@ pub fn functions() -> Vec<ScalarUDF> {
             ))
         })
         .udf(),
-        HiveFunction::rewrite("date_format", date_and_pattern, string, |a, t| {
+        HiveFunction::rewrite_in_zone("date_format", date_and_pattern, string, |a, t, zone| {
             let pattern = pattern("date_format", &a[1])?;
-            Ok(to_char(as_timestamp(&a[0], &t[0]), lit(pattern)))
+            Ok(formatted(as_timestamp(&a[0], &t[0]), pattern, zone))
         })
         .udf(),
-        HiveFunction::rewrite("from_unixtime", seconds_and_pattern, string, |a, _| {
-            let pattern = match a.get(1) {
-                Some(p) => pattern("from_unixtime", p)?,
-                None => java_pattern("from_unixtime", DEFAULT_PATTERN.to_owned())?,
-            };
-            Ok(to_char(
-                to_timestamp_seconds(vec![a[0].clone()]),
-                lit(pattern),
-            ))
-        })
+        HiveFunction::rewrite_in_zone(
+            "from_unixtime",
+            seconds_and_pattern,
+            string,
+            |a, _, zone| {
+                let pattern = match a.get(1) {
+                    Some(p) => pattern("from_unixtime", p)?,
+                    None => java_pattern("from_unixtime", DEFAULT_PATTERN.to_owned())?,
+                };
+                let moment = to_timestamp_seconds(vec![a[0].clone()]);
+                Ok(formatted(utc_to_session(moment), pattern, zone))
+            },
+        )
         .udf(),
         // One argument: the date of a date, timestamp or string, NULL for a string that is
         // none (Hive); with patterns (Spark's form): the string read with them.
@@ -167,6 +171,20 @@ pub fn functions() -> Vec<ScalarUDF> {
     ]
 }
 
+/// A wall-clock time of the session's zone written with a strftime pattern; a pattern that
+/// writes the zone (Java's `z`, `Z`, `X`) writes the session's, `zone`, as DataFusion's
+/// setting names it.
+fn formatted(wall_clock: Expr, pattern: String, zone: &str) -> Expr {
+    if !["%Z", "%z", "%:z"]
+        .iter()
+        .any(|letter| pattern.contains(letter))
+    {
+        return to_char(wall_clock, lit(pattern));
+    }
+    let moment = cast(session_to_utc(wall_clock), zoned(Some("UTC")));
+    to_char(cast(moment, zoned(Some(zone))), lit(pattern))
+}
+
 /// `date_part` of a date, timestamp or date string, as Hive's `INT`.
 pub(super) fn field(part: &str, args: Vec<Expr>, types: &[DataType]) -> Result<Expr> {
     Ok(cast(
@@ -238,33 +256,34 @@ fn add_months(args: Vec<Expr>, types: &[DataType]) -> Result<Expr> {
 /// [, pattern])`: the string read with the Java pattern (Hive's default
 /// `yyyy-MM-dd HH:mm:ss`), in seconds since 1970-01-01 00:00:00 UTC.
 fn unix_timestamp(args: Vec<Expr>, types: &[DataType]) -> Result<Expr> {
-    Ok(match (args.first(), args.get(1)) {
-        (None, _) => to_unixtime(vec![now()]),
+    let wall_clock = match (args.first(), args.get(1)) {
+        // DataFusion's own `now()`, without the session's zone: the moment, in UTC.
+        (None, _) => return Ok(to_unixtime(vec![now()])),
         // A date or timestamp needs no pattern: Spark passes over one.
-        (Some(value), None) => to_unixtime(vec![as_timestamp(value, &types[0])]),
-        (Some(value), Some(_)) if !is_string(&types[0]) => {
-            to_unixtime(vec![as_timestamp(value, &types[0])])
-        }
+        (Some(value), None) => as_timestamp(value, &types[0]),
+        (Some(value), Some(_)) if !is_string(&types[0]) => as_timestamp(value, &types[0]),
         (Some(value), Some(pattern)) => {
             let pattern = self::pattern("unix_timestamp", pattern)?;
-            to_unixtime(vec![parse_with_patterns(vec![value.clone(), lit(pattern)])])
+            parse_with_patterns(vec![value.clone(), lit(pattern)])
         }
-    })
+    };
+    Ok(to_unixtime(vec![session_to_utc(wall_clock)]))
 }
 
 /// Spark's `to_timestamp(s[, pattern])`: the string read with the Java pattern, NULL when it
 /// does not fit (DataFusion's reads strftime patterns and fails the query); without one, the
-/// string as `CAST(s AS TIMESTAMP)` reads it. A number is DataFusion's seconds since 1970.
+/// string as `CAST(s AS TIMESTAMP)` reads it. A number is seconds since 1970, as
+/// `CAST(n AS TIMESTAMP)`.
 fn to_timestamp(args: Vec<Expr>, types: &[DataType]) -> Result<Expr> {
     let timestamp = DataType::Timestamp(TimeUnit::Nanosecond, None);
     let [value, patterns @ ..] = args.as_slice() else {
         return Err(bad_arguments("to_timestamp", TO_TIMESTAMP, types));
     };
     if patterns.is_empty() {
-        return Ok(if is_string(&types[0]) {
-            try_cast(value.clone(), timestamp)
-        } else {
-            datafusion::functions::expr_fn::to_timestamp(args)
+        return Ok(match &types[0] {
+            t if is_string(t) => try_cast(value.clone(), timestamp),
+            t if t.is_numeric() => super::epochs::of_seconds(value.clone(), t),
+            _ => cast(value.clone(), timestamp),
         });
     }
     let mut parsed = vec![value.clone()];
@@ -580,49 +599,13 @@ fn naive_timestamp(_: &[DataType]) -> Result<DataType> {
 /// `ZoneId.SHORT_IDS` reads them as.
 fn zone(name: &str, expr: &Expr) -> Result<String> {
     match literal_string(expr) {
-        Some(Some(zone)) => Ok(java_short_zone(zone).unwrap_or(zone).to_owned()),
+        Some(Some(zone)) => Ok(crate::time_zones::java_short_zone(zone)
+            .unwrap_or(zone)
+            .to_owned()),
         _ => Err(DataFusionError::Plan(format!(
             "{name}: the time zone must be a constant such as 'Asia/Seoul' or '+09:00'"
         ))),
     }
-}
-
-/// The zone of one of Java's `ZoneId.SHORT_IDS` (`PST` is `America/Los_Angeles`).
-pub(crate) fn java_short_zone(zone: &str) -> Option<&'static str> {
-    const SHORT_IDS: &[(&str, &str)] = &[
-        ("ACT", "Australia/Darwin"),
-        ("AET", "Australia/Sydney"),
-        ("AGT", "America/Argentina/Buenos_Aires"),
-        ("ART", "Africa/Cairo"),
-        ("AST", "America/Anchorage"),
-        ("BET", "America/Sao_Paulo"),
-        ("BST", "Asia/Dhaka"),
-        ("CAT", "Africa/Harare"),
-        ("CNT", "America/St_Johns"),
-        ("CST", "America/Chicago"),
-        ("CTT", "Asia/Shanghai"),
-        ("EAT", "Africa/Addis_Ababa"),
-        ("ECT", "Europe/Paris"),
-        ("IET", "America/Indiana/Indianapolis"),
-        ("IST", "Asia/Kolkata"),
-        ("JST", "Asia/Tokyo"),
-        ("MIT", "Pacific/Apia"),
-        ("NET", "Asia/Yerevan"),
-        ("NST", "Pacific/Auckland"),
-        ("PLT", "Asia/Karachi"),
-        ("PNT", "America/Phoenix"),
-        ("PRT", "America/Puerto_Rico"),
-        ("PST", "America/Los_Angeles"),
-        ("SST", "Pacific/Guadalcanal"),
-        ("VST", "Asia/Ho_Chi_Minh"),
-        ("EST", "-05:00"),
-        ("MST", "-07:00"),
-        ("HST", "-10:00"),
-    ];
-    SHORT_IDS
-        .iter()
-        .find(|(short, _)| *short == zone)
-        .map(|(_, zone)| *zone)
 }
 
 fn date_and_zone(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {

@@ -1,4 +1,5 @@
-//! Spark's conversions between timestamps and counts since 1970-01-01 00:00:00 UTC:
+//! Spark's conversions between timestamps (the session's wall-clock times) and counts since
+//! 1970-01-01 00:00:00 UTC:
 //! `timestamp_seconds`, `timestamp_millis`, `timestamp_micros` (a timestamp of a count),
 //! `unix_seconds`, `unix_millis`, `unix_micros` (the count of a timestamp, rounded down, as
 //! Spark's `floorDiv`), `unix_date` (the days of a date), and Hive's `to_epoch_milli`
@@ -10,8 +11,9 @@ use datafusion::error::Result;
 use datafusion::logical_expr::{cast, lit, try_cast, Expr, ScalarUDF};
 
 use super::{bad_arguments, is_integer, HiveFunction};
+use crate::time_zones::{session_to_utc, utc_to_session};
 
-/// The engine's timestamps: nanoseconds, no zone (read as UTC).
+/// The engine's timestamps: nanoseconds, no zone (the session's wall-clock times).
 const TIMESTAMP: DataType = DataType::Timestamp(TimeUnit::Nanosecond, None);
 
 pub fn functions() -> Vec<ScalarUDF> {
@@ -106,16 +108,21 @@ pub(crate) fn of_seconds(seconds: Expr, t: &DataType) -> Expr {
     of_count(cast(micros, DataType::Int64), TimeUnit::Microsecond)
 }
 
-/// The timestamp `count` units after 1970-01-01 00:00:00 UTC; NULL beyond the nanosecond
-/// timestamps' years (1677 to 2262), where the cast to them failed the query.
+/// The timestamp `count` units after 1970-01-01 00:00:00 UTC, as the session's wall-clock
+/// time; NULL beyond the nanosecond timestamps' years (1677 to 2262), where the cast to them
+/// failed the query.
 fn of_count(count: Expr, unit: TimeUnit) -> Expr {
-    try_cast(cast(count, DataType::Timestamp(unit, None)), TIMESTAMP)
+    utc_to_session(try_cast(
+        cast(count, DataType::Timestamp(unit, None)),
+        TIMESTAMP,
+    ))
 }
 
-/// A nanosecond timestamp's count of `per` nanoseconds, rounded down (before 1970 too:
+/// A timestamp's count of `per` nanoseconds since 1970-01-01 00:00:00 UTC (a timestamp
+/// without a zone being the session's wall-clock time), rounded down (before 1970 too:
 /// 23:59:59.5 on 1969-12-31 is second -1).
 pub(crate) fn count_of(timestamp: Expr, per: i64) -> Expr {
-    let nanos = cast(timestamp, DataType::Int64);
+    let nanos = cast(cast(session_to_utc(timestamp), TIMESTAMP), DataType::Int64);
     let per = lit(per);
     let below = ((nanos.clone() % per.clone()) + per.clone()) % per.clone();
     (nanos - below) / per

@@ -8,6 +8,7 @@
 use std::sync::Arc;
 
 use base64::Engine as _;
+use chrono::NaiveDateTime;
 use datafusion::arrow::array::{
     Array, ArrayRef, AsArray, BooleanArray, Decimal128Array, Float32Array, Float64Array,
     Int16Array, Int32Array, Int64Array, Int8Array, ListArray, MapArray, PrimitiveArray,
@@ -39,10 +40,12 @@ use datafusion::sql::sqlparser::tokenizer::Token;
 
 use super::json::Json;
 use super::{bad_arguments, HiveFunction};
+use crate::time_zones::Zone;
 
 pub fn functions() -> Vec<ScalarUDF> {
     vec![
-        HiveFunction::computed("to_json", to_json_types, |_| Ok(DataType::Utf8), to_json).udf(),
+        HiveFunction::computed_in_zone("to_json", to_json_types, |_| Ok(DataType::Utf8), to_json)
+            .udf(),
         ScalarUDF::new_from_impl(FromJson::new()),
     ]
 }
@@ -68,13 +71,13 @@ fn to_json_types(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
 }
 
 /// `to_json(value)`: the value as compact JSON text, NULL for NULL.
-fn to_json(args: &[ArrayRef]) -> Result<ArrayRef> {
+fn to_json(args: &[ArrayRef], zone: &Zone) -> Result<ArrayRef> {
     let values = &args[0];
     let text: StringArray = (0..values.len())
         .map(|i| {
             (!values.is_null(i)).then(|| {
                 let mut out = String::new();
-                json_of(values.as_ref(), i).write(&mut out);
+                json_of(values.as_ref(), i, zone).write(&mut out);
                 out
             })
         })
@@ -84,9 +87,9 @@ fn to_json(args: &[ArrayRef]) -> Result<ArrayRef> {
 
 /// Row `i` of an array as Spark's `JacksonGenerator` writes it: a struct's NULL fields left
 /// out (`ignoreNullFields`), a map's keys as their text, dates `yyyy-MM-dd`, timestamps
-/// `yyyy-MM-dd'T'HH:mm:ss.SSS` in UTC with `Z` (as Spark writes them in a UTC session),
+/// `yyyy-MM-dd'T'HH:mm:ss.SSSXXX` in the session's zone ([`timestamp`]),
 /// decimals with their scale, binary in base 64, NaN and infinities as strings.
-fn json_of(array: &dyn Array, i: usize) -> Json {
+fn json_of(array: &dyn Array, i: usize, zone: &Zone) -> Json {
     if array.is_null(i) {
         return Json::Null;
     }
@@ -122,13 +125,14 @@ fn json_of(array: &dyn Array, i: usize) -> Json {
                 None => Json::String(display(array, i)),
             }
         }
-        DataType::Timestamp(unit, _) => {
-            let stamp = match unit {
-                TimeUnit::Second => timestamp::<TimestampSecondType>(array, i),
-                TimeUnit::Millisecond => timestamp::<TimestampMillisecondType>(array, i),
-                TimeUnit::Microsecond => timestamp::<TimestampMicrosecondType>(array, i),
-                TimeUnit::Nanosecond => timestamp::<TimestampNanosecondType>(array, i),
+        DataType::Timestamp(unit, moment) => {
+            let time = match unit {
+                TimeUnit::Second => time_of::<TimestampSecondType>(array, i),
+                TimeUnit::Millisecond => time_of::<TimestampMillisecondType>(array, i),
+                TimeUnit::Microsecond => time_of::<TimestampMicrosecondType>(array, i),
+                TimeUnit::Nanosecond => time_of::<TimestampNanosecondType>(array, i),
             };
+            let stamp = time.and_then(|time| timestamp(time, moment.is_some(), zone));
             Json::String(stamp.unwrap_or_else(|| display(array, i)))
         }
         DataType::Binary | DataType::LargeBinary | DataType::BinaryView => {
@@ -146,19 +150,19 @@ fn json_of(array: &dyn Array, i: usize) -> Json {
                 .iter()
                 .zip(structs.columns())
                 .filter(|(_, column)| !column.is_null(i))
-                .map(|(field, column)| (field.name().clone(), json_of(column.as_ref(), i)))
+                .map(|(field, column)| (field.name().clone(), json_of(column.as_ref(), i, zone)))
                 .collect();
             Json::Object(members)
         }
-        DataType::List(_) => items(&array.as_list::<i32>().value(i)),
-        DataType::LargeList(_) => items(&array.as_list::<i64>().value(i)),
-        DataType::FixedSizeList(..) => items(&array.as_fixed_size_list().value(i)),
+        DataType::List(_) => items(&array.as_list::<i32>().value(i), zone),
+        DataType::LargeList(_) => items(&array.as_list::<i64>().value(i), zone),
+        DataType::FixedSizeList(..) => items(&array.as_fixed_size_list().value(i), zone),
         DataType::Map(..) => {
             let entries = array.as_map().value(i);
             let (keys, values) = (entries.column(0), entries.column(1));
             let members = (0..entries.len())
                 .map(|j| {
-                    let key = match json_of(keys.as_ref(), j) {
+                    let key = match json_of(keys.as_ref(), j, zone) {
                         Json::String(s) => s,
                         other => {
                             let mut text = String::new();
@@ -166,7 +170,7 @@ fn json_of(array: &dyn Array, i: usize) -> Json {
                             text
                         }
                     };
-                    (key, json_of(values.as_ref(), j))
+                    (key, json_of(values.as_ref(), j, zone))
                 })
                 .collect();
             Json::Object(members)
@@ -193,23 +197,44 @@ fn double(x: f64) -> Json {
     }
 }
 
-fn items(array: &ArrayRef) -> Json {
+fn items(array: &ArrayRef, zone: &Zone) -> Json {
     Json::Array(
         (0..array.len())
-            .map(|j| json_of(array.as_ref(), j))
+            .map(|j| json_of(array.as_ref(), j, zone))
             .collect(),
     )
 }
 
-/// A timestamp as Spark's default `timestampFormat` writes it in a UTC session:
-/// milliseconds always, then `Z`. The engine's timestamps without a zone are read as UTC,
-/// its default zone.
-fn timestamp<T: datafusion::arrow::datatypes::ArrowTimestampType>(
+/// A timestamp as Spark's default `timestampFormat` (`yyyy-MM-dd'T'HH:mm:ss.SSSXXX`)
+/// writes it: the session's wall-clock time, milliseconds always, then the zone's offset at
+/// that time (`Z` for none). `time` is the session's wall-clock time, or the moment's UTC
+/// time when the timestamp carries a zone (`is_moment`).
+fn timestamp(time: NaiveDateTime, is_moment: bool, zone: &Zone) -> Option<String> {
+    let (local, utc) = if is_moment {
+        (zone.to_local(time)?, time)
+    } else {
+        (time, zone.to_utc(time)?)
+    };
+    let offset = (local - utc).num_seconds();
+    let text = local.format("%Y-%m-%dT%H:%M:%S%.3f");
+    if offset == 0 {
+        return Some(format!("{text}Z"));
+    }
+    let sign = if offset < 0 { '-' } else { '+' };
+    let minutes = offset.abs() / 60;
+    Some(format!(
+        "{text}{sign}{:02}:{:02}",
+        minutes / 60,
+        minutes % 60
+    ))
+}
+
+/// Row `i` of a timestamp array as a date and time.
+fn time_of<T: datafusion::arrow::datatypes::ArrowTimestampType>(
     array: &dyn Array,
     i: usize,
-) -> Option<String> {
-    let value = array.as_primitive::<T>().value(i);
-    as_datetime::<T>(value).map(|t| t.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string())
+) -> Option<NaiveDateTime> {
+    as_datetime::<T>(array.as_primitive::<T>().value(i))
 }
 
 /// `from_json(json, 'schema')`: the JSON text read into the struct (`'a INT, b STRING'`,

@@ -1,25 +1,25 @@
 //! Spark's `make_timestamp(year, month, day, hour, min, sec[, timezone])`: the timestamp of
 //! those fields, `sec` with its fraction to the microsecond (a `DECIMAL(16, 6)`, as Spark
-//! takes it), read in the time zone given or else UTC, the engine's. A field out of its
-//! range (month 13, February 30th, hour 24) gives NULL, as Spark without ANSI; `sec` 60
-//! is the next minute's start, as Spark allows it.
+//! takes it), read in the time zone given (and converted to the session's) or else the
+//! session's. A field out of its range (month 13, February 30th, hour 24) gives NULL, as
+//! Spark without ANSI; `sec` 60 is the next minute's start, as Spark allows it.
 
 use std::sync::Arc;
 
-use chrono::{NaiveDate, NaiveDateTime, TimeDelta, TimeZone};
-use datafusion::arrow::array::timezone::Tz;
+use chrono::{NaiveDate, NaiveDateTime, TimeDelta};
 use datafusion::arrow::array::{Array, ArrayRef, AsArray, TimestampNanosecondBuilder};
 use datafusion::arrow::datatypes::{DataType, Decimal128Type, Int32Type, TimeUnit};
 use datafusion::error::{DataFusionError, Result};
 use datafusion::logical_expr::ScalarUDF;
 
 use super::{bad_arguments, is_integer, is_string, HiveFunction};
+use crate::time_zones::Zone;
 
 /// Spark's type of the seconds: to the microsecond.
 const SECONDS: DataType = DataType::Decimal128(16, 6);
 
 pub fn functions() -> Vec<ScalarUDF> {
-    vec![HiveFunction::computed(
+    vec![HiveFunction::computed_in_zone(
         "make_timestamp",
         |name, types| {
             let fields_ok = types.len() >= 6
@@ -50,7 +50,7 @@ pub fn functions() -> Vec<ScalarUDF> {
     .udf()]
 }
 
-fn make_timestamp(args: &[ArrayRef]) -> Result<ArrayRef> {
+fn make_timestamp(args: &[ArrayRef], session: &Zone) -> Result<ArrayRef> {
     let fields: Vec<_> = args[..5]
         .iter()
         .map(|a| a.as_primitive::<Int32Type>())
@@ -76,13 +76,11 @@ fn make_timestamp(args: &[ArrayRef]) -> Result<ArrayRef> {
             continue;
         };
         let local = local_time(&values, seconds.value(row));
-        let nanos = local.and_then(|local| match &zone {
-            Some(zone) => zone
-                .from_local_datetime(&local)
-                .earliest()?
-                .timestamp_nanos_opt(),
-            None => local.and_utc().timestamp_nanos_opt(),
+        let wall_clock = local.and_then(|local| match &zone {
+            Some(zone) => session.to_local(zone.to_utc(local)?),
+            None => Some(local),
         });
+        let nanos = wall_clock.and_then(|time| time.and_utc().timestamp_nanos_opt());
         out.append_option(nanos);
     }
     Ok(Arc::new(out.finish()))
@@ -113,8 +111,8 @@ fn local_time(fields: &[i32], micros: i128) -> Option<NaiveDateTime> {
     })
 }
 
-fn zone_named(name: &str) -> Result<Tz> {
-    name.parse().map_err(|_| {
+fn zone_named(name: &str) -> Result<Zone> {
+    Zone::java(name.trim()).ok_or_else(|| {
         DataFusionError::Execution(format!(
             "make_timestamp: '{name}' is not a time zone (a region such as 'Asia/Seoul' or an \
              offset such as '+09:00')"

@@ -63,7 +63,7 @@ pub(super) async fn row(engine: &Engine, session: &Session, sql: &str) -> Vec<St
 
 /// Asserts a query's one row, both optimized and with the optimizer off (the calls then run
 /// un-rewritten, through [`super::HiveFunction`]'s own evaluation).
-pub(super) async fn check(engine: &Engine, session: &Session, sql: &str, expected: &[&str]) {
+pub(crate) async fn check(engine: &Engine, session: &Session, sql: &str, expected: &[&str]) {
     assert_eq!(row(engine, session, sql).await, expected, "{sql}");
     let off = BTreeMap::from([("datafusion.optimizer.max_passes".to_owned(), "0".to_owned())]);
     let (unoptimized, _) = row_with(engine, session, sql, &off).await;

@@ -1,6 +1,6 @@
 //! Spark's tumbling time windows, `window(ts, '10 minutes'[, slide[, start]])`: the struct
 //! `{start, end}` of the window of that length that holds `ts`, windows starting at
-//! 1970-01-01 00:00:00 UTC (moved by `start`, `'5 minutes'`), so that
+//! 1970-01-01 00:00:00 UTC, in the session's zone (moved by `start`, `'5 minutes'`), so that
 //! `GROUP BY window(ts, '1 hour')` counts each hour's rows. As `date_bin` of the length, and
 //! the start plus the length. A sliding window (a slide shorter than the length), which
 //! puts a row in several windows, is not taken: such a call is left to fail, naming `window`.
@@ -37,14 +37,18 @@ pub(super) fn as_bucket(expr: &mut Expr) {
     let Some(length) = length else {
         return;
     };
-    let epoch = Expr::TypedString(datafusion::sql::sqlparser::ast::TypedString {
+    // 1970-01-01 00:00:00 UTC as the session's wall-clock time (`CAST(0 AS TIMESTAMP)`), so
+    // that windows start where Spark's do in any session zone.
+    let epoch = Expr::Cast {
+        kind: datafusion::sql::sqlparser::ast::CastKind::TryCast,
+        expr: Box::new(Expr::value(Value::Number("0".into(), false))),
         data_type: datafusion::sql::sqlparser::ast::DataType::Timestamp(
             None,
             datafusion::sql::sqlparser::ast::TimezoneInfo::None,
         ),
-        value: ValueWithSpan::from(Value::SingleQuotedString("1970-01-01 00:00:00".into())),
-        uses_odbc_syntax: false,
-    });
+        array: false,
+        format: None,
+    };
     let origin = match start {
         Some(start) => plus(epoch, written_out(start)),
         None => epoch,

@@ -14,14 +14,15 @@
 //!   `'20240105'`, `'2024-01-05x'`, `'24-01-05'` are NULL.
 //!
 //! Spaces and control characters around the text are passed over. A timestamp without a zone
-//! is the engine's (UTC), one with a zone is converted to UTC. A timestamp beyond the years
+//! is the session's wall-clock time, one with a zone is converted to the session's zone
+//! ([`crate::time_zones`]). A timestamp beyond the years
 //! 1677 to 2262 (DataFusion's nanoseconds) is NULL, and so is a date beyond chrono's years
 //! (±262143), where Spark reads them.
 
 use std::sync::Arc;
 
-use chrono::{DateTime, Datelike, NaiveDate, NaiveDateTime, NaiveTime, TimeDelta, TimeZone, Utc};
-use datafusion::arrow::array::timezone::Tz;
+use crate::time_zones::Zone;
+use chrono::{Datelike, NaiveDate, NaiveDateTime, NaiveTime};
 use datafusion::arrow::array::{
     Array, ArrayRef, AsArray, Date32Builder, TimestampNanosecondBuilder,
 };
@@ -124,11 +125,11 @@ impl ScalarUDFImpl for SparkDatetime {
         let strings = strings.as_string::<i32>();
         let result: ArrayRef = match self.kind {
             Kind::Timestamp => {
-                let today = Utc::now().date_naive();
+                let session = Zone::of_session(&args.config_options);
                 let mut out = TimestampNanosecondBuilder::with_capacity(strings.len());
                 for text in strings.iter() {
                     out.append_option(text.and_then(|t| {
-                        parse_timestamp(t.as_bytes(), today)?
+                        parse_timestamp(t.as_bytes(), &session)?
                             .and_utc()
                             .timestamp_nanos_opt()
                     }));
@@ -208,9 +209,10 @@ fn parse_date(text: &[u8]) -> Option<NaiveDate> {
     )
 }
 
-/// Spark's `stringToTimestamp` (`parseTimestampString`), as the UTC wall-clock time; `today`
-/// is the date of a time given alone.
-fn parse_timestamp(text: &[u8], today: NaiveDate) -> Option<NaiveDateTime> {
+/// Spark's `stringToTimestamp` (`parseTimestampString`), as the wall-clock time of the
+/// session's zone, `session`: a time with a zone is converted to it, and a time alone is of
+/// today in its zone.
+fn parse_timestamp(text: &[u8], session: &Zone) -> Option<NaiveDateTime> {
     let bytes = trimmed(text);
     if bytes.is_empty() {
         return None;
@@ -312,16 +314,13 @@ fn parse_timestamp(text: &[u8], today: NaiveDate) -> Option<NaiveDateTime> {
         fraction_digits += 1;
     }
     let zone = match zone {
-        Some(name) => Some(java_zone(std::str::from_utf8(name).ok()?.trim())?),
+        Some(name) => Some(Zone::java(std::str::from_utf8(name).ok()?.trim())?),
         None => None,
     };
     let part = |k: usize| u32::try_from(segments[k]).ok();
     let time = NaiveTime::from_hms_micro_opt(part(3)?, part(4)?, part(5)?, part(6)?)?;
     let date = if just_time {
-        match &zone {
-            Some(zone) => zone.today(today),
-            None => today,
-        }
+        zone.as_ref().unwrap_or(session).today()
     } else {
         let year = segments[0] * year_sign.unwrap_or(1);
         NaiveDate::from_ymd_opt(i32::try_from(year).ok()?, part(1)?, part(2)?)?
@@ -329,120 +328,6 @@ fn parse_timestamp(text: &[u8], today: NaiveDate) -> Option<NaiveDateTime> {
     let local = date.and_time(time);
     match zone {
         None => Some(local),
-        Some(zone) => zone.to_utc(local),
+        Some(zone) => session.to_local(zone.to_utc(local)?),
     }
-}
-
-/// A zone as Java's `ZoneId.of(name, SHORT_IDS)` reads it, after Spark's rewriting of
-/// `+h:mm` and `+hh:m`.
-enum Zone {
-    /// Seconds east of UTC.
-    Offset(i32),
-    Region(Tz),
-}
-
-impl Zone {
-    /// The UTC time of the wall-clock time `local`; in a daylight-saving gap the time is
-    /// moved forward by the gap, as Java's `ZonedDateTime.of` moves it.
-    fn to_utc(&self, local: NaiveDateTime) -> Option<NaiveDateTime> {
-        match self {
-            Zone::Offset(seconds) => Some(local - TimeDelta::seconds(i64::from(*seconds))),
-            Zone::Region(tz) => {
-                let instant = match tz.from_local_datetime(&local).earliest() {
-                    Some(instant) => instant,
-                    None => {
-                        let later = tz
-                            .from_local_datetime(&(local + TimeDelta::hours(1)))
-                            .earliest()?;
-                        later - TimeDelta::hours(1)
-                    }
-                };
-                Some(instant.naive_utc())
-            }
-        }
-    }
-
-    /// The zone's date at the moment whose UTC date is `utc_today` (now).
-    fn today(&self, utc_today: NaiveDate) -> NaiveDate {
-        let now: DateTime<Utc> = Utc::now();
-        let now = if now.date_naive() == utc_today {
-            now
-        } else {
-            utc_today.and_time(NaiveTime::MIN).and_utc()
-        };
-        match self {
-            Zone::Offset(seconds) => {
-                (now.naive_utc() + TimeDelta::seconds(i64::from(*seconds))).date()
-            }
-            Zone::Region(tz) => now.with_timezone(tz).date_naive(),
-        }
-    }
-}
-
-fn java_zone(name: &str) -> Option<Zone> {
-    if let Some(id) = crate::hive_functions::datetime::java_short_zone(name) {
-        return java_zone(id);
-    }
-    if name == "Z" {
-        return Some(Zone::Offset(0));
-    }
-    if name.starts_with(['+', '-']) {
-        return offset_seconds(name).map(Zone::Offset);
-    }
-    for prefix in ["UTC", "GMT", "UT"] {
-        if let Some(rest) = name.strip_prefix(prefix) {
-            if rest.is_empty() {
-                return Some(Zone::Offset(0));
-            }
-            if rest.starts_with(['+', '-']) {
-                return offset_seconds(rest).map(Zone::Offset);
-            }
-        }
-    }
-    let region_id = name.bytes().enumerate().all(|(k, b)| {
-        b.is_ascii_alphabetic() || (k > 0 && (b.is_ascii_digit() || b"~/._+-".contains(&b)))
-    });
-    if !region_id || name.len() < 2 {
-        return None;
-    }
-    // Java's region IDs, tzdb's: chrono-tz's names.
-    name.parse::<Tz>().ok().map(Zone::Region)
-}
-
-/// An offset as `ZoneOffset.of` reads it (`+h`, `+hh`, `+hh:mm`, `+hhmm`, `+hh:mm:ss`,
-/// `+hhmmss`, up to 18 hours), after Spark's `+h:mm` and `+hh:m`.
-fn offset_seconds(text: &str) -> Option<i32> {
-    let sign = if text.starts_with('-') { -1 } else { 1 };
-    let body = &text[1..];
-    // Spark's rewriting: `+h:mm` is `+0h:mm`, `+hh:m` (at the end) `+hh:0m`.
-    let mut body = body.to_owned();
-    if body.len() > 1 && body.as_bytes()[0].is_ascii_digit() && body.as_bytes()[1] == b':' {
-        body.insert(0, '0');
-    }
-    let b = body.as_bytes();
-    if b.len() == 4 && b[2] == b':' && b[..2].iter().chain(&b[3..]).all(u8::is_ascii_digit) {
-        body.insert(3, '0');
-    }
-    let b = body.as_bytes();
-    if !b.iter().all(|c| c.is_ascii_digit() || *c == b':') {
-        return None;
-    }
-    let number = |s: &[u8]| -> Option<i32> { std::str::from_utf8(s).ok()?.parse().ok() };
-    let (hours, minutes, seconds) = match b.len() {
-        1 | 2 if b.iter().all(u8::is_ascii_digit) => (number(b)?, 0, 0),
-        4 if b.iter().all(u8::is_ascii_digit) => (number(&b[..2])?, number(&b[2..])?, 0),
-        5 if b[2] == b':' => (number(&b[..2])?, number(&b[3..])?, 0),
-        6 if b.iter().all(u8::is_ascii_digit) => {
-            (number(&b[..2])?, number(&b[2..4])?, number(&b[4..])?)
-        }
-        8 if b[2] == b':' && b[5] == b':' => {
-            (number(&b[..2])?, number(&b[3..5])?, number(&b[6..])?)
-        }
-        _ => return None,
-    };
-    if hours > 18 || minutes > 59 || seconds > 59 {
-        return None;
-    }
-    let total = hours * 3600 + minutes * 60 + seconds;
-    (total <= 18 * 3600).then_some(sign * total)
 }

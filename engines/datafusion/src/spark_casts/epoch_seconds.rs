@@ -1,13 +1,15 @@
 //! Casts between numbers and timestamps count seconds since 1970-01-01 00:00:00 UTC, as in
-//! Hive and Spark, where DataFusion counts its timestamps' nanoseconds:
+//! Hive and Spark, where DataFusion counts its timestamps' nanoseconds (a timestamp being the
+//! session's wall-clock time, [`crate::time_zones`]):
 //!
 //! - `CAST(1704164645 AS TIMESTAMP)` is `2024-01-02 03:04:05` (DataFusion's was
 //!   `1970-01-01 00:00:01.704164645`); a fractional number keeps its microseconds, as Spark's
 //!   `timestamp_seconds` does (`CAST(1.5 AS TIMESTAMP)` is `1970-01-01 00:00:01.5`);
-//! - `CAST(ts AS BIGINT)` (and the other integers) is the whole seconds, rounded down, and
-//!   `CAST(ts AS DOUBLE)` the seconds with their fraction (DataFusion's were nanoseconds).
+//! - `CAST(ts AS DOUBLE)` is the seconds with their fraction (DataFusion's were nanoseconds);
+//!   `CAST(ts AS BIGINT)` and the other integers, the whole seconds rounded down, are Hive's
+//!   integer casts' (`hive_syntax`), which narrow them as Java does.
 
-use datafusion::arrow::datatypes::{DataType, TimeUnit};
+use datafusion::arrow::datatypes::DataType;
 use datafusion::common::tree_node::Transformed;
 use datafusion::common::{DFSchema, Result};
 use datafusion::logical_expr::expr::TryCast;
@@ -18,8 +20,6 @@ use crate::hive_functions::epochs::{count_of, of_seconds};
 /// Rewrites each cast between a number and a timestamp to count seconds.
 pub const SPARK_EPOCH_CASTS: crate::hive_syntax::ExpressionRewrite =
     crate::hive_syntax::ExpressionRewrite::new("spark_epoch_casts", epoch_seconds);
-
-const NANOS_PER_SECOND: i64 = 1_000_000_000;
 
 fn epoch_seconds(expr: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
     // A SQL `CAST` is a `TRY_CAST` by now; the plain casts between the two that the engine's
@@ -36,15 +36,10 @@ fn epoch_seconds(expr: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
         (number, DataType::Timestamp(..)) if number.is_numeric() => {
             cast(of_seconds(value, number), target.clone())
         }
-        (DataType::Timestamp(..), number) if number.is_integer() => {
-            let nanos = cast(value, DataType::Timestamp(TimeUnit::Nanosecond, None));
-            try_cast(count_of(nanos, NANOS_PER_SECOND), number.clone())
-        }
         (DataType::Timestamp(..), number) if number.is_floating() => {
             // Spark's microseconds over a million, which a DOUBLE holds exactly (the
             // nanoseconds it would round).
-            let nanos = cast(value, DataType::Timestamp(TimeUnit::Nanosecond, None));
-            let micros = cast(count_of(nanos, 1_000), DataType::Float64);
+            let micros = cast(count_of(value, 1_000), DataType::Float64);
             try_cast(micros / lit(1e6), number.clone())
         }
         _ => return Ok(Transformed::no(expr)),

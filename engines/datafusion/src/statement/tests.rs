@@ -126,7 +126,24 @@ fn set_takes_raw_text_values() {
             "100".into()
         ))
     );
-    assert!(passed_through("SET TIME ZONE 'UTC'"));
+    // Spark's SET TIME ZONE sets Spark's key, which the session reads as its zone.
+    let zone = |value: &str| {
+        HiveCommand::Set(SetCommand::Assign(
+            "spark.sql.session.timeZone".into(),
+            value.into(),
+        ))
+    };
+    assert_eq!(command("SET TIME ZONE 'Asia/Seoul'"), zone("Asia/Seoul"));
+    assert_eq!(command("set time zone local"), zone("LOCAL"));
+    assert_eq!(
+        command("SET TIME ZONE INTERVAL -5 HOURS 30 MINUTES"),
+        zone("-05:30")
+    );
+    assert_eq!(
+        command("SET TIME ZONE INTERVAL '+08:45' HOUR TO MINUTE"),
+        zone("+08:45")
+    );
+    assert!(passed_through("SET TIME ZONE INTERVAL 1 DAY"));
 }
 
 #[test]

@@ -1,0 +1,277 @@
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use chrono::NaiveDateTime;
+use datafusion::arrow::array::{RecordBatch, TimestampMicrosecondArray};
+use datafusion::arrow::datatypes::{DataType, Field, Schema, TimeUnit};
+use datafusion::datasource::MemTable;
+
+use super::{session_setting, Zone};
+use crate::hive_functions::tests::check;
+use crate::test_util::{engine, open, run, run_with, value_rows};
+
+fn at(text: &str) -> NaiveDateTime {
+    NaiveDateTime::parse_from_str(text, "%Y-%m-%d %H:%M:%S").unwrap()
+}
+
+#[test]
+fn settings_are_what_datafusion_reads() {
+    assert_eq!(session_setting("PST").unwrap(), "America/Los_Angeles");
+    assert_eq!(session_setting(" UTC+8 ").unwrap(), "+08:00");
+    assert_eq!(session_setting("GMT-03:30").unwrap(), "-03:30");
+    assert_eq!(session_setting("+5:45").unwrap(), "+05:45");
+    assert_eq!(session_setting("Z").unwrap(), "UTC");
+    assert_eq!(session_setting("+00:00").unwrap(), "+00:00");
+    assert_eq!(session_setting("Asia/Seoul").unwrap(), "Asia/Seoul");
+    for name in ["Mars/Olympus", "+19:00", "+05:30:15", "", "8"] {
+        let error = session_setting(name).unwrap_err();
+        assert!(error.contains("is not a time zone"), "{name}: {error}");
+    }
+}
+
+#[test]
+fn daylight_saving_gaps_move_forward_and_repeats_take_the_earlier_moment() {
+    let la = Zone::java("America/Los_Angeles").unwrap();
+    // 2024-03-10 02:30 does not exist in Los Angeles: Java reads 03:30 PDT.
+    assert_eq!(
+        la.to_utc(at("2024-03-10 02:30:00")),
+        Some(at("2024-03-10 10:30:00"))
+    );
+    // 2024-11-03 01:30 happens twice: the first, PDT.
+    assert_eq!(
+        la.to_utc(at("2024-11-03 01:30:00")),
+        Some(at("2024-11-03 08:30:00"))
+    );
+    assert_eq!(
+        la.to_local(at("2024-07-01 12:00:00")),
+        Some(at("2024-07-01 05:00:00"))
+    );
+    let offset = Zone::java("-08:00").unwrap();
+    assert_eq!(
+        offset.to_utc(at("2024-07-01 05:00:00")),
+        Some(at("2024-07-01 13:00:00"))
+    );
+}
+
+// Every expected value below is Spark 4.3's with the same session time zone.
+
+#[tokio::test]
+async fn conversions_between_moments_and_wall_clock_times_use_the_session_zone() {
+    let engine = engine().await;
+    let s = open(&engine);
+    run(
+        &engine,
+        &s,
+        "SET spark.sql.session.timeZone=America/Los_Angeles",
+    )
+    .await
+    .unwrap();
+    check(
+        &engine,
+        &s,
+        "SELECT from_unixtime(0), from_unixtime(1704164645, 'yyyy-MM-dd HH:mm'), \
+         unix_timestamp('1970-01-01 00:00:00'), unix_timestamp('2024-07-01', 'yyyy-MM-dd'), \
+         to_unix_timestamp('2024-03-10 02:30:00'), current_timezone()",
+        &[
+            "1969-12-31 16:00:00",
+            "2024-01-01 19:04",
+            "28800",
+            "1719817200",
+            // 02:30 does not exist that night: Java reads 03:30 PDT.
+            "1710066600",
+            "America/Los_Angeles",
+        ],
+    )
+    .await;
+    check(
+        &engine,
+        &s,
+        "SELECT CAST(CAST(0 AS TIMESTAMP) AS STRING), \
+         CAST(TIMESTAMP '1970-01-01 00:00:00' AS BIGINT), \
+         CAST(TIMESTAMP '2024-07-01 12:00:00' AS DOUBLE), CAST(CAST(1.5 AS TIMESTAMP) AS STRING), \
+         CAST(timestamp_millis(1704164645123) AS STRING), \
+         unix_millis(TIMESTAMP '2024-07-02 03:04:05.5'), CAST(to_timestamp(1704164645) AS STRING)",
+        &[
+            "1969-12-31 16:00:00",
+            "28800",
+            "1719860400.0",
+            "1969-12-31 16:00:01.5",
+            "2024-01-01 19:04:05.123",
+            "1719914645500",
+            "2024-01-01 19:04:05",
+        ],
+    )
+    .await;
+    // A string with a zone is converted to the session's; one without is its wall-clock time.
+    check(
+        &engine,
+        &s,
+        "SELECT CAST(CAST('2024-01-01 00:00:00Z' AS TIMESTAMP) AS STRING), \
+         CAST(CAST('2024-07-01 12:00:00 Asia/Seoul' AS TIMESTAMP) AS STRING), \
+         CAST(CAST('2024-07-01 12:00:00' AS TIMESTAMP) AS STRING), \
+         CAST(make_timestamp(2024, 1, 1, 0, 0, 0, 'UTC') AS STRING), \
+         CAST(make_timestamp(2024, 3, 10, 2, 30, 0, 'America/Los_Angeles') AS STRING)",
+        &[
+            "2023-12-31 16:00:00",
+            "2024-06-30 20:00:00",
+            "2024-07-01 12:00:00",
+            "2023-12-31 16:00:00",
+            "2024-03-10 03:30:00",
+        ],
+    )
+    .await;
+    check(
+        &engine,
+        &s,
+        "SELECT to_json(named_struct('t', TIMESTAMP '2024-07-01 12:00:00')), \
+         to_json(array(CAST(0 AS TIMESTAMP))), \
+         date_format(TIMESTAMP '2024-07-01 12:34:00', 'yyyy-MM-dd HH:mm XXX'), \
+         date_format(TIMESTAMP '2024-01-01 12:34:00', 'HH:mm Z'), \
+         unix_timestamp(current_timestamp()) - unix_timestamp()",
+        &[
+            r#"{"t":"2024-07-01T12:00:00.000-07:00"}"#,
+            r#"["1969-12-31T16:00:00.000-08:00"]"#,
+            "2024-07-01 12:34 -07:00",
+            "12:34 -0800",
+            "0",
+        ],
+    )
+    .await;
+    // DataFusion's current_date() answers only once simplified, so not through `check`.
+    assert_eq!(
+        value_rows(
+            &engine,
+            &s,
+            "SELECT CAST(current_timestamp() AS DATE) = current_date()"
+        )
+        .await,
+        [["true"]]
+    );
+}
+
+#[tokio::test]
+async fn the_zone_comes_from_open_session_set_time_zone_or_a_statement_overlay() {
+    let engine = engine().await;
+    let conf = BTreeMap::from([("hive.local.time.zone".to_owned(), "Asia/Seoul".to_owned())]);
+    let s = engine.open_session("alice".into(), 1, &conf).unwrap();
+    let zone_and_epoch = "SELECT current_timezone(), from_unixtime(0)";
+    assert_eq!(
+        value_rows(&engine, &s, zone_and_epoch).await,
+        [["Asia/Seoul", "1970-01-01 09:00:00"]]
+    );
+    for (statement, zone, epoch) in [
+        (
+            "SET TIME ZONE INTERVAL 8 HOURS",
+            "+08:00",
+            "1970-01-01 08:00:00",
+        ),
+        (
+            "SET TIME ZONE INTERVAL '-03:30' HOUR TO MINUTE",
+            "-03:30",
+            "1969-12-31 20:30:00",
+        ),
+        (
+            "set time zone 'PST'",
+            "America/Los_Angeles",
+            "1969-12-31 16:00:00",
+        ),
+        ("SET TIME ZONE 'GMT+8'", "+08:00", "1970-01-01 08:00:00"),
+        (
+            "SET spark.sql.session.timeZone=UTC",
+            "UTC",
+            "1970-01-01 00:00:00",
+        ),
+    ] {
+        run(&engine, &s, statement).await.unwrap();
+        assert_eq!(
+            value_rows(&engine, &s, zone_and_epoch).await,
+            [[zone, epoch]],
+            "{statement}"
+        );
+    }
+    // A statement's overlay holds for that statement alone.
+    let overlay = BTreeMap::from([(
+        "spark.sql.session.timeZone".to_owned(),
+        "Asia/Kolkata".to_owned(),
+    )]);
+    let batches = run_with(&engine, &s, zone_and_epoch, &overlay)
+        .await
+        .unwrap();
+    assert_eq!(
+        crate::test_util::formatted_rows(&batches),
+        [["Asia/Kolkata", "1970-01-01 05:30:00"]]
+    );
+    assert_eq!(
+        value_rows(&engine, &s, zone_and_epoch).await,
+        [["UTC", "1970-01-01 00:00:00"]]
+    );
+}
+
+#[tokio::test]
+async fn a_zone_that_is_none_is_refused_and_the_session_keeps_its_own() {
+    let engine = engine().await;
+    let conf = BTreeMap::from([(
+        "spark.sql.session.timeZone".to_owned(),
+        "Mars/Olympus".to_owned(),
+    )]);
+    let error = engine
+        .open_session("alice".into(), 1, &conf)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("'Mars/Olympus' is not a time zone")
+            && error.contains("spark.sql.session.timeZone"),
+        "{error}"
+    );
+    let s = open(&engine);
+    run(&engine, &s, "SET TIME ZONE 'Asia/Seoul'")
+        .await
+        .unwrap();
+    let error = run(&engine, &s, "SET hive.local.time.zone=+25:00")
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("'+25:00' is not a time zone"), "{error}");
+    assert_eq!(
+        value_rows(&engine, &s, "SELECT current_timezone()").await,
+        [["Asia/Seoul"]]
+    );
+}
+
+#[tokio::test]
+async fn a_column_of_moments_is_shown_in_the_session_zone() {
+    let engine = engine().await;
+    let s = open(&engine);
+    let schema = Arc::new(Schema::new(vec![Field::new(
+        "ts",
+        DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
+        true,
+    )]));
+    // 2024-07-01 12:00:00 UTC, as a Parquet column adjusted to UTC holds it.
+    let moments = TimestampMicrosecondArray::from(vec![Some(1_719_835_200_000_000), None])
+        .with_timezone("UTC");
+    let batch = RecordBatch::try_new(Arc::clone(&schema), vec![Arc::new(moments)]).unwrap();
+    let table = MemTable::try_new(schema, vec![vec![batch]]).unwrap();
+    s.context()
+        .register_table("moments", Arc::new(table))
+        .unwrap();
+    run(
+        &engine,
+        &s,
+        "SET spark.sql.session.timeZone=America/New_York",
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        value_rows(
+            &engine,
+            &s,
+            "SELECT ts, unix_timestamp(ts), CAST(ts AS BIGINT) FROM moments"
+        )
+        .await,
+        [
+            ["2024-07-01T08:00:00", "1719835200", "1719835200"],
+            ["NULL", "NULL", "NULL"]
+        ]
+    );
+}
