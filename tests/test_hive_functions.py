@@ -266,6 +266,37 @@ def test_generators_answer_as_the_spark_thrift_server(spark_and_datafusion):
         assert ours == theirs, sql
 
 
+# A session in Los Angeles: each conversion between a moment and a wall-clock time in the
+# session's zone, set in the JDBC URL as an analyst would.
+SESSION_ZONE_ANSWERS = [
+    "SELECT from_unixtime(0) AS f, unix_timestamp('2024-07-01', 'yyyy-MM-dd') AS u, "
+    "CAST(0 AS TIMESTAMP) AS c, CAST(TIMESTAMP '1970-01-01 00:00:00' AS BIGINT) AS b, "
+    "to_unix_timestamp('2024-03-10 02:30:00') AS gap, current_timezone() AS z",
+    "SELECT CAST('2024-07-01 12:00:00 Asia/Seoul' AS TIMESTAMP) AS s, "
+    "timestamp_seconds(1704164645) AS t, "
+    "make_timestamp(2024, 3, 10, 2, 30, 0, 'America/Los_Angeles') AS m, "
+    "to_json(named_struct('t', TIMESTAMP '2024-07-01 12:00:00')) AS j",
+    "SELECT date_format(TIMESTAMP '2024-07-01 12:34:00', 'yyyy-MM-dd HH:mm XXX') AS d, "
+    "window(TIMESTAMP '2024-07-01 12:34:00', '1 hour').start AS w, "
+    "hour(from_unixtime(1719835200)) AS h",
+]
+
+
+def test_a_session_time_zone_answers_as_the_spark_thrift_server(spark_and_datafusion):
+    url = binary_url(spark_and_datafusion.port)
+    zone = "spark.sql.session.timeZone=America/Los_Angeles"
+    spark = run_beeline(f"{url}?kyuubi.engine.type=SPARK_SQL;{zone}", SESSION_ZONE_ANSWERS)
+    datafusion = run_beeline(f"{url}?{zone}", SESSION_ZONE_ANSWERS)
+    assert spark.returncode == 0, spark.describe()
+    assert datafusion.returncode == 0, datafusion.describe()
+    theirs, ours = spark.result_sets(), datafusion.result_sets()
+    assert len(ours) == len(SESSION_ZONE_ANSWERS), datafusion.describe()
+    for sql, their_rows, our_rows in zip(SESSION_ZONE_ANSWERS, theirs, ours):
+        assert our_rows == their_rows, sql
+    # Not UTC's answers: the zone was read.
+    assert ours[0][1][0] == "1969-12-31 16:00:00", datafusion.describe()
+
+
 def test_hive_functions_answer_as_the_spark_thrift_server(spark_and_datafusion):
     statements = list(FUNCTIONS)
     url = binary_url(spark_and_datafusion.port)
