@@ -7,7 +7,7 @@ from pyhive import hive
 from TCLIService import ttypes as pyhive_ttypes
 
 from gateway_fixtures import *  # noqa: F401,F403 (fixtures)
-from gateway_fixtures import LAUNCH_GUID, LAUNCH_SECRET, engine_pids, live_registrations, open_session, ref_id_of, wait_until
+from gateway_fixtures import DEFAULT_CLUSTER, LAUNCH_GUID, LAUNCH_SECRET, engine_pids, live_registrations, open_session, ref_id_of, wait_until
 from harness.beeline import binary_url, run_beeline
 from harness.engine import HOST
 
@@ -77,6 +77,29 @@ engine:
     assert "engine launch failed" in output, run.describe()
     assert "/nonexistent/kumiho-engine.yaml" in output, run.describe()
     assert elapsed < 60, f"took {elapsed:.0f} s"
+
+
+def test_a_clusters_time_zone_is_where_its_sessions_start_and_a_bad_one_fails_the_launch(kumiho):
+    kumiho.write_cluster("seoul", DEFAULT_CLUSTER + "  datafusion:\n    time-zone: Asia/Seoul\n")
+    kumiho.write_cluster("nowhere", DEFAULT_CLUSTER + "  datafusion:\n    time-zone: Mars/Olympus\n")
+    kumiho.wait_for_log(r"cluster added.*seoul|seoul.*cluster added")
+    kumiho.wait_for_log(r"cluster added.*nowhere|nowhere.*cluster added")
+    query = ["SELECT current_timezone() AS z, from_unixtime(0) AS f"]
+    seoul = run_beeline(binary_url(kumiho.port, options="?kyuubi.session.cluster=seoul"), query, user="ivan")
+    assert seoul.returncode == 0, seoul.describe()
+    assert seoul.result_sets()[0] == [["z", "f"], ["Asia/Seoul", "1970-01-01 09:00:00"]], seoul.describe()
+    # The same engine; the session sets its own zone in its URL.
+    own = run_beeline(binary_url(
+        kumiho.port, options="?kyuubi.session.cluster=seoul;spark.sql.session.timeZone=America/Los_Angeles"),
+        query, user="ivan")
+    assert own.returncode == 0, own.describe()
+    assert own.result_sets()[0] == [["z", "f"], ["America/Los_Angeles", "1969-12-31 16:00:00"]], own.describe()
+    # Another user: the two clusters share the embedded registry's namespace.
+    broken = run_beeline(binary_url(kumiho.port, options="?kyuubi.session.cluster=nowhere"), query, user="judy")
+    assert broken.returncode != 0, broken.describe()
+    output = broken.stdout + broken.stderr
+    assert "engine launch failed" in output, broken.describe()
+    assert "'Mars/Olympus' is not a time zone" in output, broken.describe()
 
 
 def test_idle_user_engine_stops_and_the_next_session_launches_a_new_one(kumiho):

@@ -211,6 +211,10 @@ pub struct DataFusionSettings {
     /// `spark.sql.warehouse.dir`): a local path or an object-store URL (`s3://b/warehouse/`).
     /// None: `warehouse/` under the gateway's work directory.
     pub warehouse: Option<String>,
+    /// The time zone the engines' sessions start in (`America/Los_Angeles`, `+09:00`), as
+    /// Spark's `spark.sql.session.timeZone` for a whole cluster; None: UTC. A session still
+    /// sets its own.
+    pub time_zone: Option<String>,
 }
 
 impl DataFusionSettings {
@@ -221,6 +225,7 @@ impl DataFusionSettings {
             tables: self.tables.clone(),
             log_level: self.log_level.clone(),
             warehouse: self.warehouse.clone(),
+            time_zone: self.time_zone.clone(),
         }
     }
 }

@@ -1,7 +1,7 @@
 //! The command line of `kumiho-engine`, Kumiho's DataFusion engine, which registers itself.
 //!
 //! `kumiho-engine --host H --port 0 [--config FILE] [--warehouse W | --default-warehouse W]
-//! [--log-level L] <registry flags>`, with
+//! [--time-zone Z] [--log-level L] <registry flags>`, with
 //! the secret in `KUMIHO_ENGINE_SECRET`. Tables declared in the cluster config are written to
 //! a YAML file next to the engine's log and passed with `--config`.
 
@@ -26,6 +26,9 @@ pub struct DataFusionSettings {
     /// Where the engine keeps databases and tables (`--warehouse`: a directory or an
     /// object-store URL); None: the builder's default warehouse, if it has one.
     pub warehouse: Option<String>,
+    /// The time zone the engine's sessions start in (`--time-zone`); None: the engine's
+    /// default, UTC. The engine checks it and refuses to start with one that is no zone.
+    pub time_zone: Option<String>,
 }
 
 /// Builds `kumiho-engine` command lines.
@@ -146,6 +149,10 @@ impl EngineBuilder for DataFusionBuilder {
                 args.push(default.clone());
             }
             (None, None) => {}
+        }
+        if let Some(zone) = &settings.time_zone {
+            args.push("--time-zone".to_owned());
+            args.push(zone.clone());
         }
         if let Some(level) = &settings.log_level {
             args.push("--log-level".to_owned());

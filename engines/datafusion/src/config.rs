@@ -7,6 +7,7 @@
 //! demo-data: true
 //! tpch-scale: 0.1
 //! warehouse: /srv/kumiho/warehouse   # or s3://bucket/warehouse/
+//! time-zone: America/Los_Angeles        # the zone sessions start in; UTC by default
 //! ```
 //!
 //! A table's key is `name` (database `default`) or `database.name`; its database is
@@ -33,6 +34,9 @@ pub struct EngineConfig {
     /// (a local path or an object-store URL); None: such tables live in memory and die
     /// with the engine ([`crate::warehouse`]).
     pub warehouse: Option<String>,
+    /// The time zone every session starts in (Spark's `spark.sql.session.timeZone` for the
+    /// whole engine): a region, an offset or `LOCAL`; None: UTC ([`crate::time_zones`]).
+    pub time_zone: Option<String>,
 }
 
 impl Default for EngineConfig {
@@ -42,6 +46,7 @@ impl Default for EngineConfig {
             demo_data: true,
             tpch_scale: DEFAULT_TPCH_SCALE,
             warehouse: None,
+            time_zone: None,
         }
     }
 }
@@ -121,7 +126,7 @@ impl EngineConfig {
         serde_yaml_ng::from_str(text)
     }
 
-    /// Checks what serde cannot: the scale and the table names.
+    /// Checks what serde cannot: the scale, the table names and the time zone.
     pub fn validate(&self) -> Result<(), String> {
         if !self.tpch_scale.is_finite() || self.tpch_scale < 0.0 {
             return Err(format!(
@@ -131,6 +136,9 @@ impl EngineConfig {
         }
         for name in self.tables.keys() {
             split_table_name(name)?;
+        }
+        if let Some(zone) = &self.time_zone {
+            crate::time_zones::session_setting(zone).map_err(|e| format!("time-zone: {e}"))?;
         }
         Ok(())
     }
@@ -198,6 +206,14 @@ mod tests {
         config.tables.clear();
         config.tpch_scale = -1.0;
         assert!(config.validate().is_err());
+        let config = EngineConfig::parse("time-zone: Mars/Olympus").unwrap();
+        let error = config.validate().unwrap_err();
+        assert!(
+            error.starts_with("time-zone: 'Mars/Olympus' is not a time zone"),
+            "{error}"
+        );
+        let config = EngineConfig::parse("time-zone: America/Los_Angeles").unwrap();
+        assert_eq!(config.validate(), Ok(()));
     }
 
     #[test]

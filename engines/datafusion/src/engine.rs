@@ -69,6 +69,8 @@ pub enum StartupError {
     Demo(DataFusionError),
     #[error("cannot open the warehouse at '{location}': {reason}")]
     Warehouse { location: String, reason: String },
+    #[error("time zone '{zone}': {reason}")]
+    TimeZone { zone: String, reason: String },
 }
 
 /// One engine: a shared catalog, its sessions, their operations.
@@ -101,7 +103,16 @@ impl Engine {
             catalog::register_demo_data(catalogs.as_ref(), config.tpch_scale, parts)
                 .map_err(StartupError::Demo)?;
         }
-        let sessions = SessionManager::new(catalogs);
+        let time_zone = match &config.time_zone {
+            Some(zone) => Some(crate::time_zones::session_setting(zone).map_err(|reason| {
+                StartupError::TimeZone {
+                    zone: zone.clone(),
+                    reason,
+                }
+            })?),
+            None => None,
+        };
+        let sessions = SessionManager::new(catalogs, time_zone.as_deref());
         let setup = sessions.new_context();
         if let Some(warehouse) = &warehouse {
             warehouse.set_planner(setup.state());

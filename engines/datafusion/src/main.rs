@@ -66,6 +66,10 @@ struct Args {
     /// passes its own default).
     #[arg(long)]
     default_warehouse: Option<String>,
+    /// The time zone sessions start in (`America/Los_Angeles`, `+09:00`, `LOCAL`: the
+    /// machine's), over the config file's `time-zone`; UTC when neither names one.
+    #[arg(long)]
+    time_zone: Option<String>,
     /// CPU slice the engine's threads ask Linux (6.12 or later) for: longer than the
     /// kernel's default (at most 3 ms), so that a gateway, client or shell waking up on a CPU
     /// where a query runs takes it at once instead of queueing behind it; `0` leaves the
@@ -144,6 +148,10 @@ async fn run(args: Args, registration: Option<EngineRegistrationArgs>) -> Result
     }
     if let Some(warehouse) = &args.warehouse {
         config.warehouse = Some(warehouse.clone());
+    }
+    if let Some(zone) = &args.time_zone {
+        config.time_zone = Some(zone.clone());
+        config.validate().map_err(|e| format!("--{e}"))?;
     }
     if config.warehouse.is_none() {
         config.warehouse = args.default_warehouse.clone();

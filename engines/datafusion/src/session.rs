@@ -353,8 +353,9 @@ pub struct SessionManager {
 }
 
 impl SessionManager {
-    /// A manager whose sessions share `catalogs`.
-    pub fn new(catalogs: Arc<dyn CatalogProviderList>) -> Self {
+    /// A manager whose sessions share `catalogs` and start in `time_zone` (DataFusion's
+    /// setting, [`time_zones::session_setting`]; None: UTC).
+    pub fn new(catalogs: Arc<dyn CatalogProviderList>, time_zone: Option<&str>) -> Self {
         // No cache of directory listings: files another engine writes into a table (a
         // warehouse table, a configured location) are seen at the next statement.
         let runtime = RuntimeEnvBuilder::new()
@@ -363,7 +364,7 @@ impl SessionManager {
             .build_arc()
             .expect("a runtime with default pools and disk manager builds");
         Self {
-            template: session_template(catalogs, runtime),
+            template: session_template(catalogs, runtime, time_zone),
             sessions: DashMap::new(),
         }
     }
@@ -523,8 +524,9 @@ fn set_datafusion(
 fn session_template(
     catalogs: Arc<dyn CatalogProviderList>,
     runtime: Arc<RuntimeEnv>,
+    time_zone: Option<&str>,
 ) -> SessionState {
-    let config = SessionConfig::new()
+    let mut config = SessionConfig::new()
         .with_option_extension(functions::SessionUser::default())
         .with_information_schema(true)
         .with_default_catalog_and_schema(CATALOG, DEFAULT_DATABASE)
@@ -539,6 +541,9 @@ fn session_template(
             "datafusion.sql_parser.enable_subquery_sort_elimination",
             false,
         );
+    if let Some(zone) = time_zone {
+        config = config.set_str(TIME_ZONE_KEY, zone);
+    }
     let mut builder = SessionStateBuilder::new()
         .with_config(config)
         .with_runtime_env(runtime)

@@ -49,6 +49,7 @@ fn declared_tables_are_written_to_a_yaml_config() {
     let settings = DataFusionSettings {
         tables: BTreeMap::from([("trips".to_owned(), table.clone())]),
         log_level: Some("debug".to_owned()),
+        time_zone: Some("America/Los_Angeles".to_owned()),
         ..DataFusionSettings::default()
     };
     let launch = spec(dir.path(), settings);
@@ -67,6 +68,12 @@ fn declared_tables_are_written_to_a_yaml_config() {
         .position(|a| a == "--log-level")
         .unwrap();
     assert_eq!(command.args[level_at + 1], "debug");
+    let zone_at = command
+        .args
+        .iter()
+        .position(|a| a == "--time-zone")
+        .unwrap();
+    assert_eq!(command.args[zone_at + 1], "America/Los_Angeles");
 }
 
 #[test]
@@ -75,8 +82,7 @@ fn a_config_file_and_tables_together_are_refused() {
     let settings = DataFusionSettings {
         config_file: Some(PathBuf::from("/etc/kumiho/engine.yaml")),
         tables: BTreeMap::from([("t".to_owned(), serde_yaml_ng::Value::Null)]),
-        log_level: None,
-        warehouse: None,
+        ..DataFusionSettings::default()
     };
     let error = DataFusionBuilder::new("kumiho-engine")
         .build(&spec(dir.path(), settings), &registration(dir.path()))
