@@ -263,10 +263,12 @@ pub(crate) fn rewrite_expressions(
     rewrite: fn(LogicalExpr, &DFSchema) -> Result<Transformed<LogicalExpr>>,
 ) -> Result<LogicalPlan> {
     plan.transform_up_with_subqueries(|plan| {
-        if plan.inputs().is_empty() {
-            return Ok(Transformed::no(plan));
-        }
-        let schema = merge_schema(&plan.inputs());
+        let schema = match &plan {
+            // A VALUES list's rows read no columns.
+            LogicalPlan::Values(_) => DFSchema::empty(),
+            _ if plan.inputs().is_empty() => return Ok(Transformed::no(plan)),
+            _ => merge_schema(&plan.inputs()),
+        };
         let names = NamePreserver::new(&plan);
         plan.map_expressions(|expr| {
             let name = names.save(&expr);
@@ -561,6 +563,7 @@ fn rewrite_exploding(
                 _ => {}
             }
             cast_names::tell_apart(statement.as_mut());
+            let _ = statement.visit(&mut time_windows::WindowColumns);
             let _ = visit_expressions_mut(statement.as_mut(), |expr| {
                 rewrite_expr(expr);
                 ControlFlow::<()>::Continue(())

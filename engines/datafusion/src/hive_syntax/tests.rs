@@ -1701,3 +1701,72 @@ async fn a_time_window_is_the_struct_of_its_start_and_end() {
         ["2024-01-01 09:53:00 2023-12-28 00:00:00"]
     );
 }
+
+#[tokio::test]
+async fn a_query_grouped_by_a_window_names_it_window_as_spark() {
+    // Answers from Spark 4.3: `window` is the grouping window, whole or by field.
+    let times =
+        "VALUES (TIMESTAMP '2024-01-01 10:05:00', 1), (TIMESTAMP '2024-01-01 10:55:00', 2), \
+                 (TIMESTAMP '2024-01-02 11:00:00', 4) AS t(ts, x)";
+    assert_eq!(
+        row_texts(&format!(
+            "SELECT CAST(window.start AS STRING), CAST(window.end AS STRING), sum(x) \
+             FROM {times} GROUP BY window(ts, '1 hour') HAVING sum(x) > 1 \
+             ORDER BY window.start DESC"
+        ))
+        .await,
+        [
+            "2024-01-02 11:00:00 2024-01-02 12:00:00 4",
+            "2024-01-01 10:00:00 2024-01-01 11:00:00 3"
+        ]
+    );
+    let engine = crate::test_util::engine().await;
+    let s = crate::test_util::open(&engine);
+    let batches = crate::test_util::run(
+        &engine,
+        &s,
+        &format!("SELECT window, count(*) AS n FROM {times} GROUP BY window(ts, '1 day')"),
+    )
+    .await
+    .unwrap();
+    let schema = batches[0].schema();
+    assert_eq!(schema.field(0).name(), "window");
+}
+
+#[tokio::test]
+async fn windows_start_at_the_moments_sparks_start_in_the_sessions_zone() {
+    // Answers from Spark 4.3 in the same zones: days from midnight UTC, so 17:00 in Los
+    // Angeles in summer and 16:00 in winter; hours at half past in India.
+    let engine = crate::test_util::engine().await;
+    let s = crate::test_util::open(&engine);
+    let zone = |zone: &str| format!("SET spark.sql.session.timeZone={zone}");
+    crate::test_util::run(&engine, &s, &zone("America/Los_Angeles"))
+        .await
+        .unwrap();
+    assert_eq!(
+        crate::test_util::value_rows(
+            &engine,
+            &s,
+            "SELECT CAST(w.start AS STRING), CAST(w.end AS STRING) FROM (VALUES \
+             (window(TIMESTAMP '2024-07-01 12:34:00', '1 day')), \
+             (window(TIMESTAMP '2024-01-01 15:59:59', '1 day'))) AS t(w)"
+        )
+        .await,
+        [
+            ["2024-06-30 17:00:00", "2024-07-01 17:00:00"],
+            ["2023-12-31 16:00:00", "2024-01-01 16:00:00"]
+        ]
+    );
+    crate::test_util::run(&engine, &s, &zone("+05:30"))
+        .await
+        .unwrap();
+    assert_eq!(
+        crate::test_util::value_rows(
+            &engine,
+            &s,
+            "SELECT CAST(window(TIMESTAMP '2024-07-01 12:34:00', '1 hour').start AS STRING)"
+        )
+        .await,
+        [["2024-07-01 12:30:00"]]
+    );
+}

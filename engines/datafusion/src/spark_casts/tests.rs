@@ -3,7 +3,7 @@
 
 use crate::engine::Engine;
 use crate::session::Session;
-use crate::test_util::{engine, lines, open};
+use crate::test_util::{engine, lines, open, value_rows};
 
 /// The one value of a one-row, one-column query.
 async fn value(engine: &Engine, session: &Session, sql: &str) -> String {
@@ -898,4 +898,13 @@ async fn numbers_and_timestamps_cast_as_seconds_since_1970() {
         ("CAST(1e12D AS TIMESTAMP) IS NULL", "true"),
     ];
     answers(&engine, &session, &cases).await;
+    // In a VALUES list too, which reads no table.
+    let rows = value_rows(
+        &engine,
+        &session,
+        "SELECT * FROM (VALUES (CAST(TIMESTAMP '1970-01-01 00:00:01' AS DOUBLE), \
+         CAST(CAST(60 AS TIMESTAMP) AS STRING)))",
+    )
+    .await;
+    assert_eq!(rows, [["1.0", "1970-01-01 00:01:00"]]);
 }
