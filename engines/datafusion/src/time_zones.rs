@@ -175,6 +175,18 @@ impl Zone {
         }
     }
 
+    /// A wall-clock time as the zone can show it: one that a daylight-saving change skips
+    /// moved forward by the gap (02:30 on the night clocks go from 02:00 to 03:00 is 03:30),
+    /// as Spark shows a time it made of it.
+    pub fn shown(&self, local: NaiveDateTime) -> Option<NaiveDateTime> {
+        match self {
+            Zone::Region(tz) if tz.from_local_datetime(&local).earliest().is_none() => {
+                self.to_local(self.to_utc(local)?)
+            }
+            _ => Some(local),
+        }
+    }
+
     /// The zone's wall-clock time at the moment `utc`.
     pub fn to_local(&self, utc: NaiveDateTime) -> Option<NaiveDateTime> {
         match self {
@@ -272,13 +284,24 @@ fn offset_seconds(text: &str) -> Option<i32> {
 /// `moment` (a timestamp without a zone read as UTC's wall-clock time, or one with a zone)
 /// as the session's wall-clock time, a timestamp without a zone.
 pub fn utc_to_session(moment: Expr) -> Expr {
-    SessionTime::udf(Direction::FromUtc).call(vec![moment])
+    SessionTime::udf(Direction::FromUtc, None).call(vec![moment])
+}
+
+/// `moment` as the wall-clock time of `zone` (a name [`Zone::java`] reads), whatever the
+/// session's: Hive's `from_utc_timestamp`.
+pub fn utc_to_zone(moment: Expr, zone: &str) -> Expr {
+    SessionTime::udf(Direction::FromUtc, Some(zone)).call(vec![moment])
+}
+
+/// `wall_clock`, a wall-clock time of `zone`, as UTC's: Hive's `to_utc_timestamp`.
+pub fn zone_to_utc(wall_clock: Expr, zone: &str) -> Expr {
+    SessionTime::udf(Direction::ToUtc, Some(zone)).call(vec![wall_clock])
 }
 
 /// `wall_clock` (a timestamp without a zone, the session's wall-clock time) as the moment's
 /// UTC wall-clock time; a timestamp with a zone is its moment already.
 pub fn session_to_utc(wall_clock: Expr) -> Expr {
-    SessionTime::udf(Direction::ToUtc).call(vec![wall_clock])
+    SessionTime::udf(Direction::ToUtc, None).call(vec![wall_clock])
 }
 
 /// A query's result with each column of moments (a timestamp with a zone: a Parquet column
@@ -310,18 +333,21 @@ enum Direction {
     ToUtc,
 }
 
-/// The conversion between UTC's and the session's wall-clock times, in the zone the
-/// session has when the query runs.
+/// The conversion between UTC's wall-clock times and a zone's: the zone the session has
+/// when the query runs, or one named.
 #[derive(Debug, PartialEq, Eq, Hash)]
 struct SessionTime {
     direction: Direction,
+    /// A zone's name ([`Zone::java`]), checked by the caller; None: the session's.
+    zone: Option<String>,
     signature: Signature,
 }
 
 impl SessionTime {
-    fn udf(direction: Direction) -> Arc<ScalarUDF> {
+    fn udf(direction: Direction, zone: Option<&str>) -> Arc<ScalarUDF> {
         Arc::new(ScalarUDF::new_from_impl(SessionTime {
             direction,
+            zone: zone.map(str::to_owned),
             signature: Signature::user_defined(Volatility::Immutable),
         }))
     }
@@ -329,9 +355,11 @@ impl SessionTime {
 
 impl ScalarUDFImpl for SessionTime {
     fn name(&self) -> &str {
-        match self.direction {
-            Direction::FromUtc => "utc_to_session_time",
-            Direction::ToUtc => "session_time_to_utc",
+        match (self.direction, &self.zone) {
+            (Direction::FromUtc, None) => "utc_to_session_time",
+            (Direction::ToUtc, None) => "session_time_to_utc",
+            (Direction::FromUtc, Some(_)) => "utc_to_zone_time",
+            (Direction::ToUtc, Some(_)) => "zone_time_to_utc",
         }
     }
 
@@ -355,7 +383,13 @@ impl ScalarUDFImpl for SessionTime {
     }
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
-        let zone = Zone::of_session(&args.config_options);
+        let zone = match &self.zone {
+            Some(name) => match Zone::java(name) {
+                Some(zone) => zone,
+                None => return exec_err!("'{name}' is not a time zone"),
+            },
+            None => Zone::of_session(&args.config_options),
+        };
         let input = args.args[0].to_array(args.number_rows)?;
         let DataType::Timestamp(unit, input_zone) = input.data_type().clone() else {
             return exec_err!("{} takes a timestamp", self.name());

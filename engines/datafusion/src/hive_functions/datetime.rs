@@ -23,7 +23,7 @@ use datafusion::logical_expr::{
 };
 
 use super::{bad_arguments, is_integer, is_string, literal_string, HiveFunction};
-use crate::time_zones::{session_to_utc, utc_to_session};
+use crate::time_zones::{session_to_utc, utc_to_session, utc_to_zone, zone_to_utc};
 
 /// Hive's default pattern of `from_unixtime` and `unix_timestamp`.
 const DEFAULT_PATTERN: &str = "yyyy-MM-dd HH:mm:ss";
@@ -126,18 +126,18 @@ pub fn functions() -> Vec<ScalarUDF> {
             date_trunc,
         )
         .udf(),
-        // A UTC time as the wall-clock time of a zone, and back, as Hive's.
+        // A UTC time as the wall-clock time of a zone, and back, as Hive's: a time that a
+        // daylight-saving change skips or repeats read as Java reads it. In a session with
+        // another zone than UTC, as Spark's: the session's time read as its moment, whose UTC
+        // wall-clock time is shifted, and the result read as a UTC time, in the session's.
         HiveFunction::rewrite(
             "from_utc_timestamp",
             date_and_zone,
             naive_timestamp,
             |a, t| {
                 let zone = zone("from_utc_timestamp", &a[1])?;
-                let utc = cast(as_timestamp(&a[0], &t[0]), zoned(Some("UTC")));
-                Ok(datafusion::functions::expr_fn::to_local_time(vec![cast(
-                    utc,
-                    zoned(Some(&zone)),
-                )]))
+                let utc = session_to_utc(as_timestamp(&a[0], &t[0]));
+                Ok(utc_to_session(utc_to_zone(utc, &zone)))
             },
         )
         .udf(),
@@ -147,10 +147,8 @@ pub fn functions() -> Vec<ScalarUDF> {
             naive_timestamp,
             |a, t| {
                 let zone = zone("to_utc_timestamp", &a[1])?;
-                // A zone-less timestamp cast to a zone is read as that zone's wall-clock time;
-                // cast back, it is the same instant in UTC.
-                let local = cast(as_timestamp(&a[0], &t[0]), zoned(Some(&zone)));
-                Ok(cast(local, zoned(None)))
+                let utc = session_to_utc(as_timestamp(&a[0], &t[0]));
+                Ok(utc_to_session(zone_to_utc(utc, &zone)))
             },
         )
         .udf(),
@@ -599,9 +597,13 @@ fn naive_timestamp(_: &[DataType]) -> Result<DataType> {
 /// `ZoneId.SHORT_IDS` reads them as.
 fn zone(name: &str, expr: &Expr) -> Result<String> {
     match literal_string(expr) {
-        Some(Some(zone)) => Ok(crate::time_zones::java_short_zone(zone)
-            .unwrap_or(zone)
-            .to_owned()),
+        Some(Some(zone)) if crate::time_zones::Zone::java(zone.trim()).is_some() => {
+            Ok(zone.trim().to_owned())
+        }
+        Some(Some(zone)) => Err(DataFusionError::Plan(format!(
+            "{name}: '{zone}' is not a time zone (a region such as 'Asia/Seoul', an offset \
+             such as '+09:00', or a short ID such as 'PST')"
+        ))),
         _ => Err(DataFusionError::Plan(format!(
             "{name}: the time zone must be a constant such as 'Asia/Seoul' or '+09:00'"
         ))),

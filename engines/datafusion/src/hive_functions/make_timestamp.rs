@@ -78,7 +78,7 @@ fn make_timestamp(args: &[ArrayRef], session: &Zone) -> Result<ArrayRef> {
         let local = local_time(&values, seconds.value(row));
         let wall_clock = local.and_then(|local| match &zone {
             Some(zone) => session.to_local(zone.to_utc(local)?),
-            None => Some(local),
+            None => session.shown(local),
         });
         let nanos = wall_clock.and_then(|time| time.and_utc().timestamp_nanos_opt());
         out.append_option(nanos);

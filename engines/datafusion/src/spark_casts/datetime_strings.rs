@@ -327,7 +327,7 @@ fn parse_timestamp(text: &[u8], session: &Zone) -> Option<NaiveDateTime> {
     };
     let local = date.and_time(time);
     match zone {
-        None => Some(local),
+        None => session.shown(local),
         Some(zone) => session.to_local(zone.to_utc(local)?),
     }
 }

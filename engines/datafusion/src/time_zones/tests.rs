@@ -275,3 +275,60 @@ async fn a_column_of_moments_is_shown_in_the_session_zone() {
         ]
     );
 }
+
+#[tokio::test]
+async fn times_a_daylight_saving_change_skips_or_repeats_read_as_java_reads_them() {
+    let engine = engine().await;
+    let s = open(&engine);
+    // In a UTC session: Hive's shift between UTC and a zone; 01:40 happens twice that night
+    // in New York (the first, EDT), 02:30 not at all (read as 03:30 EDT). The repeated hour
+    // failed the query ("Cannot cast timezone to different timezone").
+    check(
+        &engine,
+        &s,
+        "SELECT CAST(to_utc_timestamp(TIMESTAMP '2024-11-03 01:40:00', 'America/New_York') \
+         AS STRING), CAST(to_utc_timestamp(TIMESTAMP '2024-03-10 02:30:00', 'EST') AS STRING), \
+         CAST(from_utc_timestamp(TIMESTAMP '2024-11-03 05:40:00', 'America/New_York') AS STRING)",
+        &[
+            "2024-11-03 05:40:00",
+            "2024-03-10 07:30:00",
+            "2024-11-03 01:40:00",
+        ],
+    )
+    .await;
+    // In a New York session (Spark 4.3's answers): a time the change skips is shown after it.
+    run(
+        &engine,
+        &s,
+        "SET spark.sql.session.timeZone=America/New_York",
+    )
+    .await
+    .unwrap();
+    check(
+        &engine,
+        &s,
+        "SELECT CAST(make_timestamp(2024, 3, 10, 2, 30, 0) AS STRING), \
+         CAST(CAST('2024-03-10 02:30:00' AS TIMESTAMP) AS STRING), \
+         unix_timestamp('2024-11-03 01:30:00'), \
+         CAST(from_utc_timestamp(CAST(1730612400 AS TIMESTAMP), 'Asia/Tokyo') AS STRING)",
+        &[
+            "2024-03-10 03:30:00",
+            "2024-03-10 03:30:00",
+            "1730611800",
+            "2024-11-03 09:40:00",
+        ],
+    )
+    .await;
+    let error = run(
+        &engine,
+        &s,
+        "SELECT from_utc_timestamp(TIMESTAMP '2024-01-01 00:00:00', 'Mars')",
+    )
+    .await
+    .unwrap_err()
+    .to_string();
+    assert!(
+        error.contains("from_utc_timestamp: 'Mars' is not a time zone"),
+        "{error}"
+    );
+}
