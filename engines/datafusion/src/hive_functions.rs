@@ -91,7 +91,6 @@ use datafusion::arrow::array::{
 use datafusion::arrow::buffer::OffsetBuffer;
 use datafusion::arrow::datatypes::{DataType, Field, FieldRef, Fields, Schema};
 use datafusion::arrow::record_batch::RecordBatch;
-use datafusion::common::config::ConfigOptions;
 use datafusion::common::{DFSchema, ScalarValue};
 use datafusion::error::{DataFusionError, Result};
 use datafusion::execution::context::ExecutionProps;
@@ -265,17 +264,6 @@ type RewriteFn = fn(Vec<Expr>, &[DataType]) -> Result<Expr>;
 /// length.
 pub type ComputeFn = fn(&[ArrayRef]) -> Result<ArrayRef>;
 
-/// A [`RewriteFn`] given the session's time zone as DataFusion's setting names it (`UTC`,
-/// `America/Los_Angeles`, `+09:00`).
-pub type ZonedRewriteFn = fn(Vec<Expr>, &[DataType], &str) -> Result<Expr>;
-
-/// How a rewritten function's expression is made.
-#[derive(Clone, Copy)]
-enum Rewrite {
-    Plain(RewriteFn),
-    InZone(ZonedRewriteFn),
-}
-
 /// A [`ComputeFn`] that reads timestamps in the session's zone.
 pub type ZonedComputeFn = fn(&[ArrayRef], &crate::time_zones::Zone) -> Result<ArrayRef>;
 
@@ -302,7 +290,7 @@ enum Body {
     /// in place of each call. A call that reaches execution un-simplified (the optimizer
     /// turned off with `datafusion.optimizer.max_passes=0`, say) evaluates the same
     /// expression over its arguments, so the answer never depends on the optimizer.
-    Rewrite(Rewrite),
+    Rewrite(RewriteFn),
     /// Value by value over its arguments' arrays; NULL in, NULL out.
     Computed(ComputeFn),
     /// As `Computed`, given the session's time zone as the query runs.
@@ -319,28 +307,7 @@ impl HiveFunction {
         returns: fn(&[DataType]) -> Result<DataType>,
         rewrite: RewriteFn,
     ) -> Self {
-        Self::with_body(
-            name,
-            coerce,
-            returns,
-            Body::Rewrite(Rewrite::Plain(rewrite)),
-        )
-    }
-
-    /// A deterministic function defined as an expression of DataFusion's functions that
-    /// depends on the session's time zone, given as DataFusion's time-zone setting names it.
-    pub fn rewrite_in_zone(
-        name: &'static str,
-        coerce: CoerceFn,
-        returns: fn(&[DataType]) -> Result<DataType>,
-        rewrite: ZonedRewriteFn,
-    ) -> Self {
-        Self::with_body(
-            name,
-            coerce,
-            returns,
-            Body::Rewrite(Rewrite::InZone(rewrite)),
-        )
+        Self::with_body(name, coerce, returns, Body::Rewrite(rewrite))
     }
 
     /// A deterministic function computed over its arguments' arrays.
@@ -398,20 +365,13 @@ impl HiveFunction {
     /// differ (the plan's schema was computed from the declared one).
     fn expression(
         &self,
-        rewrite: Rewrite,
+        rewrite: RewriteFn,
         args: Vec<Expr>,
         types: &[DataType],
         schema: &DFSchema,
-        options: &ConfigOptions,
     ) -> Result<Expr> {
         let declared = (self.returns)(types)?;
-        let expr = match rewrite {
-            Rewrite::Plain(rewrite) => rewrite(args, types)?,
-            Rewrite::InZone(rewrite) => {
-                let zone = options.execution.time_zone.as_deref().unwrap_or("UTC");
-                rewrite(args, types, zone)?
-            }
-        };
+        let expr = rewrite(args, types)?;
         use datafusion::logical_expr::ExprSchemable;
         Ok(if expr.get_type(schema)? == declared {
             expr
@@ -454,7 +414,7 @@ impl ScalarUDFImpl for HiveFunction {
             .iter()
             .map(|arg| info.get_data_type(arg))
             .collect::<Result<Vec<_>>>()?;
-        let expr = self.expression(rewrite, args, &types, info.schema(), info.config_options())?;
+        let expr = self.expression(rewrite, args, &types, info.schema())?;
         Ok(ExprSimplifyResult::Simplified(expr))
     }
 
@@ -503,7 +463,7 @@ impl ScalarUDFImpl for HiveFunction {
         }
         let schema = Arc::new(Schema::new(fields));
         let df_schema = Arc::new(DFSchema::try_from(Arc::clone(&schema))?);
-        let expr = self.expression(rewrite, exprs, &types, &df_schema, &args.config_options)?;
+        let expr = self.expression(rewrite, exprs, &types, &df_schema)?;
         // Simplified as the optimizer would have: some of DataFusion's functions (now())
         // only work so.
         let info = SimplifyContext::builder()

@@ -7,6 +7,7 @@
 //! timing out drops the stream, which stops DataFusion's work.
 
 use std::collections::VecDeque;
+use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -21,7 +22,7 @@ use datafusion::physical_plan::{
     displayable, execute_stream, ExecutionPlanProperties, SendableRecordBatchStream,
 };
 use datafusion::prelude::SessionContext;
-use futures::StreamExt;
+use futures::{FutureExt, StreamExt};
 use kumiho_thrift::cli::{TOperationState, TOperationType};
 use kumiho_thrift::handle::HandleId;
 use kumiho_thrift::status::{
@@ -430,7 +431,9 @@ impl Operation {
                 }
                 return;
             }
-            outcome = self.execute(&session, &context, planned) => outcome,
+            outcome = AssertUnwindSafe(self.execute(&session, &context, planned)).catch_unwind() => {
+                outcome.unwrap_or_else(|panic| Err(panicked(panic)))
+            }
         };
         match outcome {
             Ok(()) => {
@@ -645,7 +648,9 @@ impl Operation {
         let next = tokio::select! {
             biased;
             _ = self.stop.cancelled() => return Err(self.stopped_error()),
-            next = stream.next() => next,
+            next = AssertUnwindSafe(stream.next()).catch_unwind() => {
+                next.unwrap_or_else(|panic| Some(Err(panicked(panic))))
+            }
         };
         match next {
             Some(Ok(batch)) => {
@@ -766,6 +771,22 @@ impl OperationManager {
     pub fn is_empty(&self) -> bool {
         self.operations.is_empty()
     }
+}
+
+/// The error of a statement whose work panicked: the engine's fault, not the statement's.
+/// The operation fails with it and the engine goes on serving; before, the client waited
+/// for an answer that never came.
+fn panicked(panic: Box<dyn std::any::Any + Send>) -> DataFusionError {
+    let message = panic
+        .downcast_ref::<&str>()
+        .map(|text| (*text).to_owned())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "no message".to_owned());
+    tracing::error!(%message, "a statement's work panicked");
+    DataFusionError::Internal(format!(
+        "the engine failed on this statement ({message}); this is a bug in the engine, please \
+         report it with the statement"
+    ))
 }
 
 #[cfg(test)]

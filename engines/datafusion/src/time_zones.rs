@@ -17,13 +17,15 @@
 
 use std::sync::Arc;
 
-use chrono::{DateTime, NaiveDate, NaiveDateTime, TimeDelta, TimeZone, Utc};
+use chrono::format::{Fixed, Item, StrftimeItems};
+use chrono::{DateTime, FixedOffset, NaiveDate, NaiveDateTime, TimeDelta, TimeZone, Utc};
 use datafusion::arrow::array::timezone::Tz;
 use datafusion::arrow::array::types::{
     ArrowTimestampType, TimestampMicrosecondType, TimestampMillisecondType,
     TimestampNanosecondType, TimestampSecondType,
 };
-use datafusion::arrow::array::{Array, ArrayRef, AsArray, PrimitiveArray};
+use datafusion::arrow::array::{Array, ArrayRef, AsArray, PrimitiveArray, StringArray};
+use datafusion::arrow::compute::cast as cast_array;
 use datafusion::arrow::datatypes::{DataType, Field, TimeUnit};
 use datafusion::arrow::temporal_conversions::as_datetime;
 use datafusion::common::config::ConfigOptions;
@@ -435,6 +437,85 @@ fn shift<T: ArrowTimestampType>(
     let shifted: PrimitiveArray<T> =
         values.unary_opt(|value| T::from_naive_datetime(convert(as_datetime::<T>(value)?)?, None));
     Arc::new(shifted)
+}
+
+/// `wall_clock` (the session's wall-clock time) written with a strftime `pattern` that
+/// writes its zone: `%Z` the zone's short name at that time (`PDT`, Java's `z`; an offset's
+/// text for an offset), `%z` and `%:z` its offset (`-0700`, `-07:00`).
+pub fn formatted_with_zone(wall_clock: Expr, pattern: String) -> Expr {
+    Arc::new(ScalarUDF::new_from_impl(ZonedFormat {
+        pattern,
+        signature: Signature::any(1, Volatility::Immutable),
+    }))
+    .call(vec![wall_clock])
+}
+
+#[derive(Debug, PartialEq, Eq, Hash)]
+struct ZonedFormat {
+    pattern: String,
+    signature: Signature,
+}
+
+impl ScalarUDFImpl for ZonedFormat {
+    fn name(&self) -> &str {
+        "format_in_session_zone"
+    }
+
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    fn return_type(&self, _: &[DataType]) -> Result<DataType> {
+        Ok(DataType::Utf8)
+    }
+
+    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
+        let items: Vec<Item> = StrftimeItems::new(&self.pattern).collect();
+        if items.contains(&Item::Error) {
+            return exec_err!("'{}' is not a pattern the engine can write", self.pattern);
+        }
+        let zone = Zone::of_session(&args.config_options);
+        // Java writes no offset as `Z` (`XXX`), and UTC's name as `UTC` (`z`).
+        let at_no_offset: Vec<Item> = items
+            .iter()
+            .map(|item| match item {
+                Item::Fixed(Fixed::TimezoneOffsetColon) => Item::Literal("Z"),
+                Item::Fixed(Fixed::TimezoneName) if zone.is_utc() => Item::Literal("UTC"),
+                item => item.clone(),
+            })
+            .collect();
+        let input = args.args[0].to_array(args.number_rows)?;
+        // A moment (a timestamp with a zone) is its UTC time; a wall-clock time the session's.
+        let is_moment = matches!(input.data_type(), DataType::Timestamp(_, Some(_)));
+        let times = cast_array(&input, &DataType::Timestamp(TimeUnit::Nanosecond, None))?;
+        let times = times.as_primitive::<TimestampNanosecondType>();
+        let text: StringArray = times
+            .iter()
+            .map(|nanos| {
+                let time = as_datetime::<TimestampNanosecondType>(nanos?)?;
+                let utc = if is_moment { time } else { zone.to_utc(time)? };
+                let items = if zone.to_local(utc)? == utc {
+                    at_no_offset.iter()
+                } else {
+                    items.iter()
+                };
+                Some(match zone {
+                    Zone::Offset(seconds) => FixedOffset::east_opt(seconds)?
+                        .from_utc_datetime(&utc)
+                        .format_with_items(items)
+                        .to_string(),
+                    Zone::Region(_) => {
+                        let name = zone.setting()?;
+                        let tz: chrono_tz::Tz = name.parse().ok()?;
+                        tz.from_utc_datetime(&utc)
+                            .format_with_items(items)
+                            .to_string()
+                    }
+                })
+            })
+            .collect();
+        crate::hive_functions::columnar(Arc::new(text), &args.args)
+    }
 }
 
 /// `current_timestamp()` (`now()`, `localtimestamp()`): the query's start as the session's

@@ -552,3 +552,29 @@ async fn configured_tables_are_registered_and_missing_paths_stop_the_start() {
         "{failure}"
     );
 }
+
+#[tokio::test]
+async fn a_statement_whose_work_panics_fails_alone_and_the_engine_goes_on() {
+    use datafusion::arrow::datatypes::DataType;
+    use datafusion::logical_expr::{create_udf, ColumnarValue, Volatility};
+    let engine = engine().await;
+    let s = open(&engine);
+    let boom = create_udf(
+        "boom",
+        vec![],
+        DataType::Int64,
+        Volatility::Volatile,
+        std::sync::Arc::new(
+            |_: &[ColumnarValue]| -> datafusion::error::Result<ColumnarValue> {
+                panic!("a bug in a function")
+            },
+        ),
+    );
+    s.context().register_udf(boom);
+    let failure = error(&engine, &s, "SELECT boom()").await.to_string();
+    assert!(
+        failure.contains("the engine failed on this statement (a bug in a function)"),
+        "{failure}"
+    );
+    assert_eq!(lines(&engine, &s, "SELECT 1 AS one").await[3], "| 1   |");
+}

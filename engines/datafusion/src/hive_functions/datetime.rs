@@ -79,24 +79,19 @@ pub fn functions() -> Vec<ScalarUDF> {
             ))
         })
         .udf(),
-        HiveFunction::rewrite_in_zone("date_format", date_and_pattern, string, |a, t, zone| {
+        HiveFunction::rewrite("date_format", date_and_pattern, string, |a, t| {
             let pattern = pattern("date_format", &a[1])?;
-            Ok(formatted(as_timestamp(&a[0], &t[0]), pattern, zone))
+            Ok(formatted(as_timestamp(&a[0], &t[0]), pattern))
         })
         .udf(),
-        HiveFunction::rewrite_in_zone(
-            "from_unixtime",
-            seconds_and_pattern,
-            string,
-            |a, _, zone| {
-                let pattern = match a.get(1) {
-                    Some(p) => pattern("from_unixtime", p)?,
-                    None => java_pattern("from_unixtime", DEFAULT_PATTERN.to_owned())?,
-                };
-                let moment = to_timestamp_seconds(vec![a[0].clone()]);
-                Ok(formatted(utc_to_session(moment), pattern, zone))
-            },
-        )
+        HiveFunction::rewrite("from_unixtime", seconds_and_pattern, string, |a, _| {
+            let pattern = match a.get(1) {
+                Some(p) => pattern("from_unixtime", p)?,
+                None => java_pattern("from_unixtime", DEFAULT_PATTERN.to_owned())?,
+            };
+            let moment = to_timestamp_seconds(vec![a[0].clone()]);
+            Ok(formatted(utc_to_session(moment), pattern))
+        })
         .udf(),
         // One argument: the date of a date, timestamp or string, NULL for a string that is
         // none (Hive); with patterns (Spark's form): the string read with them.
@@ -170,17 +165,16 @@ pub fn functions() -> Vec<ScalarUDF> {
 }
 
 /// A wall-clock time of the session's zone written with a strftime pattern; a pattern that
-/// writes the zone (Java's `z`, `Z`, `X`) writes the session's, `zone`, as DataFusion's
-/// setting names it.
-fn formatted(wall_clock: Expr, pattern: String, zone: &str) -> Expr {
-    if !["%Z", "%z", "%:z"]
+/// writes the zone (Java's `z`, `Z`, `X`) writes the session's.
+fn formatted(wall_clock: Expr, pattern: String) -> Expr {
+    if ["%Z", "%z", "%:z"]
         .iter()
         .any(|letter| pattern.contains(letter))
     {
-        return to_char(wall_clock, lit(pattern));
+        crate::time_zones::formatted_with_zone(wall_clock, pattern)
+    } else {
+        to_char(wall_clock, lit(pattern))
     }
-    let moment = cast(session_to_utc(wall_clock), zoned(Some("UTC")));
-    to_char(cast(moment, zoned(Some(zone))), lit(pattern))
 }
 
 /// `date_part` of a date, timestamp or date string, as Hive's `INT`.

@@ -127,12 +127,16 @@ async fn conversions_between_moments_and_wall_clock_times_use_the_session_zone()
          to_json(array(CAST(0 AS TIMESTAMP))), \
          date_format(TIMESTAMP '2024-07-01 12:34:00', 'yyyy-MM-dd HH:mm XXX'), \
          date_format(TIMESTAMP '2024-01-01 12:34:00', 'HH:mm Z'), \
+         date_format(TIMESTAMP '2024-07-01 12:34:00', 'HH:mm z'), \
+         from_unixtime(0, 'yyyy-MM-dd HH:mm zzz'), \
          unix_timestamp(current_timestamp()) - unix_timestamp()",
         &[
             r#"{"t":"2024-07-01T12:00:00.000-07:00"}"#,
             r#"["1969-12-31T16:00:00.000-08:00"]"#,
             "2024-07-01 12:34 -07:00",
             "12:34 -0800",
+            "12:34 PDT",
+            "1969-12-31 16:00 PST",
             "0",
         ],
     )
@@ -331,4 +335,22 @@ async fn times_a_daylight_saving_change_skips_or_repeats_read_as_java_reads_them
         error.contains("from_utc_timestamp: 'Mars' is not a time zone"),
         "{error}"
     );
+}
+
+#[tokio::test]
+async fn a_pattern_writes_the_sessions_zone_as_java_writes_it() {
+    // Spark 4.3's answers in each zone.
+    let engine = engine().await;
+    let s = open(&engine);
+    let format = "SELECT date_format(TIMESTAMP '2024-07-01 12:34:00', 'HH:mm z XXX Z')";
+    for (zone, written) in [
+        ("UTC", "12:34 UTC Z +0000"),
+        ("+05:30", "12:34 +05:30 +05:30 +0530"),
+        ("Europe/London", "12:34 BST +01:00 +0100"),
+    ] {
+        run(&engine, &s, &format!("SET TIME ZONE '{zone}'"))
+            .await
+            .unwrap();
+        assert_eq!(value_rows(&engine, &s, format).await, [[written]], "{zone}");
+    }
 }
