@@ -9,7 +9,9 @@
 //! [`session_to_utc`], which read the session's zone when the query runs:
 //! `from_unixtime`, `unix_timestamp`, casts between numbers and timestamps,
 //! `timestamp_seconds` and `unix_seconds` and their kin, `current_timestamp`, a string
-//! with a zone cast to a timestamp, `make_timestamp` with a zone.
+//! with a zone cast to a timestamp, `make_timestamp` with a zone, `from_utc_timestamp` and
+//! `to_utc_timestamp`, `to_json`, `window`; [`formatted_with_zone`] writes the zone's name
+//! and offset as Java's patterns do.
 //!
 //! The zone is kept as DataFusion's `datafusion.execution.time_zone`, so that DataFusion's
 //! own `current_date` and `SHOW TIME ZONE` agree with it; [`session_setting`] writes it in
@@ -484,6 +486,11 @@ impl ScalarUDFImpl for ZonedFormat {
                 item => item.clone(),
             })
             .collect();
+        // chrono-tz's zone, which knows the zone's short names (Arrow's does not).
+        let region: Option<chrono_tz::Tz> = match zone {
+            Zone::Region(_) => zone.setting().and_then(|name| name.parse().ok()),
+            Zone::Offset(_) => None,
+        };
         let input = args.args[0].to_array(args.number_rows)?;
         // A moment (a timestamp with a zone) is its UTC time; a wall-clock time the session's.
         let is_moment = matches!(input.data_type(), DataType::Timestamp(_, Some(_)));
@@ -504,13 +511,10 @@ impl ScalarUDFImpl for ZonedFormat {
                         .from_utc_datetime(&utc)
                         .format_with_items(items)
                         .to_string(),
-                    Zone::Region(_) => {
-                        let name = zone.setting()?;
-                        let tz: chrono_tz::Tz = name.parse().ok()?;
-                        tz.from_utc_datetime(&utc)
-                            .format_with_items(items)
-                            .to_string()
-                    }
+                    Zone::Region(_) => region?
+                        .from_utc_datetime(&utc)
+                        .format_with_items(items)
+                        .to_string(),
                 })
             })
             .collect();

@@ -131,7 +131,7 @@ pub fn functions() -> Vec<ScalarUDF> {
             naive_timestamp,
             |a, t| {
                 let zone = zone("from_utc_timestamp", &a[1])?;
-                let utc = session_to_utc(as_timestamp(&a[0], &t[0]));
+                let utc = session_to_utc(as_moment(&a[0], &t[0]));
                 Ok(utc_to_session(utc_to_zone(utc, &zone)))
             },
         )
@@ -142,7 +142,7 @@ pub fn functions() -> Vec<ScalarUDF> {
             naive_timestamp,
             |a, t| {
                 let zone = zone("to_utc_timestamp", &a[1])?;
-                let utc = session_to_utc(as_timestamp(&a[0], &t[0]));
+                let utc = session_to_utc(as_moment(&a[0], &t[0]));
                 Ok(utc_to_session(zone_to_utc(utc, &zone)))
             },
         )
@@ -185,8 +185,18 @@ pub(super) fn field(part: &str, args: Vec<Expr>, types: &[DataType]) -> Result<E
     ))
 }
 
-/// A date, timestamp or string argument as a timestamp; a string that is not one is NULL.
+/// A date, timestamp or string argument as a wall-clock time of the session's zone (a
+/// moment, a timestamp with a zone, converted to it); a string that is not one is NULL.
 pub(super) fn as_timestamp(expr: &Expr, data_type: &DataType) -> Expr {
+    match data_type {
+        DataType::Timestamp(_, Some(_)) => utc_to_session(expr.clone()),
+        _ => as_moment(expr, data_type),
+    }
+}
+
+/// [`as_timestamp`], but a moment (a timestamp with a zone) kept as it is, for what counts
+/// from 1970 or shifts between zones.
+fn as_moment(expr: &Expr, data_type: &DataType) -> Expr {
     let timestamp = DataType::Timestamp(TimeUnit::Nanosecond, None);
     match data_type {
         DataType::Timestamp(..) => expr.clone(),
@@ -195,10 +205,12 @@ pub(super) fn as_timestamp(expr: &Expr, data_type: &DataType) -> Expr {
     }
 }
 
-/// A date, timestamp or string argument as a date (the time of day dropped).
+/// A date, timestamp or string argument as a date (the time of day dropped), a moment's in
+/// the session's zone.
 fn as_date(expr: &Expr, data_type: &DataType) -> Expr {
     match data_type {
         DataType::Date32 => expr.clone(),
+        DataType::Timestamp(_, Some(_)) => cast(utc_to_session(expr.clone()), DataType::Date32),
         t if is_string(t) => try_cast(expr.clone(), DataType::Date32),
         _ => cast(expr.clone(), DataType::Date32),
     }
@@ -252,8 +264,8 @@ fn unix_timestamp(args: Vec<Expr>, types: &[DataType]) -> Result<Expr> {
         // DataFusion's own `now()`, without the session's zone: the moment, in UTC.
         (None, _) => return Ok(to_unixtime(vec![now()])),
         // A date or timestamp needs no pattern: Spark passes over one.
-        (Some(value), None) => as_timestamp(value, &types[0]),
-        (Some(value), Some(_)) if !is_string(&types[0]) => as_timestamp(value, &types[0]),
+        (Some(value), None) => as_moment(value, &types[0]),
+        (Some(value), Some(_)) if !is_string(&types[0]) => as_moment(value, &types[0]),
         (Some(value), Some(pattern)) => {
             let pattern = self::pattern("unix_timestamp", pattern)?;
             parse_with_patterns(vec![value.clone(), lit(pattern)])

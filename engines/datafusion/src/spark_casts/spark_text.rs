@@ -46,9 +46,16 @@ fn spark_text_cast(expr: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
     if !written_otherwise(&source) {
         return Ok(Transformed::no(expr));
     }
+    // A moment (a timestamp with a zone) is written as the session's wall-clock time.
+    let value = match source {
+        DataType::Timestamp(_, Some(_)) => {
+            crate::time_zones::utc_to_session(value.as_ref().clone())
+        }
+        _ => value.as_ref().clone(),
+    };
     let text = Expr::ScalarFunction(ScalarFunction::new_udf(
         Arc::new(ScalarUDF::new_from_impl(SparkText::new())),
-        vec![value.as_ref().clone()],
+        vec![value],
     ));
     Ok(Transformed::yes(if *target == DataType::Utf8 {
         text

@@ -270,12 +270,21 @@ async fn a_column_of_moments_is_shown_in_the_session_zone() {
         value_rows(
             &engine,
             &s,
-            "SELECT ts, unix_timestamp(ts), CAST(ts AS BIGINT) FROM moments"
+            "SELECT ts, unix_timestamp(ts), CAST(ts AS BIGINT), hour(ts), to_date(ts), \
+             date_format(ts, 'yyyy-MM-dd HH:mm z'), CAST(ts AS STRING) FROM moments"
         )
         .await,
         [
-            ["2024-07-01T08:00:00", "1719835200", "1719835200"],
-            ["NULL", "NULL", "NULL"]
+            [
+                "2024-07-01T08:00:00",
+                "1719835200",
+                "1719835200",
+                "8",
+                "2024-07-01",
+                "2024-07-01 08:00 EDT",
+                "2024-07-01 08:00:00"
+            ],
+            ["NULL", "NULL", "NULL", "NULL", "NULL", "NULL", "NULL"]
         ]
     );
 }
