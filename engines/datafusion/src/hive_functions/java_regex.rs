@@ -10,6 +10,8 @@
 //!   match may follow it there (`regexp_replace('aaa', 'a*', 'x')` is `xx`, as in Java; Rust's
 //!   iterator skips that empty match and gave `x`);
 //! - a replacement reads `$n`, `${name}` and `\`-escapes as Java's `appendReplacement` does;
+//! - `\d`, `\w`, `\s` and the POSIX classes (`\p{Punct}`) are ASCII's, and `\Q...\E`
+//!   quotes, as in Java ([`java_syntax`]);
 //! - `split` cuts as Java's `String.split(regex, limit)` with Spark's limit (-1 for none):
 //!   no empty piece before a zero-width match at the start (`split('a|b', '|')` is
 //!   `[a, |, b, ]`), and Spark's characters for the empty regex.
@@ -51,17 +53,23 @@ pub fn functions() -> Vec<ScalarUDF> {
 /// A compiled regex, matched as Java matches it.
 pub struct JavaRegex {
     regex: Regex,
+    /// The regex as the user wrote it, for messages.
+    pattern: String,
     function: &'static str,
 }
 
 impl JavaRegex {
     pub fn new(function: &'static str, pattern: &str) -> Result<Self> {
-        let regex = Regex::new(pattern).map_err(|e| {
+        let regex = Regex::new(&java_syntax::translated(pattern)).map_err(|e| {
             DataFusionError::Execution(format!(
                 "{function}: the regex '{pattern}' does not compile: {e}"
             ))
         })?;
-        Ok(Self { regex, function })
+        Ok(Self {
+            regex,
+            pattern: pattern.to_owned(),
+            function,
+        })
     }
 
     /// Its number of groups, the whole match not counted.
@@ -78,7 +86,7 @@ impl JavaRegex {
                 DataFusionError::Execution(format!(
                     "{}: the regex '{}' has {} groups: group {requested} is none of them",
                     self.function,
-                    self.regex.as_str(),
+                    self.pattern,
                     self.groups()
                 ))
             })
@@ -102,8 +110,7 @@ impl JavaRegex {
         // fancy-regex gives up on a regex that backtracks without end; Java would run on.
         DataFusionError::Execution(format!(
             "{}: the regex '{}' could not be matched: {e}",
-            self.function,
-            self.regex.as_str()
+            self.function, self.pattern
         ))
     }
 }
@@ -514,6 +521,8 @@ fn strings(name: &str, types: &[DataType], count: usize, expected: &str) -> Resu
 fn string_like(t: &DataType) -> bool {
     is_string(t) || t.is_null()
 }
+
+mod java_syntax;
 
 #[cfg(test)]
 mod tests;

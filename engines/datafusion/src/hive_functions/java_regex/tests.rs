@@ -165,3 +165,37 @@ fn a_replacement_reads_groups_names_and_escapes_as_java() {
         assert!(replacement_pieces(&regex, bad).is_err(), "{bad}");
     }
 }
+
+#[tokio::test]
+async fn javas_classes_are_ascii_and_its_quoting_quotes() {
+    // Spark 4.3's answers: `\w`, `\d`, `\s` and `\p{Punct}` take ASCII's characters alone.
+    let engine = engine().await;
+    let s = open(&engine);
+    check(
+        &engine,
+        &s,
+        "SELECT regexp_extract('café 123', '(\\\\w+)', 1), \
+         regexp_replace('café naïve', '\\\\w+', 'X'), \
+         size(regexp_extract_all('a1 b٢ c3', '\\\\d', 0)), \
+         size(split('a b\u{a0}c', '\\\\s')), 'café' rlike '^\\\\w+$', \
+         regexp_replace('a.b*c', '\\\\Q.b*\\\\E', '-'), regexp_replace('x[1]y', '\\\\Q[1]\\\\E', ''), \
+         regexp_replace('Hello, World! 123', '\\\\p{Punct}', ''), \
+         regexp_extract('Über ABC', '(\\\\p{Upper}+)', 1), regexp_replace('12-ab', '[^\\\\d]', ''), \
+         regexp_replace('é1', '\\\\W', '?'), regexp_replace('a]b', '[]]', '|')",
+        &[
+            "caf",
+            "Xé XïX",
+            "2",
+            "2",
+            "false",
+            "a-c",
+            "xy",
+            "Hello World 123",
+            "ABC",
+            "12",
+            "?1",
+            "a|b",
+        ],
+    )
+    .await;
+}
