@@ -7,8 +7,16 @@ use datafusion::arrow::datatypes::{DataType, Field, Schema, TimeUnit};
 use datafusion::datasource::MemTable;
 
 use super::{session_setting, Zone};
+use crate::engine::Engine;
 use crate::hive_functions::tests::check;
+use crate::session::Session;
 use crate::test_util::{engine, open, run, run_with, value_rows};
+
+/// Sets the session's zone as a user would.
+async fn set_zone(engine: &Engine, s: &Session, zone: &str) {
+    let statement = format!("SET spark.sql.session.timeZone={zone}");
+    run(engine, s, &statement).await.unwrap();
+}
 
 fn at(text: &str) -> NaiveDateTime {
     NaiveDateTime::parse_from_str(text, "%Y-%m-%d %H:%M:%S").unwrap()
@@ -59,13 +67,7 @@ fn daylight_saving_gaps_move_forward_and_repeats_take_the_earlier_moment() {
 async fn conversions_between_moments_and_wall_clock_times_use_the_session_zone() {
     let engine = engine().await;
     let s = open(&engine);
-    run(
-        &engine,
-        &s,
-        "SET spark.sql.session.timeZone=America/Los_Angeles",
-    )
-    .await
-    .unwrap();
+    set_zone(&engine, &s, "America/Los_Angeles").await;
     check(
         &engine,
         &s,
@@ -259,13 +261,7 @@ async fn a_column_of_moments_is_shown_in_the_session_zone() {
     s.context()
         .register_table("moments", Arc::new(table))
         .unwrap();
-    run(
-        &engine,
-        &s,
-        "SET spark.sql.session.timeZone=America/New_York",
-    )
-    .await
-    .unwrap();
+    set_zone(&engine, &s, "America/New_York").await;
     assert_eq!(
         value_rows(
             &engine,
@@ -310,13 +306,7 @@ async fn times_a_daylight_saving_change_skips_or_repeats_read_as_java_reads_them
     )
     .await;
     // In a New York session (Spark 4.3's answers): a time the change skips is shown after it.
-    run(
-        &engine,
-        &s,
-        "SET spark.sql.session.timeZone=America/New_York",
-    )
-    .await
-    .unwrap();
+    set_zone(&engine, &s, "America/New_York").await;
     check(
         &engine,
         &s,
@@ -362,4 +352,37 @@ async fn a_pattern_writes_the_sessions_zone_as_java_writes_it() {
             .unwrap();
         assert_eq!(value_rows(&engine, &s, format).await, [[written]], "{zone}");
     }
+}
+
+#[tokio::test]
+async fn windows_start_at_the_moments_sparks_start_in_the_sessions_zone() {
+    // Answers from Spark 4.3 in the same zones: days from midnight UTC, so 17:00 in Los
+    // Angeles in summer and 16:00 in winter; hours at half past in India.
+    let engine = engine().await;
+    let s = open(&engine);
+    set_zone(&engine, &s, "America/Los_Angeles").await;
+    assert_eq!(
+        value_rows(
+            &engine,
+            &s,
+            "SELECT CAST(w.start AS STRING), CAST(w.end AS STRING) FROM (VALUES \
+             (window(TIMESTAMP '2024-07-01 12:34:00', '1 day')), \
+             (window(TIMESTAMP '2024-01-01 15:59:59', '1 day'))) AS t(w)"
+        )
+        .await,
+        [
+            ["2024-06-30 17:00:00", "2024-07-01 17:00:00"],
+            ["2023-12-31 16:00:00", "2024-01-01 16:00:00"]
+        ]
+    );
+    set_zone(&engine, &s, "+05:30").await;
+    assert_eq!(
+        value_rows(
+            &engine,
+            &s,
+            "SELECT CAST(window(TIMESTAMP '2024-07-01 12:34:00', '1 hour').start AS STRING)"
+        )
+        .await,
+        [["2024-07-01 12:30:00"]]
+    );
 }
