@@ -2,14 +2,18 @@
 impyla's DB-API (what Ibis and Impala users script with) over SASL PLAIN, NOSASL and HTTP,
 with its metadata calls, which send regular-expression patterns (`.*`) as Impala's and
 Hive's metastore read them; and SQLAlchemy on PyHive's `hive://` dialect (what Superset
-and other BI tools built on SQLAlchemy use), reflecting a table and querying it.
+and other BI tools built on SQLAlchemy use), reflecting a table and querying it; and
+PyHive's own connection setting the session's time zone.
 
 Every expected value comes from the table the test creates.
 """
 
+import datetime
+
 import pytest
 import sqlalchemy as sa
 from impala.dbapi import connect as impyla_connect
+from pyhive import hive
 
 from gateway_fixtures import *  # noqa: F401,F403 (fixtures)
 
@@ -73,3 +77,22 @@ def test_sqlalchemy_on_pyhive_reflects_and_queries(kumiho):
         total = connection.execute(sa.select(sa.func.sum(people.c.score))).scalar()
         assert total == pytest.approx(sum(s for _, _, s in ROWS))
     engine.dispose()
+
+
+def test_pyhive_reads_times_in_the_time_zone_its_session_sets(kumiho):
+    """PyHive's `configuration=` sets the session's zone, as Spark's `spark.sql.session.timeZone`
+    would: a moment (seconds since 1970) reads as Seoul's wall-clock time, and a time written
+    in Seoul counts back to the same moment. Every value is Seoul's (UTC+9, no daylight saving)."""
+    connection = hive.connect("127.0.0.1", port=kumiho.port, username="alice", password="x",
+                              auth="CUSTOM",
+                              configuration={"spark.sql.session.timeZone": "Asia/Seoul"})
+    cursor = connection.cursor()
+    cursor.execute("SELECT current_timezone(), from_unixtime(0), CAST(0 AS TIMESTAMP), "
+                   "unix_timestamp('1970-01-01 09:00:00')")
+    assert cursor.fetchall() == [("Asia/Seoul", "1970-01-01 09:00:00",
+                                  datetime.datetime(1970, 1, 1, 9, 0), 0)]
+    cursor.execute("SET TIME ZONE 'UTC'")
+    cursor.execute("SELECT from_unixtime(0)")
+    assert cursor.fetchall() == [("1970-01-01 00:00:00",)]
+    cursor.close()
+    connection.close()
