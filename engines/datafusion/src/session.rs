@@ -540,7 +540,12 @@ fn session_template(
         .set_bool(
             "datafusion.sql_parser.enable_subquery_sort_elimination",
             false,
-        );
+        )
+        // Spark's INT96 Parquet timestamps are moments (UTC's), as Spark reads them: shown
+        // and read in the session's zone (crate::time_zones), to the microsecond, so their
+        // years reach past 2262.
+        .set_str("datafusion.execution.parquet.coerce_int96", "us")
+        .set_str("datafusion.execution.parquet.coerce_int96_tz", "UTC");
     if let Some(zone) = time_zone {
         config = config.set_str(TIME_ZONE_KEY, zone);
     }
@@ -557,6 +562,7 @@ fn session_template(
         .with_analyzer_rule(Arc::new(spark_casts::SPARK_STRING_DECIMAL_CASTS))
         .with_analyzer_rule(Arc::new(spark_casts::SPARK_TEXT_CASTS))
         .with_analyzer_rule(Arc::new(spark_casts::SPARK_DOUBLE_CASTS))
+        .with_analyzer_rule(Arc::new(time_zones::SESSION_MOMENT_CASTS))
         .with_analyzer_rule(Arc::new(spark_casts::SPARK_DATETIME_CASTS))
         .with_analyzer_rule(Arc::new(spark_casts::SPARK_EPOCH_CASTS))
         .with_analyzer_rule(Arc::new(hive_functions::nested_extremes::NESTED_EXTREMES))

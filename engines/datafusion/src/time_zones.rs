@@ -31,11 +31,14 @@ use datafusion::arrow::compute::cast as cast_array;
 use datafusion::arrow::datatypes::{DataType, Field, TimeUnit};
 use datafusion::arrow::temporal_conversions::as_datetime;
 use datafusion::common::config::ConfigOptions;
-use datafusion::common::{exec_err, Column, Result, ScalarValue};
+use datafusion::common::tree_node::Transformed;
+use datafusion::common::{exec_err, Column, DFSchema, Result, ScalarValue};
 use datafusion::dataframe::DataFrame;
+use datafusion::logical_expr::expr::{Cast, TryCast};
 use datafusion::logical_expr::simplify::{ExprSimplifyResult, SimplifyContext};
 use datafusion::logical_expr::{
-    ColumnarValue, Expr, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility,
+    ColumnarValue, Expr, ExprSchemable, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature,
+    Volatility,
 };
 
 /// The session keys that name its zone, Spark's and Hive's; each sets
@@ -329,6 +332,50 @@ pub fn shown_in_session_zone(frame: DataFrame) -> Result<DataFrame> {
         })
         .collect();
     frame.select(columns)
+}
+
+/// Reads a wall-clock time or a string cast to a moment (a timestamp with a zone) as the
+/// session's wall-clock time: `ts_utc >= '2024-07-01 08:00:00'` and `ts_utc = TIMESTAMP
+/// '...'` (the casts coercion adds) compare at the moment the session means, where
+/// DataFusion's cast read the text as the column's zone's (UTC's). An analyzer rule, run after
+/// type coercion and before the string casts (`spark_casts`), which then read the string.
+pub const SESSION_MOMENT_CASTS: crate::hive_syntax::ExpressionRewrite =
+    crate::hive_syntax::ExpressionRewrite::new("session_moment_casts", session_moment_cast);
+
+fn session_moment_cast(expr: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
+    let (Expr::Cast(Cast { expr: value, field }) | Expr::TryCast(TryCast { expr: value, field })) =
+        &expr
+    else {
+        return Ok(Transformed::no(expr));
+    };
+    let DataType::Timestamp(unit, Some(zone)) = field.data_type() else {
+        return Ok(Transformed::no(expr));
+    };
+    let (value, unit, zone) = (value.as_ref(), *unit, Arc::clone(zone));
+    let Ok(source) = value.get_type(schema) else {
+        return Ok(Transformed::no(expr));
+    };
+    let naive = DataType::Timestamp(TimeUnit::Nanosecond, None);
+    let wall_clock = match source {
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => {
+            datafusion::logical_expr::try_cast(value.clone(), naive)
+        }
+        DataType::Timestamp(_, None) if !is_session_to_utc(value) => value.clone(),
+        _ => return Ok(Transformed::no(expr)),
+    };
+    let moment = datafusion::logical_expr::cast(
+        session_to_utc(wall_clock),
+        DataType::Timestamp(TimeUnit::Nanosecond, Some("UTC".into())),
+    );
+    Ok(Transformed::yes(datafusion::logical_expr::cast(
+        moment,
+        DataType::Timestamp(unit, Some(zone)),
+    )))
+}
+
+/// Whether `expr` is already [`session_to_utc`]'s conversion.
+fn is_session_to_utc(expr: &Expr) -> bool {
+    matches!(expr, Expr::ScalarFunction(call) if call.func.name() == "session_time_to_utc")
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -433,4 +433,4 @@ fn store_error(e: object_store::Error) -> DataFusionError {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -283,6 +283,19 @@ async fn a_column_of_moments_is_shown_in_the_session_zone() {
             ["NULL", "NULL", "NULL", "NULL", "NULL", "NULL", "NULL"]
         ]
     );
+    // Compared with a time the session writes, at the moment the session means.
+    assert_eq!(
+        value_rows(
+            &engine,
+            &s,
+            "SELECT (SELECT count(*) FROM moments WHERE ts >= '2024-07-01 08:00:00'), \
+             (SELECT count(*) FROM moments WHERE ts < '2024-07-01 08:00:00'), \
+             (SELECT count(*) FROM moments WHERE ts = TIMESTAMP '2024-07-01 08:00:00'), \
+             (SELECT count(*) FROM moments WHERE ts = CAST(1719835200 AS TIMESTAMP))"
+        )
+        .await,
+        [["1", "0", "1", "1"]]
+    );
 }
 
 #[tokio::test]
@@ -384,5 +397,46 @@ async fn windows_start_at_the_moments_sparks_start_in_the_sessions_zone() {
         )
         .await,
         [["2024-07-01 12:30:00"]]
+    );
+}
+
+#[tokio::test]
+async fn sparks_int96_timestamps_are_moments_read_in_the_sessions_zone() {
+    // `spark_int96.parquet` is Spark 4.3's, written with its default INT96 timestamps from
+    // `SELECT 1 AS id, TIMESTAMP '2024-07-01 12:00:00' AS ts UNION ALL SELECT 2,
+    // TIMESTAMP '2024-01-01 00:30:00' UNION ALL SELECT 3, TIMESTAMP '2500-01-01 00:00:00'`
+    // in a UTC session; the answers are that Spark's reading it in Los Angeles.
+    let warehouse = tempfile::tempdir().unwrap();
+    let files = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/time_zones/spark_int96.parquet"),
+        files.path().join("part-0.parquet"),
+    )
+    .unwrap();
+    let engine = crate::warehouse::tests::engine_at(warehouse.path()).await;
+    let s = open(&engine);
+    let location = files.path().display();
+    run(
+        &engine,
+        &s,
+        &format!("CREATE EXTERNAL TABLE spark_times STORED AS PARQUET LOCATION '{location}'"),
+    )
+    .await
+    .unwrap();
+    set_zone(&engine, &s, "America/Los_Angeles").await;
+    assert_eq!(
+        value_rows(
+            &engine,
+            &s,
+            "SELECT id, CAST(ts AS STRING), hour(ts), unix_timestamp(ts), \
+             (SELECT count(*) FROM spark_times WHERE ts >= '2024-07-01 05:00:00') \
+             FROM spark_times ORDER BY id"
+        )
+        .await,
+        [
+            ["1", "2024-07-01 05:00:00", "5", "1719835200", "2"],
+            ["2", "2023-12-31 16:30:00", "16", "1704069000", "2"],
+            ["3", "2499-12-31 16:00:00", "16", "16725225600", "2"]
+        ]
     );
 }

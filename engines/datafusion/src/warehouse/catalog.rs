@@ -11,6 +11,7 @@ use datafusion::catalog::{
     CatalogProvider, CatalogProviderList, MemoryCatalogProvider, MemoryCatalogProviderList,
     MemorySchemaProvider, SchemaProvider, TableProvider,
 };
+use datafusion::common::config::TableParquetOptions;
 use datafusion::common::{Constraint, Constraints};
 use datafusion::datasource::file_format::csv::CsvFormat;
 use datafusion::datasource::file_format::json::JsonFormat;
@@ -201,7 +202,7 @@ fn memory_schema(memory: &MemoryCatalogProvider, name: &str) -> Arc<dyn SchemaPr
 /// The file format reading (and writing) a table's files.
 pub fn file_format(meta: &TableMeta) -> Result<Arc<dyn FileFormat>> {
     Ok(match meta.format.unwrap_or(StoredFormat::Parquet) {
-        StoredFormat::Parquet => Arc::new(ParquetFormat::default()),
+        StoredFormat::Parquet => Arc::new(ParquetFormat::default().with_options(parquet_options())),
         StoredFormat::Csv | StoredFormat::Textfile => Arc::new(
             CsvFormat::default()
                 .with_has_header(meta.has_header)
@@ -210,6 +211,17 @@ pub fn file_format(meta: &TableMeta) -> Result<Arc<dyn FileFormat>> {
         StoredFormat::Json => Arc::new(JsonFormat::default()),
         StoredFormat::Orc => Arc::new(super::orc::OrcTableFormat),
     })
+}
+
+/// How the warehouse reads Parquet files: Spark's INT96 timestamps (its default) as the
+/// moments they are, UTC's, to the microsecond, so that they are shown and read in the
+/// session's zone ([`crate::time_zones`]) and their years reach past 2262, as Spark reads
+/// them; DataFusion's defaults otherwise.
+fn parquet_options() -> TableParquetOptions {
+    let mut options = TableParquetOptions::default();
+    options.global.coerce_int96 = Some("us".to_owned());
+    options.global.coerce_int96_tz = Some("UTC".to_owned());
+    options
 }
 
 /// The extension of a table's data files.
