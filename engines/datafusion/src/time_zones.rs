@@ -134,12 +134,11 @@ impl Zone {
 
     /// The machine's zone (the `TZ` variable, else the system's), UTC when it has none.
     pub fn machine() -> Zone {
-        let from_env = std::env::var("TZ")
+        // `TZ` may name a file (`:/etc/localtime`) rather than a zone: then the system's.
+        std::env::var("TZ")
             .ok()
-            .map(|tz| tz.trim_start_matches(':').to_owned());
-        from_env
-            .or_else(|| iana_time_zone::get_timezone().ok())
-            .and_then(|name| Zone::java(&name))
+            .and_then(|tz| Zone::java(tz.trim_start_matches(':')))
+            .or_else(|| Zone::java(&iana_time_zone::get_timezone().ok()?))
             .unwrap_or(Zone::UTC)
     }
 

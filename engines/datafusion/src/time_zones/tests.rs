@@ -195,6 +195,14 @@ async fn the_zone_comes_from_open_session_set_time_zone_or_a_statement_overlay()
             "{statement}"
         );
     }
+    // LOCAL is the machine's zone (`TZ`, else the system's), whatever it is here.
+    run(&engine, &s, "SET TIME ZONE LOCAL").await.unwrap();
+    let machine = session_setting("LOCAL").unwrap();
+    assert_eq!(
+        value_rows(&engine, &s, "SELECT current_timezone()").await,
+        [[machine.as_str()]]
+    );
+    set_zone(&engine, &s, "UTC").await;
     // A statement's overlay holds for that statement alone.
     let overlay = BTreeMap::from([(
         "spark.sql.session.timeZone".to_owned(),
