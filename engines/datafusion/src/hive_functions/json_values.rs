@@ -15,9 +15,7 @@ use datafusion::arrow::array::{
     StringArray, StructArray,
 };
 use datafusion::arrow::buffer::{NullBuffer, OffsetBuffer};
-use datafusion::arrow::compute::kernels::cast_utils::{
-    parse_decimal, string_to_timestamp_nanos, Parser as _,
-};
+use datafusion::arrow::compute::kernels::cast_utils::{parse_decimal, Parser as _};
 use datafusion::arrow::datatypes::{
     DataType, Date32Type, Decimal128Type, DecimalType, Field, FieldRef, Fields, TimeUnit,
     TimestampMicrosecondType, TimestampMillisecondType, TimestampNanosecondType,
@@ -322,7 +320,8 @@ impl ScalarUDFImpl for FromJson {
             })
             .collect();
         let refs: Vec<Option<&Json>> = documents.iter().map(Option::as_ref).collect();
-        super::columnar(build(&refs, &target)?, &args.args)
+        let zone = Zone::of_session(&args.config_options);
+        super::columnar(build(&refs, &target, &zone)?, &args.args)
     }
 }
 
@@ -374,7 +373,8 @@ fn leaf_conforms(value: &Json, leaf: &DataType) -> bool {
         DataType::Float32 | DataType::Float64 => number(value).is_some(),
         DataType::Decimal128(p, s) => decimal(value, *p, *s).is_some(),
         DataType::Date32 => date(value).is_some(),
-        DataType::Timestamp(unit, _) => timestamp_value(value, *unit).is_some(),
+        // Whether it is a timestamp at all: the zone it is shown in does not change that.
+        DataType::Timestamp(unit, _) => timestamp_value(value, *unit, &Zone::UTC, false).is_some(),
         _ => true,
     }
 }
@@ -440,28 +440,37 @@ fn date(value: &Json) -> Option<i32> {
     Date32Type::parse(s.trim())
 }
 
-/// A timestamp: text as Spark reads it by default (`2024-01-02T03:04:05.000Z`,
-/// `2024-01-02 03:04:05`), or a number of seconds since 1970.
-fn timestamp_value(value: &Json, unit: TimeUnit) -> Option<i64> {
-    let per_second: i64 = match unit {
-        TimeUnit::Second => 1,
-        TimeUnit::Millisecond => 1_000,
-        TimeUnit::Microsecond => 1_000_000,
-        TimeUnit::Nanosecond => 1_000_000_000,
-    };
-    match value {
+/// A timestamp, as the session's wall-clock time (its moment, UTC's, for a target that holds
+/// moments): text as Spark's cast reads it (`2024-01-02 03:04:05`,
+/// `2024-01-02T03:04:05.000Z`, a zone converted to the session's), or a number of seconds
+/// since 1970.
+fn timestamp_value(value: &Json, unit: TimeUnit, session: &Zone, moment: bool) -> Option<i64> {
+    let wall_clock = match value {
         Json::String(s) => {
-            let nanos = string_to_timestamp_nanos(s.trim()).ok()?;
-            Some(nanos.div_euclid(1_000_000_000 / per_second))
+            crate::spark_casts::datetime_strings::parse_timestamp(s.as_bytes(), session)?
         }
-        Json::Integer(i) => i64::try_from(*i).ok()?.checked_mul(per_second),
-        _ => None,
+        Json::Integer(i) => {
+            let moment = chrono::DateTime::from_timestamp(i64::try_from(*i).ok()?, 0)?;
+            session.to_local(moment.naive_utc())?
+        }
+        _ => return None,
+    };
+    let utc = if moment {
+        session.to_utc(wall_clock)?.and_utc()
+    } else {
+        wall_clock.and_utc()
+    };
+    match unit {
+        TimeUnit::Second => Some(utc.timestamp()),
+        TimeUnit::Millisecond => Some(utc.timestamp_millis()),
+        TimeUnit::Microsecond => Some(utc.timestamp_micros()),
+        TimeUnit::Nanosecond => utc.timestamp_nanos_opt(),
     }
 }
 
 /// The column of a target type from one document (or none) per row: a value of another
 /// type is NULL, as Spark's PERMISSIVE mode reads it.
-fn build(values: &[Option<&Json>], target: &DataType) -> Result<ArrayRef> {
+fn build(values: &[Option<&Json>], target: &DataType, session: &Zone) -> Result<ArrayRef> {
     fn present<'a>(v: &Option<&'a Json>) -> Option<&'a Json> {
         v.filter(|v| **v != Json::Null)
     }
@@ -517,9 +526,9 @@ fn build(values: &[Option<&Json>], target: &DataType) -> Result<ArrayRef> {
             values.iter().map(|v| present(v).and_then(date)),
         )),
         DataType::Timestamp(unit, zone) => {
-            let stamps = values
-                .iter()
-                .map(|v| present(v).and_then(|v| timestamp_value(v, *unit)));
+            let stamps = values.iter().map(|v| {
+                present(v).and_then(|v| timestamp_value(v, *unit, session, zone.is_some()))
+            });
             match unit {
                 TimeUnit::Second => Arc::new(
                     PrimitiveArray::<TimestampSecondType>::from_iter(stamps)
@@ -561,7 +570,7 @@ fn build(values: &[Option<&Json>], target: &DataType) -> Result<ArrayRef> {
             Arc::new(ListArray::try_new(
                 Arc::clone(field),
                 OffsetBuffer::from_lengths(lengths),
-                build(&children, field.data_type())?,
+                build(&children, field.data_type(), session)?,
                 Some(NullBuffer::from(valid)),
             )?)
         }
@@ -582,7 +591,7 @@ fn build(values: &[Option<&Json>], target: &DataType) -> Result<ArrayRef> {
                         .iter()
                         .map(|o| o.and_then(|members| Json::member(members, field.name())))
                         .collect();
-                    build(&column, field.data_type())
+                    build(&column, field.data_type(), session)
                 })
                 .collect::<Result<Vec<_>>>()?;
             let valid: NullBuffer = objects.iter().map(Option::is_some).collect();
@@ -616,7 +625,7 @@ fn build(values: &[Option<&Json>], target: &DataType) -> Result<ArrayRef> {
                 }
             }
             let keys: ArrayRef = Arc::new(StringArray::from_iter_values(keys));
-            let values = build(&children, entry_fields[1].data_type())?;
+            let values = build(&children, entry_fields[1].data_type(), session)?;
             let entries_array =
                 StructArray::try_new(entry_fields.clone(), vec![keys, values], None)?;
             Arc::new(MapArray::try_new(

@@ -212,7 +212,7 @@ fn parse_date(text: &[u8]) -> Option<NaiveDate> {
 /// Spark's `stringToTimestamp` (`parseTimestampString`), as the wall-clock time of the
 /// session's zone, `session`: a time with a zone is converted to it, and a time alone is of
 /// today in its zone.
-fn parse_timestamp(text: &[u8], session: &Zone) -> Option<NaiveDateTime> {
+pub(crate) fn parse_timestamp(text: &[u8], session: &Zone) -> Option<NaiveDateTime> {
     let bytes = trimmed(text);
     if bytes.is_empty() {
         return None;

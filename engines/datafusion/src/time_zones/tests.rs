@@ -143,6 +143,22 @@ async fn conversions_between_moments_and_wall_clock_times_use_the_session_zone()
         ],
     )
     .await;
+    // from_json reads a time with a zone as its moment, one without as the session's.
+    check(
+        &engine,
+        &s,
+        "SELECT CAST(from_json('{\"t\":\"2024-07-01T12:00:00.000Z\"}', 't TIMESTAMP').t AS STRING), \
+         CAST(from_json('{\"t\":\"2024-07-01 12:00:00\"}', 't TIMESTAMP').t AS STRING), \
+         CAST(from_json('{\"t\":\"2024-07-01T12:00:00+09:00\"}', 't TIMESTAMP').t AS STRING), \
+         CAST(from_json('{\"t\":1719835200}', 't TIMESTAMP').t AS STRING)",
+        &[
+            "2024-07-01 05:00:00",
+            "2024-07-01 12:00:00",
+            "2024-06-30 20:00:00",
+            "2024-07-01 05:00:00",
+        ],
+    )
+    .await;
     // DataFusion's current_date() answers only once simplified, so not through `check`.
     assert_eq!(
         value_rows(
