@@ -126,7 +126,8 @@ impl SessionValue {
         })
     }
 
-    /// `current_timezone()`: the session's zone as it was set, UTC when it was not.
+    /// `current_timezone()`: the session's zone, a region or an offset (the one a short ID or
+    /// `GMT+8` stands for), UTC when none was set.
     fn current_timezone() -> Self {
         Self::new("current_timezone", &[], |options| {
             Some(

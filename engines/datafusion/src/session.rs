@@ -540,12 +540,8 @@ fn session_template(
         .set_bool(
             "datafusion.sql_parser.enable_subquery_sort_elimination",
             false,
-        )
-        // Spark's INT96 Parquet timestamps are moments (UTC's), as Spark reads them: shown
-        // and read in the session's zone (crate::time_zones), to the microsecond, so their
-        // years reach past 2262.
-        .set_str("datafusion.execution.parquet.coerce_int96", "us")
-        .set_str("datafusion.execution.parquet.coerce_int96_tz", "UTC");
+        );
+    crate::warehouse::catalog::read_int96_as_moments(&mut config.options_mut().execution.parquet);
     if let Some(zone) = time_zone {
         config = config.set_str(TIME_ZONE_KEY, zone);
     }

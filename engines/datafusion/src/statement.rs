@@ -873,18 +873,14 @@ fn interval_offset(parts: &[&str]) -> Option<String> {
         [text, h, to, m]
             if unit(h, "hour") && to.eq_ignore_ascii_case("to") && unit(m, "minute") =>
         {
+            // An offset as written (`'08:30'`, `'-03:30'`), which the session reads as a zone
+            // and refuses, saying so, when it is none.
             let text = unquote(text);
-            let (negative, text) = match text.strip_prefix('-') {
-                Some(rest) => (true, rest),
-                None => (false, text.strip_prefix('+').unwrap_or(text)),
-            };
-            let (hours, minutes) = text.split_once(':')?;
-            let total = hours.parse::<i32>().ok()? * 60 + minutes.parse::<i32>().ok()?;
-            if negative {
-                -total
+            return Some(if text.starts_with(['+', '-']) {
+                text.to_owned()
             } else {
-                total
-            }
+                format!("+{text}")
+            });
         }
         [hours, h] if unit(h, "hour") => number(hours)? * 60,
         [hours, h, minutes, m] if unit(h, "hour") && unit(m, "minute") => {

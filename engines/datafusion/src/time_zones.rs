@@ -374,8 +374,11 @@ fn session_moment_cast(expr: Expr, schema: &DFSchema) -> Result<Transformed<Expr
 
 /// Whether `expr` is already [`session_to_utc`]'s conversion.
 fn is_session_to_utc(expr: &Expr) -> bool {
-    matches!(expr, Expr::ScalarFunction(call) if call.func.name() == "session_time_to_utc")
+    matches!(expr, Expr::ScalarFunction(call) if call.func.name() == SESSION_TO_UTC)
 }
+
+/// The name of [`session_to_utc`]'s function.
+const SESSION_TO_UTC: &str = "session_time_to_utc";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 enum Direction {
@@ -407,7 +410,7 @@ impl ScalarUDFImpl for SessionTime {
     fn name(&self) -> &str {
         match (self.direction, &self.zone) {
             (Direction::FromUtc, None) => "utc_to_session_time",
-            (Direction::ToUtc, None) => "session_time_to_utc",
+            (Direction::ToUtc, None) => SESSION_TO_UTC,
             (Direction::FromUtc, Some(_)) => "utc_to_zone_time",
             (Direction::ToUtc, Some(_)) => "zone_time_to_utc",
         }
@@ -606,26 +609,24 @@ impl ScalarUDFImpl for SessionNow {
         let Some(start) = info.query_execution_start_time() else {
             return Ok(ExprSimplifyResult::Original(args));
         };
-        let nanos = Zone::of_session(info.config_options())
-            .to_local(start.naive_utc())
-            .and_then(|local| local.and_utc().timestamp_nanos_opt())
-            .map(|nanos| nanos - nanos.rem_euclid(1_000));
-        Ok(ExprSimplifyResult::Simplified(Expr::Literal(
-            ScalarValue::TimestampNanosecond(nanos, None),
-            None,
-        )))
+        let now = wall_clock_at(&Zone::of_session(info.config_options()), start);
+        Ok(ExprSimplifyResult::Simplified(Expr::Literal(now, None)))
     }
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
         // Not simplified (the optimizer turned off): now, when the batch is computed.
-        let nanos = Zone::of_session(&args.config_options)
-            .to_local(Utc::now().naive_utc())
-            .and_then(|local| local.and_utc().timestamp_nanos_opt())
-            .map(|nanos| nanos - nanos.rem_euclid(1_000));
-        Ok(ColumnarValue::Scalar(ScalarValue::TimestampNanosecond(
-            nanos, None,
-        )))
+        let now = wall_clock_at(&Zone::of_session(&args.config_options), Utc::now());
+        Ok(ColumnarValue::Scalar(now))
     }
+}
+
+/// The zone's wall-clock time at `moment`, to the microsecond.
+fn wall_clock_at(zone: &Zone, moment: DateTime<Utc>) -> ScalarValue {
+    let nanos = zone
+        .to_local(moment.naive_utc())
+        .and_then(|local| local.and_utc().timestamp_nanos_opt())
+        .map(|nanos| nanos - nanos.rem_euclid(1_000));
+    ScalarValue::TimestampNanosecond(nanos, None)
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@ use datafusion::catalog::{
     CatalogProvider, CatalogProviderList, MemoryCatalogProvider, MemoryCatalogProviderList,
     MemorySchemaProvider, SchemaProvider, TableProvider,
 };
-use datafusion::common::config::TableParquetOptions;
+use datafusion::common::config::{ParquetOptions, TableParquetOptions};
 use datafusion::common::{Constraint, Constraints};
 use datafusion::datasource::file_format::csv::CsvFormat;
 use datafusion::datasource::file_format::json::JsonFormat;
@@ -202,7 +202,11 @@ fn memory_schema(memory: &MemoryCatalogProvider, name: &str) -> Arc<dyn SchemaPr
 /// The file format reading (and writing) a table's files.
 pub fn file_format(meta: &TableMeta) -> Result<Arc<dyn FileFormat>> {
     Ok(match meta.format.unwrap_or(StoredFormat::Parquet) {
-        StoredFormat::Parquet => Arc::new(ParquetFormat::default().with_options(parquet_options())),
+        StoredFormat::Parquet => {
+            let mut options = TableParquetOptions::default();
+            read_int96_as_moments(&mut options.global);
+            Arc::new(ParquetFormat::default().with_options(options))
+        }
         StoredFormat::Csv | StoredFormat::Textfile => Arc::new(
             CsvFormat::default()
                 .with_has_header(meta.has_header)
@@ -213,15 +217,13 @@ pub fn file_format(meta: &TableMeta) -> Result<Arc<dyn FileFormat>> {
     })
 }
 
-/// How the warehouse reads Parquet files: Spark's INT96 timestamps (its default) as the
-/// moments they are, UTC's, to the microsecond, so that they are shown and read in the
-/// session's zone ([`crate::time_zones`]) and their years reach past 2262, as Spark reads
-/// them; DataFusion's defaults otherwise.
-fn parquet_options() -> TableParquetOptions {
-    let mut options = TableParquetOptions::default();
-    options.global.coerce_int96 = Some("us".to_owned());
-    options.global.coerce_int96_tz = Some("UTC".to_owned());
-    options
+/// How the engine reads Parquet files, the warehouse's and the configured tables': Spark's
+/// INT96 timestamps (its default) as the moments they are, UTC's, to the microsecond, so
+/// that they are shown and read in the session's zone ([`crate::time_zones`]) and their
+/// years reach past 2262, as Spark reads them; DataFusion's defaults otherwise.
+pub(crate) fn read_int96_as_moments(options: &mut ParquetOptions) {
+    options.coerce_int96 = Some("us".to_owned());
+    options.coerce_int96_tz = Some("UTC".to_owned());
 }
 
 /// The extension of a table's data files.
