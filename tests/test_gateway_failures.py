@@ -351,7 +351,7 @@ def test_an_http_session_outlives_a_call_its_client_gave_up_on(kumiho):
         assert again.status.statusCode == ttypes.TStatusCode.SUCCESS_STATUS, again.status
         rows = client.FetchResults(ttypes.TFetchResultsReq(
             operationHandle=again.operationHandle, orientation=ttypes.TFetchOrientation.FETCH_NEXT, maxRows=10))
-        assert rows.results.columns[0].i64Val.values == [2]
+        assert rows.results.columns[0].i32Val.values == [2]
     finally:
         client.CloseSession(ttypes.TCloseSessionReq(sessionHandle=handle))
         transport.close()

@@ -30,7 +30,7 @@ TYPES_QUERY = (
 )
 TYPES_COLUMNS = ["k", "b", "ti", "si", "i", "bi", "f", "d", "dec", "s", "bin", "dt", "ts", "n", "arr", "st", "m"]
 TYPE_NAMES = [
-    "BIGINT_TYPE", "BOOLEAN_TYPE", "TINYINT_TYPE", "SMALLINT_TYPE", "INT_TYPE", "BIGINT_TYPE",
+    "INT_TYPE", "BOOLEAN_TYPE", "TINYINT_TYPE", "SMALLINT_TYPE", "INT_TYPE", "BIGINT_TYPE",
     "FLOAT_TYPE", "DOUBLE_TYPE", "DECIMAL_TYPE", "STRING_TYPE", "BINARY_TYPE", "DATE_TYPE",
     "TIMESTAMP_TYPE", "NULL_TYPE", "ARRAY_TYPE", "STRUCT_TYPE", "MAP_TYPE",
 ]

@@ -2037,6 +2037,8 @@ mod day_of_week;
 mod decode_cases;
 mod edge_answers;
 mod generators;
+pub(crate) mod integer_literals;
+pub use integer_literals::IntegerLiterals;
 mod interval_ranges;
 mod multiset_operations;
 pub use multiset_operations::MultisetOperations;

@@ -146,6 +146,7 @@ impl Session {
                 )));
             }
         }
+        let input = crate::warehouse::ddl::view_typed_as_its_rows(&self.ctx.state(), input)?;
         let table = Arc::new(ViewTable::new(input, view.definition.clone()));
         self.views.create(&name, table, view.or_replace)
     }
@@ -545,12 +546,15 @@ fn session_template(
     if let Some(zone) = time_zone {
         config = config.set_str(TIME_ZONE_KEY, zone);
     }
+    let mut analyzer_rules = spark_casts::analyzer_rules();
+    // First: every later rule, type coercion's included, sees Spark's `INT` literals.
+    analyzer_rules.insert(0, Arc::new(hive_syntax::IntegerLiterals));
     let mut builder = SessionStateBuilder::new()
         .with_config(config)
         .with_runtime_env(runtime)
         .with_catalog_list(catalogs)
         .with_default_features()
-        .with_analyzer_rules(spark_casts::analyzer_rules())
+        .with_analyzer_rules(analyzer_rules)
         .with_analyzer_rule(Arc::new(hive_syntax::HIVE_INTEGER_CASTS))
         .with_analyzer_rule(Arc::new(hive_syntax::MultisetOperations))
         .with_analyzer_rule(Arc::new(hive_syntax::OrderedSubqueries))

@@ -453,7 +453,8 @@ mod tests {
         };
         let cases = [
             (of("CAST(x AS INT)"), ["2", "int"]),
-            (of("x"), ["2", "bigint"]),
+            (of("x"), ["2", "int"]),
+            (of("CAST(x AS BIGINT)"), ["2", "bigint"]),
             (of("CAST(x AS SMALLINT)"), ["2", "smallint"]),
             (of("CAST(x AS DOUBLE)"), ["2.0", "double"]),
             (of("CAST(x AS FLOAT)"), ["2.0", "float"]),

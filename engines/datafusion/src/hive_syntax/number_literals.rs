@@ -1,7 +1,7 @@
 //! Hive's and Spark's typed number literals, `1Y`, `1S`, `2.5F`, `2.5D`, `1BD`, which
 //! DataFusion's tokenizer reads as a number followed by an alias (`SELECT 2.5D` was 2.5 named
 //! `D`, and `(SELECT 2.5D AS x)` a syntax error): written out as the values they are.
-//! `1L` is left alone, as DataFusion reads it already.
+//! `1L` is a `BIGINT` where `1` is an `INT` ([`super::integer_literals`]).
 
 use std::iter::Peekable;
 use std::str::Chars;
@@ -24,7 +24,7 @@ pub(super) fn may_hold_one(sql: &str) -> bool {
 fn suffix_at(rest: &[u8]) -> Option<usize> {
     match rest {
         [b'b' | b'B', b'd' | b'D', ..] => Some(2),
-        [b'y' | b'Y' | b's' | b'S' | b'f' | b'F' | b'd' | b'D', ..] => Some(1),
+        [b'y' | b'Y' | b's' | b'S' | b'l' | b'L' | b'f' | b'F' | b'd' | b'D', ..] => Some(1),
         _ => None,
     }
 }
@@ -73,6 +73,8 @@ pub(super) fn read(first: char, chars: &mut Peekable<Chars<'_>>) -> String {
     let written = match suffix.as_str() {
         "Y" => format!("CAST({number} AS TINYINT)"),
         "S" => format!("CAST({number} AS SMALLINT)"),
+        "L" if number.contains('.') || exponent => return number,
+        "L" => format!("CAST({number} AS BIGINT)"),
         "F" => format!("CAST({number} AS FLOAT)"),
         "D" if number.contains('.') || exponent => number.clone(),
         "D" => format!("{number}.0"),

@@ -417,7 +417,7 @@ async fn a_statement_runs_under_the_handle_the_gateway_assigned_once() {
             .await,
     );
     match &fetched.results.unwrap().columns.unwrap()[0] {
-        TColumn::I64Val(column) => assert_eq!(column.values, vec![42]),
+        TColumn::I32Val(column) => assert_eq!(column.values, vec![42]),
         other => panic!("unexpected column {other:?}"),
     }
 

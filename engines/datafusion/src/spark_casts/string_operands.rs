@@ -116,7 +116,10 @@ pub(super) fn comparison(
 fn compared(string: Expr, value: Expr, other: &DataType) -> Result<(Expr, Expr)> {
     Ok(match other {
         // A cast to an integer is Hive's and Spark's (`HIVE_INTEGER_CASTS`): `'5.5'` is 5.
-        t if t.is_integer() => (try_cast(string, t.clone()), value),
+        t if t.is_integer() => {
+            let t = crate::hive_syntax::integer_literals::type_once_narrowed(&value, t);
+            (try_cast(string, t), value)
+        }
         DataType::Float64 => (spark_double(string), value),
         DataType::Float32 | DataType::Float16 => (cast(spark_double(string), other.clone()), value),
         DataType::Decimal128(..) | DataType::Decimal256(..) => {

@@ -291,5 +291,6 @@ async fn view_provider(
     let mut state = state.clone();
     state.config_mut().options_mut().catalog.default_schema = database.to_owned();
     let plan = Box::pin(super::ddl::plan_query(&state, sql)).await?;
+    let plan = super::ddl::view_typed_as_its_rows(&state, plan)?;
     Ok(Arc::new(ViewTable::new(plan, Some(sql.to_owned()))))
 }

@@ -702,12 +702,7 @@ async fn create_view(
     let sql = words.rest_text();
     // Planned now, so that a view that cannot work is refused when created.
     let plan = plan_query(state, &sql).await?;
-    let columns = plan
-        .schema()
-        .fields()
-        .iter()
-        .map(|f| ColumnMeta::from_field(f))
-        .collect();
+    let columns = query_columns(state, &plan)?;
     Ok(WarehouseCommand::Create {
         name,
         if_not_exists,
@@ -884,12 +879,7 @@ async fn create_table(
                  leave out the column list"
             )));
         }
-        columns = plan
-            .schema()
-            .fields()
-            .iter()
-            .map(|f| ColumnMeta::from_field(f))
-            .collect();
+        columns = query_columns(state, plan)?;
     }
     if columns.is_empty() && query.is_none() {
         match (&location, external) {
@@ -1297,6 +1287,42 @@ async fn infer_columns(
 pub async fn plan_query(state: &SessionState, sql: &str) -> Result<LogicalPlan> {
     let statement = hive_syntax::parse_statement(state, sql)?;
     crate::statement::plan_statement(state, statement).await
+}
+
+/// The columns `plan` gives, typed as its rows will be ([`analyzed_schema`]).
+fn query_columns(state: &SessionState, plan: &LogicalPlan) -> Result<Vec<ColumnMeta>> {
+    Ok(analyzed_schema(state, plan)?
+        .fields()
+        .iter()
+        .map(|f| ColumnMeta::from_field(f))
+        .collect())
+}
+
+/// The schema of `plan`'s rows: the planner's, as the analyzer's rules then change it
+/// (`SELECT 1 AS a` is planned a `BIGINT` and runs an `INT`,
+/// `hive_syntax::integer_literals`).
+fn analyzed_schema(
+    state: &SessionState,
+    plan: &LogicalPlan,
+) -> Result<datafusion::common::DFSchemaRef> {
+    let analyzed =
+        state
+            .analyzer()
+            .execute_and_check(plan.clone(), state.config_options(), |_, _| {})?;
+    Ok(Arc::clone(analyzed.schema()))
+}
+
+/// A view's `plan` with its columns cast to the types its rows will have
+/// ([`analyzed_schema`]), so that the table it stands for (what DESCRIBE and GetColumns
+/// list) is typed as its rows. The plan stays unanalyzed, as a view's plan is analyzed with
+/// the query that reads it; a cast to the type a column already has then costs nothing.
+pub fn view_typed_as_its_rows(state: &SessionState, plan: LogicalPlan) -> Result<LogicalPlan> {
+    let analyzed = analyzed_schema(state, &plan)?;
+    let planned = plan.schema().fields().iter().map(|f| f.data_type());
+    if planned.eq(analyzed.fields().iter().map(|f| f.data_type())) {
+        return Ok(plan);
+    }
+    cast_to(plan, analyzed.fields())
 }
 
 /// `plan` with its columns cast to `fields` by position, named as they are; a column count

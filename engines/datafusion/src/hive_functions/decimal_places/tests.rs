@@ -89,8 +89,9 @@ async fn round_keeps_a_float_a_float_and_an_integer_an_integer() {
             "-126"
         ]
     );
-    assert_eq!(types[0], DataType::Int64);
+    assert_eq!(types[0], DataType::Int32);
     assert_eq!(types[4], DataType::Int32);
+    assert_eq!(types[6], DataType::Int64);
     assert_eq!(types[7], DataType::Int8);
 }
 

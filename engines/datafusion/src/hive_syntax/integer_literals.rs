@@ -1,0 +1,524 @@
+//! Integer literals are `INT`s when they fit one, as in Hive and Spark, where DataFusion reads
+//! every integer literal as a `BIGINT`: `SELECT 1` is an `INT`, `int_col + 1` and
+//! `coalesce(int_col, 0)` stay `INT`s (a table created from them too), `typeof(1)` is
+//! `int`, and `'9999999999' > 1` reads the string as an `INT` (NULL, as Spark's).
+//!
+//! An analyzer rule ahead of type coercion, so that coercion sees the literal's type as
+//! Spark's planner would. A literal keeps DataFusion's `BIGINT` where the `INT` could change
+//! what is asked rather than the answer's type:
+//! - an argument a function would cast to another type anyway (`round(x, 2)` of a function
+//!   that takes a `BIGINT` there): a literal a function reads as a setting stays a literal;
+//! - an argument of an aggregate or a window function (`count(1)` is DataFusion's
+//!   `count(*)`, `lag(x, 1)`, `percentile_approx(x, 0.5, 100)`); `sum(x + 1)` is Spark's
+//!   `BIGINT` sum either way;
+//! - a literal value of a higher-order function (`aggregate(a, 0, ...)`'s start), and a
+//!   lambda nested in another; a lambda's parameters are typed again from its values;
+//! - a `LIMIT`, a `VALUES` column with a value that needs a `BIGINT` (`VALUES (1),
+//!   (3000000000)`), and a statement with a recursive query, whose working table was typed
+//!   with the `BIGINT`s.
+//!
+//! An `INSERT`'s values still reach the table as its columns' types.
+
+use std::sync::Arc;
+
+use datafusion::arrow::datatypes::DataType;
+use datafusion::common::tree_node::{Transformed, TreeNode, TreeNodeRecursion};
+use datafusion::common::{DFSchema, Result, ScalarValue};
+use datafusion::config::ConfigOptions;
+use datafusion::logical_expr::expr::{HigherOrderFunction, Lambda, ScalarFunction, Sort};
+use datafusion::logical_expr::expr_rewriter::NamePreserver;
+use datafusion::logical_expr::logical_plan::{DmlStatement, Subquery, Union, Values};
+use datafusion::logical_expr::type_coercion::functions::{fields_with_udf, UDFCoercionExt};
+use datafusion::logical_expr::{
+    Expr, ExprSchemable, LogicalPlan, LogicalPlanBuilder, WindowFunctionDefinition,
+};
+use datafusion::optimizer::AnalyzerRule;
+
+/// Types the integer literals that fit an `INT` as `INT`s.
+#[derive(Debug, Default)]
+pub struct IntegerLiterals;
+
+impl AnalyzerRule for IntegerLiterals {
+    fn name(&self) -> &str {
+        "integer_literals"
+    }
+
+    fn analyze(&self, plan: LogicalPlan, _: &ConfigOptions) -> Result<LogicalPlan> {
+        if !holds_a_narrowable_literal(&plan) || holds_a_recursive_query(&plan) {
+            return Ok(plan);
+        }
+        match plan {
+            LogicalPlan::Dml(dml) => insert_as_before(dml),
+            plan => narrow_plan(plan),
+        }
+    }
+}
+
+/// The plan with its literals narrowed, each node's schema made again over its inputs'.
+fn narrow_plan(plan: LogicalPlan) -> Result<LogicalPlan> {
+    plan.transform_up_with_subqueries(|plan| match plan {
+        LogicalPlan::Limit(_) => Ok(Transformed::no(plan)),
+        LogicalPlan::Values(values) => narrow_values(values).map(Transformed::yes),
+        LogicalPlan::Union(union) => union_retyped(union).map(Transformed::yes),
+        plan => {
+            let schema = input_schema(&plan)?;
+            // A column keeps its name (`avg(CASE ... Int64(1) ...)`), which the plans
+            // above read it by.
+            let names = NamePreserver::new(&plan);
+            plan.map_expressions(|expr| {
+                // A grouping set's columns are named by what it holds, which no alias can
+                // keep: `ROLLUP (a, b % 2)` keeps its `BIGINT`s.
+                if matches!(expr, Expr::GroupingSet(_)) {
+                    return Ok(Transformed::no(expr));
+                }
+                let name = names.save(&expr);
+                let expr = outer_references_retyped(expr, &schema)?;
+                narrow(expr, &schema).map(|expr| expr.update_data(|expr| name.restore(expr)))
+            })?
+            .map_data(LogicalPlan::recompute_schema)
+        }
+    })
+    .map(|transformed| transformed.data)
+}
+
+/// A DML statement's input narrowed, its columns then cast back to the types the statement
+/// was planned with: the table's, which `INSERT INTO t VALUES (1)` of a `BIGINT` column
+/// had given its values already.
+fn insert_as_before(dml: DmlStatement) -> Result<LogicalPlan> {
+    let planned = Arc::clone(dml.input.schema());
+    let input = narrow_plan(Arc::unwrap_or_clone(dml.input))?;
+    let input = if input.schema().as_ref() == planned.as_ref() {
+        input
+    } else {
+        let columns = input
+            .schema()
+            .columns()
+            .into_iter()
+            .zip(planned.fields())
+            .map(|(column, field)| {
+                Expr::Column(column.clone())
+                    .cast_to(field.data_type(), input.schema())
+                    .map(|cast| cast.alias(column.name))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        LogicalPlanBuilder::from(input).project(columns)?.build()?
+    };
+    Ok(LogicalPlan::Dml(DmlStatement {
+        input: Arc::new(input),
+        ..dml
+    }))
+}
+
+/// The schema a node's expressions are read against: its inputs', side by side.
+fn input_schema(plan: &LogicalPlan) -> Result<DFSchema> {
+    let mut schema = DFSchema::empty();
+    for input in plan.inputs() {
+        schema.merge(input.schema());
+    }
+    Ok(schema)
+}
+
+/// The type `expr`, planned as `planned`, has once this rule has run: a literal's that
+/// fits an `INT` is `INT` (`'9999999999' = 1` reads the string as an `INT`, as Spark).
+pub(crate) fn type_once_narrowed(expr: &Expr, planned: &DataType) -> DataType {
+    match as_int(expr) {
+        Some(_) => DataType::Int32,
+        None => planned.clone(),
+    }
+}
+
+/// The `INT` a `BIGINT` literal fits, if it is one.
+fn as_int(expr: &Expr) -> Option<i32> {
+    match expr {
+        Expr::Literal(ScalarValue::Int64(Some(value)), _) => i32::try_from(*value).ok(),
+        _ => None,
+    }
+}
+
+fn int_literal(expr: &Expr, value: i32) -> Expr {
+    let metadata = match expr {
+        Expr::Literal(_, metadata) => metadata.clone(),
+        _ => None,
+    };
+    Expr::Literal(ScalarValue::Int32(Some(value)), metadata)
+}
+
+fn holds_a_narrowable_literal(plan: &LogicalPlan) -> bool {
+    any_node(plan, |node| {
+        let mut found = false;
+        let _ = node.apply_expressions(|expr| {
+            found = expr.exists(|e| Ok(as_int(e).is_some()))?;
+            Ok(if found {
+                TreeNodeRecursion::Stop
+            } else {
+                TreeNodeRecursion::Continue
+            })
+        });
+        found
+    })
+}
+
+fn holds_a_recursive_query(plan: &LogicalPlan) -> bool {
+    any_node(plan, |node| matches!(node, LogicalPlan::RecursiveQuery(_)))
+}
+
+/// Whether any node of `plan`, its subqueries' included, is one that `test` picks.
+fn any_node(plan: &LogicalPlan, mut test: impl FnMut(&LogicalPlan) -> bool) -> bool {
+    let mut found = false;
+    let _ = plan.apply_with_subqueries(|node| {
+        found = test(node);
+        Ok(if found {
+            TreeNodeRecursion::Stop
+        } else {
+            TreeNodeRecursion::Continue
+        })
+    });
+    found
+}
+/// `expr` with its literals narrowed where the `INT` only changes the answer's type.
+fn narrow(expr: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
+    if let Some(value) = as_int(&expr) {
+        return Ok(Transformed::yes(int_literal(&expr, value)));
+    }
+    match expr {
+        Expr::HigherOrderFunction(function) => {
+            let original = Expr::HigherOrderFunction(function.clone());
+            // A lambda whose parameters cannot be typed again is left as it was planned.
+            Ok(narrow_higher_order(function, schema)
+                .map(Transformed::yes)
+                .unwrap_or_else(|_| Transformed::no(original)))
+        }
+        Expr::Lambda(_) => Ok(Transformed::no(expr)),
+        Expr::ScalarFunction(ScalarFunction { func, args }) if func.name() == "get_field" => {
+            let args = args
+                .into_iter()
+                .map(|arg| narrow(arg, schema).map(|arg| arg.data))
+                .collect::<Result<Vec<_>>>()?;
+            let args = map_key_retyped(args, schema);
+            Ok(Transformed::yes(Expr::ScalarFunction(ScalarFunction {
+                func,
+                args,
+            })))
+        }
+        Expr::ScalarFunction(ScalarFunction { func, args }) => {
+            Ok(narrow_arguments(func.as_ref(), args, schema)?
+                .update_data(|args| Expr::ScalarFunction(ScalarFunction { func, args })))
+        }
+        // `count(1)` is how DataFusion writes `count(*)`, which its statistics answer.
+        Expr::AggregateFunction(mut function) if function.func.name() != "count" => {
+            let args = std::mem::take(&mut function.params.args);
+            let args = narrow_arguments(function.func.as_ref(), args, schema)?;
+            function.params.args = args.data;
+            let mut transformed = args.transformed;
+            // Its FILTER and ORDER BY, which are not arguments.
+            if let Some(filter) = function.params.filter.take() {
+                let filter = narrow(*filter, schema)?;
+                transformed |= filter.transformed;
+                function.params.filter = Some(Box::new(filter.data));
+            }
+            transformed |= narrow_sort_keys(&mut function.params.order_by, schema)?;
+            Ok(Transformed::new_transformed(
+                Expr::AggregateFunction(function),
+                transformed,
+            ))
+        }
+        Expr::WindowFunction(mut function) => {
+            let args = std::mem::take(&mut function.params.args);
+            let args = match &function.fun {
+                WindowFunctionDefinition::AggregateUDF(udaf) if udaf.name() != "count" => {
+                    narrow_arguments(udaf.as_ref(), args, schema)?
+                }
+                WindowFunctionDefinition::WindowUDF(udwf) => {
+                    narrow_arguments(udwf.as_ref(), args, schema)?
+                }
+                WindowFunctionDefinition::AggregateUDF(_) => Transformed::no(args),
+            };
+            function.params.args = args.data;
+            let mut transformed = args.transformed;
+            // Its PARTITION BY and ORDER BY, which are not arguments.
+            for key in &mut function.params.partition_by {
+                let narrowed = narrow(
+                    std::mem::replace(key, Expr::Literal(ScalarValue::Null, None)),
+                    schema,
+                )?;
+                transformed |= narrowed.transformed;
+                *key = narrowed.data;
+            }
+            transformed |= narrow_sort_keys(&mut function.params.order_by, schema)?;
+            Ok(Transformed::new_transformed(
+                Expr::WindowFunction(function),
+                transformed,
+            ))
+        }
+        expr => expr.map_children(|child| narrow(child, schema)),
+    }
+}
+
+/// `transform(array(1, 2), x -> x + 1)` narrowed: its values (a literal one, such as
+/// `aggregate`'s start, left as it is), then its lambdas' parameters typed again from them
+/// (they were typed when the query was planned) and, where no lambda is nested in another,
+/// the lambdas' bodies.
+fn narrow_higher_order(function: HigherOrderFunction, schema: &DFSchema) -> Result<Expr> {
+    let HigherOrderFunction { func, args } = function;
+    let args = args
+        .into_iter()
+        .map(|arg| match arg {
+            Expr::Lambda(_) => Ok(arg),
+            arg if as_int(&arg).is_some() => Ok(arg),
+            arg => narrow(arg, schema).map(|arg| arg.data),
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let expr = Expr::HigherOrderFunction(HigherOrderFunction { func, args })
+        .resolve_lambda_variables(schema)?
+        .data;
+    let Expr::HigherOrderFunction(HigherOrderFunction { func, args }) = expr else {
+        return Ok(expr);
+    };
+    let args = args
+        .into_iter()
+        .map(|arg| match arg {
+            Expr::Lambda(Lambda { params, body }) if !holds_a_lambda(&body) => {
+                narrow(*body, schema).map(|body| {
+                    Expr::Lambda(Lambda {
+                        params,
+                        body: Box::new(body.data),
+                    })
+                })
+            }
+            arg => Ok(arg),
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(
+        Expr::HigherOrderFunction(HigherOrderFunction { func, args })
+            .resolve_lambda_variables(schema)?
+            .data,
+    )
+}
+
+fn holds_a_lambda(expr: &Expr) -> bool {
+    expr.exists(|e| Ok(matches!(e, Expr::HigherOrderFunction(_) | Expr::Lambda(_))))
+        .unwrap_or(true)
+}
+
+/// A function's arguments narrowed: a literal one only where the function takes the `INT`
+/// as it is (as `coalesce(int_col, 0)` does, where `round(d, 2)` may cast it).
+fn narrow_arguments<F: UDFCoercionExt>(
+    func: &F,
+    args: Vec<Expr>,
+    schema: &DFSchema,
+) -> Result<Transformed<Vec<Expr>>> {
+    let mut transformed = false;
+    let mut candidates = Vec::with_capacity(args.len());
+    let mut literals = Vec::new();
+    for (i, arg) in args.into_iter().enumerate() {
+        match as_int(&arg) {
+            Some(value) => {
+                literals.push((i, arg.clone()));
+                candidates.push(int_literal(&arg, value));
+            }
+            None => {
+                let arg = narrow(arg, schema)?;
+                transformed |= arg.transformed;
+                candidates.push(arg.data);
+            }
+        }
+    }
+    if literals.is_empty() {
+        return Ok(Transformed::new_transformed(candidates, transformed));
+    }
+    let taken = arguments_taken(func, &candidates, schema);
+    for (i, literal) in literals {
+        if taken.as_ref().and_then(|types| types.get(i)) == Some(&DataType::Int32) {
+            transformed = true;
+        } else {
+            candidates[i] = literal;
+        }
+    }
+    Ok(Transformed::new_transformed(candidates, transformed))
+}
+
+/// Narrows the keys of an aggregate's or a window's `ORDER BY` in place; whether any was.
+fn narrow_sort_keys(keys: &mut [Sort], schema: &DFSchema) -> Result<bool> {
+    let mut transformed = false;
+    for sort in keys {
+        let narrowed = narrow(
+            std::mem::replace(&mut sort.expr, Expr::Literal(ScalarValue::Null, None)),
+            schema,
+        )?;
+        transformed |= narrowed.transformed;
+        sort.expr = narrowed.data;
+    }
+    Ok(transformed)
+}
+
+/// The types `func` takes `args` as, after its coercion; `None` when they cannot be known.
+fn arguments_taken<F: UDFCoercionExt>(
+    func: &F,
+    args: &[Expr],
+    schema: &DFSchema,
+) -> Option<Vec<DataType>> {
+    let fields = args
+        .iter()
+        .map(|arg| arg.to_field(schema).map(|(_, field)| field))
+        .collect::<Result<Vec<_>>>()
+        .ok()?;
+    let taken = fields_with_udf(&fields, func).ok()?;
+    Some(taken.iter().map(|f| f.data_type().clone()).collect())
+}
+
+/// `get_field(m, key)` with a literal key of a map typed as the map's keys now are: the
+/// planner typed it as they were then (`map(1, 'a')['1']`'s key a `BIGINT`, and a key that
+/// converts to none, `['x']`, a `BIGINT` NULL).
+fn map_key_retyped(mut args: Vec<Expr>, schema: &DFSchema) -> Vec<Expr> {
+    let key_type = match args.first().map(|map| map.get_type(schema)) {
+        Some(Ok(DataType::Map(entries, _))) => match entries.data_type() {
+            DataType::Struct(fields) => fields.first().map(|key| key.data_type().clone()),
+            _ => None,
+        },
+        _ => None,
+    };
+    if let (Some(key_type), Some(Expr::Literal(key, _))) = (key_type, args.get_mut(1)) {
+        if key.data_type().is_integer() && key.data_type() != key_type {
+            if let Ok(retyped) = key.cast_to(&key_type) {
+                *key = retyped;
+            }
+        }
+    }
+    args
+}
+
+/// A union whose columns are typed as its first input's now are, where DataFusion's
+/// `recompute_schema` keeps the types it was planned with; type coercion then finds the
+/// type every input fits (`SELECT 1 UNION SELECT 2` is an `INT`, `SELECT 1 UNION SELECT
+/// bigint_col` a `BIGINT`).
+fn union_retyped(union: Union) -> Result<LogicalPlan> {
+    let Union { inputs, schema } = union;
+    let first = inputs[0].schema();
+    let fields = schema
+        .iter()
+        .zip(first.fields())
+        .map(|((qualifier, field), now)| {
+            let field =
+                if field.data_type() == &DataType::Int64 && now.data_type() == &DataType::Int32 {
+                    Arc::new(field.as_ref().clone().with_data_type(DataType::Int32))
+                } else {
+                    Arc::clone(field)
+                };
+            (qualifier.cloned(), field)
+        })
+        .collect::<Vec<_>>();
+    let schema = DFSchema::new_with_metadata(fields, schema.metadata().clone())?;
+    Ok(LogicalPlan::Union(Union {
+        inputs,
+        schema: Arc::new(schema),
+    }))
+}
+
+/// `expr` with the outer columns its subqueries read typed as `outer` (the schema `expr` is
+/// read against) now types them: `(SELECT ... WHERE x > t.k)` over `SELECT 1 AS k`, whose
+/// subquery was planned with `k` a `BIGINT`.
+fn outer_references_retyped(expr: Expr, outer: &DFSchema) -> Result<Expr> {
+    let retyped = |subquery: Subquery| -> Result<Subquery> {
+        let retype = |expr: Expr| {
+            expr.transform(|expr| match &expr {
+                Expr::OuterReferenceColumn(field, column) => {
+                    match outer
+                        .qualified_field_from_column(column)
+                        .map(|(_, field)| field)
+                    {
+                        Ok(now) if now.data_type() != field.data_type() => {
+                            let field = field
+                                .as_ref()
+                                .clone()
+                                .with_data_type(now.data_type().clone());
+                            Ok(Transformed::yes(Expr::OuterReferenceColumn(
+                                Arc::new(field),
+                                column.clone(),
+                            )))
+                        }
+                        _ => Ok(Transformed::no(expr)),
+                    }
+                }
+                _ => Ok(Transformed::no(expr)),
+            })
+        };
+        let plan = Arc::unwrap_or_clone(subquery.subquery)
+            .transform_up_with_subqueries(|node| {
+                node.map_expressions(retype)?
+                    .map_data(LogicalPlan::recompute_schema)
+            })?
+            .data;
+        let outer_ref_columns = subquery
+            .outer_ref_columns
+            .into_iter()
+            .map(|column| retype(column).map(|column| column.data))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Subquery {
+            subquery: Arc::new(plan),
+            outer_ref_columns,
+            spans: subquery.spans,
+        })
+    };
+    expr.transform(|expr| {
+        Ok(match expr {
+            Expr::ScalarSubquery(subquery) => {
+                Transformed::yes(Expr::ScalarSubquery(retyped(subquery)?))
+            }
+            Expr::Exists(mut exists) => {
+                exists.subquery = retyped(exists.subquery)?;
+                Transformed::yes(Expr::Exists(exists))
+            }
+            Expr::InSubquery(mut in_subquery) => {
+                in_subquery.subquery = retyped(in_subquery.subquery)?;
+                Transformed::yes(Expr::InSubquery(in_subquery))
+            }
+            Expr::SetComparison(mut comparison) => {
+                comparison.subquery = retyped(comparison.subquery)?;
+                Transformed::yes(Expr::SetComparison(comparison))
+            }
+            expr => Transformed::no(expr),
+        })
+    })
+    .map(|expr| expr.data)
+}
+
+/// A `VALUES` list with each column narrowed whose every value is a `BIGINT` literal that
+/// fits an `INT`, or NULL.
+fn narrow_values(values: Values) -> Result<LogicalPlan> {
+    let Values { schema, mut values } = values;
+    let columns = schema.fields().len();
+    let mut fields = Vec::with_capacity(columns);
+    for (j, field) in schema.fields().iter().enumerate() {
+        let narrowable = field.data_type() == &DataType::Int64
+            && values.iter().all(|row| {
+                as_int(&row[j]).is_some()
+                    || matches!(&row[j], Expr::Literal(ScalarValue::Int64(None), _))
+            });
+        if narrowable {
+            for row in &mut values {
+                row[j] = match as_int(&row[j]) {
+                    Some(value) => int_literal(&row[j], value),
+                    None => Expr::Literal(ScalarValue::Int32(None), None),
+                };
+            }
+            fields.push(Arc::new(
+                field.as_ref().clone().with_data_type(DataType::Int32),
+            ));
+        } else {
+            fields.push(Arc::clone(field));
+        }
+    }
+    let qualified = schema
+        .iter()
+        .zip(fields)
+        .map(|((qualifier, _), field)| (qualifier.cloned(), field))
+        .collect::<Vec<_>>();
+    let schema = DFSchema::new_with_metadata(qualified, schema.metadata().clone())?;
+    Ok(LogicalPlan::Values(Values {
+        schema: Arc::new(schema),
+        values,
+    }))
+}
+
+#[cfg(test)]
+mod tests;
