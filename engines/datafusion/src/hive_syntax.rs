@@ -89,7 +89,7 @@ use datafusion::logical_expr::{
 use datafusion::optimizer::AnalyzerRule;
 use datafusion::sql::parser::Statement;
 use datafusion::sql::sqlparser::ast::{
-    visit_expressions_mut, AccessExpr, BinaryOperator, CastKind, CharacterLength,
+    visit_expressions_mut, AccessExpr, ArrayElemTypeDef, BinaryOperator, CastKind, CharacterLength,
     DataType as SqlDataType, DuplicateTreatment, Expr, Function, FunctionArg, FunctionArgExpr,
     FunctionArgumentList, FunctionArguments, GroupByExpr, GroupByWithModifier, Ident, ObjectName,
     ObjectNamePart, OrderBy, OrderByExpr, OrderByKind, OrderByOptions, Query, Select, SelectItem,
@@ -953,7 +953,7 @@ fn exploded_columns(
             (format!("map_values({argument})"), value),
         ],
         ("posexplode", [pos, column]) => vec![
-            (format!("range(array_length({argument}))"), pos),
+            (positions(argument.clone()).to_string(), pos),
             (argument.to_string(), column),
         ],
         _ => return None,
@@ -1209,6 +1209,23 @@ fn null_propagating(expr: &Expr) -> bool {
     }
 }
 
+/// The positions of `array`'s elements, from 0, as `INT`s (Spark's `pos`):
+/// `CAST(range(array_length(array)) AS ARRAY<INT>)`.
+fn positions(array: Expr) -> Expr {
+    Expr::Cast {
+        kind: CastKind::Cast,
+        expr: Box::new(function_call(
+            "range",
+            vec![function_call("array_length", vec![array])],
+        )),
+        data_type: SqlDataType::Array(ArrayElemTypeDef::AngleBracket(Box::new(SqlDataType::Int(
+            None,
+        )))),
+        array: false,
+        format: None,
+    }
+}
+
 /// `posexplode(array)` in a select list: Hive's two columns `pos` (from 0) and `val`, a row
 /// per element, as two unnests side by side.
 fn posexplode_columns(select: &mut Select) {
@@ -1231,12 +1248,8 @@ fn posexplode_columns(select: &mut Select) {
             projection.push(item);
             continue;
         };
-        let positions = function_call(
-            "range",
-            vec![function_call("array_length", vec![argument.clone()])],
-        );
         projection.push(SelectItem::ExprWithAlias {
-            expr: function_call("unnest", vec![positions]),
+            expr: function_call("unnest", vec![positions(argument.clone())]),
             alias: Ident::new("pos"),
         });
         projection.push(SelectItem::ExprWithAlias {

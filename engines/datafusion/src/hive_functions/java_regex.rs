@@ -1,5 +1,5 @@
 //! Hive's and Spark's regex functions, `regexp_replace`, `regexp_extract`,
-//! `regexp_extract_all`, `split` and `rlike` (`regexp`, `regexp_like`), with regexes read and
+//! `regexp_extract_all`, `split`, `rlike` (`regexp`, `regexp_like`) and `regexp_count`, with regexes read and
 //! applied as Java's `java.util.regex` reads and applies them, where DataFusion's use Rust's
 //! `regex` crate:
 //!
@@ -22,7 +22,9 @@
 
 use std::sync::Arc;
 
-use datafusion::arrow::array::{ArrayRef, BooleanBuilder, ListBuilder, StringBuilder};
+use datafusion::arrow::array::{
+    ArrayRef, BooleanBuilder, Int32Builder, ListBuilder, StringBuilder,
+};
 use datafusion::arrow::datatypes::DataType;
 use datafusion::common::{DataFusionError, Result};
 use datafusion::logical_expr::ScalarUDF;
@@ -46,6 +48,13 @@ pub fn functions() -> Vec<ScalarUDF> {
             regexp_like,
         )
         .with_aliases(&["rlike", "regexp"])
+        .udf(),
+        HiveFunction::computed(
+            "regexp_count",
+            |name, types| strings(name, types, 2, "(text, regex)"),
+            |_| Ok(DataType::Int32),
+            regexp_count,
+        )
         .udf(),
     ]
 }
@@ -401,6 +410,28 @@ fn regexp_like(args: &[ArrayRef]) -> Result<ArrayRef> {
     for (text, pattern) in texts.into_iter().zip(patterns) {
         match (text, pattern) {
             (Some(text), Some(pattern)) => out.append_value(compiled.get(pattern)?.is_match(text)?),
+            _ => out.append_null(),
+        }
+    }
+    Ok(Arc::new(out.finish()))
+}
+
+/// Spark's `regexp_count(text, regex)`: how many times `Matcher.find` finds the regex, an
+/// `INT` (`regexp_count('aaa', 'a*')` is 2: `aaa`, then the empty match at the end).
+fn regexp_count(args: &[ArrayRef]) -> Result<ArrayRef> {
+    let (texts, patterns) = (strings_of(&args[0]), strings_of(&args[1]));
+    let mut compiled = Compiled::new("regexp_count");
+    let mut out = Int32Builder::with_capacity(texts.len());
+    for (text, pattern) in texts.into_iter().zip(patterns) {
+        match (text, pattern) {
+            (Some(text), Some(pattern)) => {
+                let mut count = 0i32;
+                for found in compiled.get(pattern)?.matches(text) {
+                    found?;
+                    count = count.saturating_add(1);
+                }
+                out.append_value(count);
+            }
             _ => out.append_null(),
         }
     }

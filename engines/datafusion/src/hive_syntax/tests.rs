@@ -219,6 +219,26 @@ async fn explode_and_lateral_view_give_a_row_per_element() {
         .await,
         ["1,0,a", "1,1,b"]
     );
+    // The position is an INT, as Spark's.
+    assert_eq!(
+        rows(
+            &engine,
+            &session,
+            "SELECT typeof(pos), typeof(p) FROM tags LATERAL VIEW posexplode(split(s, ',')) v \
+             AS pos, tag, LATERAL VIEW OUTER posexplode(array(1)) w AS p, e WHERE id = 2"
+        )
+        .await,
+        ["int,int"]
+    );
+    assert_eq!(
+        rows(
+            &engine,
+            &session,
+            "SELECT typeof(pos) FROM (SELECT posexplode(array(7)))"
+        )
+        .await,
+        ["int"]
+    );
     assert_eq!(
         rows(
             &engine,

@@ -39,6 +39,15 @@ async fn matches_follow_one_another_as_javas_find_steps() {
         &["[, 1, , 22, ]", "", "", "NULL", "NULL", "", "0"],
     )
     .await;
+    // regexp_count counts the matches find finds, an INT.
+    check(
+        &engine,
+        &s,
+        "SELECT regexp_count('aaa', 'a*'), regexp_count('a1b22', '\\\\d+'), \
+         regexp_count(NULL, 'a'), regexp_count('abc', ''), typeof(regexp_count('a', 'a'))",
+        &["2", "2", "NULL", "4", "int"],
+    )
+    .await;
 }
 
 #[tokio::test]
