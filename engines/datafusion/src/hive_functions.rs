@@ -136,6 +136,7 @@ pub mod moments;
 pub mod most_frequent;
 pub mod nested_extremes;
 pub mod ngrams;
+pub mod number_formats;
 pub mod percentile_disc;
 pub mod printf;
 pub mod quantile_summaries;
@@ -221,6 +222,7 @@ pub fn register(ctx: &SessionContext) {
         .chain(assertions::functions())
         .chain(quoting::functions())
         .chain(json_arrays::functions())
+        .chain(number_formats::functions())
     {
         ctx.register_udf(udf);
     }

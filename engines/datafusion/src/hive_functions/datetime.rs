@@ -79,11 +79,7 @@ pub fn functions() -> Vec<ScalarUDF> {
             ))
         })
         .udf(),
-        HiveFunction::rewrite("date_format", date_and_pattern, string, |a, t| {
-            let pattern = pattern("date_format", &a[1])?;
-            Ok(formatted(as_timestamp(&a[0], &t[0]), pattern))
-        })
-        .udf(),
+        HiveFunction::rewrite("date_format", date_and_pattern, string, date_format).udf(),
         HiveFunction::rewrite("from_unixtime", seconds_and_pattern, string, |a, _| {
             let pattern = match a.get(1) {
                 Some(p) => pattern("from_unixtime", p)?,
@@ -746,6 +742,13 @@ fn unix_timestamp_types(name: &str, types: &[DataType]) -> Result<Vec<DataType>>
 /// strftime pattern DataFusion's functions take. A pattern with `%` is taken to be strftime
 /// already, so that SQL written for DataFusion keeps its meaning (Java patterns have no
 /// `%` letters, and hardly ever a literal `%`).
+/// `date_format(moment, pattern)`: a date or a timestamp written in a Java pattern (also
+/// `to_char` of one, as in Spark).
+pub(super) fn date_format(args: Vec<Expr>, types: &[DataType]) -> Result<Expr> {
+    let pattern = pattern("date_format", &args[1])?;
+    Ok(formatted(as_timestamp(&args[0], &types[0]), pattern))
+}
+
 fn pattern(name: &str, expr: &Expr) -> Result<String> {
     let pattern = constant_pattern(name, expr)?;
     if pattern.contains('%') {

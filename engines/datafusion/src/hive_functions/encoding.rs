@@ -64,7 +64,7 @@ fn string_or_binary(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
 }
 
 /// Each value's bytes (a string's UTF-8), None for NULL.
-fn bytes_of(array: &ArrayRef) -> Result<Vec<Option<&[u8]>>> {
+pub(super) fn bytes_of(array: &ArrayRef) -> Result<Vec<Option<&[u8]>>> {
     Ok(match array.data_type() {
         DataType::Utf8 => array
             .as_string::<i32>()

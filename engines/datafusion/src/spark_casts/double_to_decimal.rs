@@ -86,7 +86,7 @@ impl ScalarUDFImpl for DoubleToDecimal {
 
 /// `x` times `10^scale`, its shortest decimal digits rounded half up to `scale` places;
 /// `None` for NaN, an infinity or more than `precision` digits.
-fn unscaled(x: f64, precision: u8, scale: i8) -> Option<i128> {
+pub(crate) fn unscaled(x: f64, precision: u8, scale: i8) -> Option<i128> {
     if !x.is_finite() {
         return None;
     }

@@ -118,7 +118,7 @@ impl ScalarUDFImpl for PlainDecimalText {
 /// for text without an exponent or not of that form. An exponent that puts the number beyond
 /// any `DECIMAL` (more than 100 places either way) gives `'1e100'` or `'0'`, which the cast
 /// refuses or reads as 0, without writing out the digits of a text's exponent.
-fn plain_digits(text: &str) -> Option<String> {
+pub(crate) fn plain_digits(text: &str) -> Option<String> {
     let text = text.trim_matches(|c: char| c <= ' ');
     let (mantissa, exponent) = text.split_once(['e', 'E'])?;
     let exponent: i64 = exponent.parse().ok()?;
