@@ -1,5 +1,5 @@
 //! Spark's array functions DataFusion lacks or counts otherwise: `slice`, `array_insert`,
-//! and `try_element_at` (of an array or a map).
+//! `shuffle` and `try_element_at` (of an array or a map).
 
 use std::sync::Arc;
 
@@ -11,7 +11,7 @@ use datafusion::arrow::compute::{concat, take};
 use datafusion::arrow::datatypes::{DataType, Int32Type};
 use datafusion::error::{DataFusionError, Result};
 use datafusion::functions_nested::expr_fn::{array_element, map_extract};
-use datafusion::logical_expr::{lit, ScalarUDF};
+use datafusion::logical_expr::{lit, ScalarUDF, Signature, Volatility};
 
 use super::{bad_arguments, is_integer, HiveFunction};
 
@@ -42,6 +42,18 @@ pub fn functions() -> Vec<ScalarUDF> {
             |t| Ok(t[0].clone()),
             array_insert,
         )
+        .udf(),
+        HiveFunction::computed(
+            "shuffle",
+            |name, types| match types {
+                [a] if is_list(a) => Ok(vec![list_type(a)]),
+                _ => Err(bad_arguments(name, "(array)", types)),
+            },
+            |t| Ok(t[0].clone()),
+            shuffle,
+        )
+        // Drawn anew for each row, as Spark's.
+        .with_signature(Signature::user_defined(Volatility::Volatile))
         .udf(),
         HiveFunction::rewrite(
             "try_element_at",
@@ -172,6 +184,24 @@ fn slice(args: &[ArrayRef]) -> Result<ArrayRef> {
     gather_lists(args[0].data_type(), list.values(), rows)
 }
 
+/// Spark's `shuffle(array)`: the array's elements in a random order, a new one for each
+/// row and each run.
+fn shuffle(args: &[ArrayRef]) -> Result<ArrayRef> {
+    use rand::seq::SliceRandom;
+    let list = args[0].as_list::<i32>();
+    let mut random = rand::rng();
+    let rows = element_ranges(list)
+        .map(|range| {
+            range.map(|range| {
+                let mut row: Vec<Option<u32>> = range.map(Some).collect();
+                row.shuffle(&mut random);
+                row
+            })
+        })
+        .collect();
+    gather_lists(args[0].data_type(), list.values(), rows)
+}
+
 /// `array_insert(array, pos, value)`: the array with `value` at `pos` (1 the first, -1
 /// after the last), NULLs filling the gap when `pos` lies beyond either end, as Spark 3.5
 /// (without its legacy `negativeIndexInArrayInsert`). A 0 `pos` fails the query.
@@ -235,6 +265,32 @@ fn array_insert(args: &[ArrayRef]) -> Result<ArrayRef> {
 mod tests {
     use crate::hive_functions::tests::check;
     use crate::test_util::{engine, error, open};
+
+    #[tokio::test]
+    async fn shuffle_keeps_the_elements_in_some_order() {
+        let engine = engine().await;
+        let s = open(&engine);
+        // The order is random; what it holds is not.
+        check(
+            &engine,
+            &s,
+            "SELECT sort_array(shuffle(array(3, 1, NULL, 2))), size(shuffle(array('a', 'b'))), \
+             shuffle(array(7)), shuffle(array()), shuffle(NULL), \
+             typeof(shuffle(array(1)))",
+            &["[NULL, 1, 2, 3]", "2", "[7]", "[]", "NULL", "array<int>"],
+        )
+        .await;
+        let rows = crate::test_util::value_rows(
+            &engine,
+            &s,
+            "SELECT DISTINCT CAST(shuffle(sequence(1, 8)) AS STRING) FROM range(200)",
+        )
+        .await;
+        assert!(
+            rows.len() > 1,
+            "200 shuffles of 8 elements gave one order: {rows:?}"
+        );
+    }
 
     // Every expected value is Spark's (3.5 semantics, ANSI off).
     #[tokio::test]
