@@ -129,6 +129,7 @@ const USAGE: &[(&str, &str, &str)] = &[
     ("map_contains_key", "map_contains_key(map, key)", "true when the map has the key"),
     ("try_divide", "try_divide(a, b)", "a / b as a DOUBLE, NULL when b is 0"),
     ("slice", "slice(array, start, length)", "length elements of the array from start (1 the first, -1 the last)"),
+    ("shuffle", "shuffle(array)", "the array's elements in a random order, a new one for each row"),
     ("array_insert", "array_insert(array, pos, value)", "the array with value at pos (1 the first, -1 after the last), NULLs filling a gap"),
     ("array_remove", "array_remove(array, value)", "the array without every element equal to value"),
     ("array_contains", "array_contains(array, value)", "true when an element equals value; else NULL when an element is NULL, false when none is"),
