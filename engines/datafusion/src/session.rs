@@ -563,6 +563,7 @@ fn session_template(
         .with_analyzer_rule(Arc::new(spark_casts::SPARK_TEXT_CASTS))
         .with_analyzer_rule(Arc::new(spark_casts::SPARK_DOUBLE_CASTS))
         .with_analyzer_rule(Arc::new(time_zones::SESSION_MOMENT_CASTS))
+        .with_analyzer_rule(Arc::new(time_zones::SESSION_MOMENT_FIELDS))
         .with_analyzer_rule(Arc::new(spark_casts::SPARK_DATETIME_CASTS))
         .with_analyzer_rule(Arc::new(spark_casts::SPARK_EPOCH_CASTS))
         .with_analyzer_rule(Arc::new(hive_functions::nested_extremes::NESTED_EXTREMES))

@@ -34,7 +34,7 @@ use datafusion::common::config::ConfigOptions;
 use datafusion::common::tree_node::Transformed;
 use datafusion::common::{exec_err, Column, DFSchema, Result, ScalarValue};
 use datafusion::dataframe::DataFrame;
-use datafusion::logical_expr::expr::{Cast, TryCast};
+use datafusion::logical_expr::expr::{Cast, ScalarFunction, TryCast};
 use datafusion::logical_expr::simplify::{ExprSimplifyResult, SimplifyContext};
 use datafusion::logical_expr::{
     ColumnarValue, Expr, ExprSchemable, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature,
@@ -365,6 +365,51 @@ fn session_moment_cast(expr: Expr, schema: &DFSchema) -> Result<Transformed<Expr
     let moment = datafusion::logical_expr::cast(
         session_to_utc(wall_clock),
         DataType::Timestamp(TimeUnit::Nanosecond, Some("UTC".into())),
+    );
+    Ok(Transformed::yes(datafusion::logical_expr::cast(
+        moment,
+        DataType::Timestamp(unit, Some(zone)),
+    )))
+}
+
+/// DataFusion's functions of a moment's fields, `date_part` (`EXTRACT`), `date_trunc` and
+/// `date_bin`, reading a moment (a timestamp with a zone: Spark's INT96, a Parquet
+/// timestamp adjusted to UTC) in the session's zone, as Spark reads it: `EXTRACT(HOUR FROM
+/// ts)` of 12:00 UTC is 5 in Los Angeles, and `date_trunc('DAY', ts)` the moment its day
+/// starts there. DataFusion read the moment in its type's zone (UTC). `date_trunc` and
+/// `date_bin` still give a moment of the column's type. An analyzer rule, run after type
+/// coercion.
+pub const SESSION_MOMENT_FIELDS: crate::hive_syntax::ExpressionRewrite =
+    crate::hive_syntax::ExpressionRewrite::new("session_moment_fields", session_moment_fields);
+
+fn session_moment_fields(expr: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
+    let Expr::ScalarFunction(call) = &expr else {
+        return Ok(Transformed::no(expr));
+    };
+    let name = call.func.name();
+    if !matches!(name, "date_part" | "date_trunc" | "date_bin") {
+        return Ok(Transformed::no(expr));
+    }
+    // The moment is the second argument (and `date_bin`'s origin the third).
+    let mut zoned = None;
+    let mut args = call.args.clone();
+    for arg in args.iter_mut().skip(1) {
+        if let Ok(DataType::Timestamp(unit, Some(zone))) = arg.get_type(schema) {
+            zoned.get_or_insert((unit, zone));
+            *arg = utc_to_session(arg.clone());
+        }
+    }
+    let Some((unit, zone)) = zoned else {
+        return Ok(Transformed::no(expr));
+    };
+    let wall_clock = Expr::ScalarFunction(ScalarFunction::new_udf(Arc::clone(&call.func), args));
+    if name == "date_part" {
+        return Ok(Transformed::yes(wall_clock));
+    }
+    // In the column's unit: a year past 2262 has no nanoseconds.
+    let moment = datafusion::logical_expr::cast(
+        session_to_utc(wall_clock),
+        DataType::Timestamp(unit, Some("UTC".into())),
     );
     Ok(Transformed::yes(datafusion::logical_expr::cast(
         moment,

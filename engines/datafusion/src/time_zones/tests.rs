@@ -463,4 +463,41 @@ async fn sparks_int96_timestamps_are_moments_read_in_the_sessions_zone() {
             ["3", "2499-12-31 16:00:00", "16", "16725225600", "2"]
         ]
     );
+    // DataFusion's functions of a moment's fields read it in the session's zone too.
+    assert_eq!(
+        value_rows(
+            &engine,
+            &s,
+            "SELECT id, EXTRACT(HOUR FROM ts), date_part('day', ts), \
+             CAST(date_trunc('DAY', ts) AS STRING), CAST(date_trunc('HOUR', ts) AS STRING), \
+             EXTRACT(YEAR FROM ts) FROM spark_times ORDER BY id"
+        )
+        .await,
+        [
+            [
+                "1",
+                "5",
+                "1",
+                "2024-07-01 00:00:00",
+                "2024-07-01 05:00:00",
+                "2024"
+            ],
+            [
+                "2",
+                "16",
+                "31",
+                "2023-12-31 00:00:00",
+                "2023-12-31 16:00:00",
+                "2023"
+            ],
+            [
+                "3",
+                "16",
+                "31",
+                "2499-12-31 00:00:00",
+                "2499-12-31 16:00:00",
+                "2499"
+            ]
+        ]
+    );
 }
