@@ -94,8 +94,9 @@ def test_a_clusters_time_zone_is_where_its_sessions_start_and_a_bad_one_fails_th
         query, user="ivan")
     assert own.returncode == 0, own.describe()
     assert own.result_sets()[0] == [["z", "f"], ["America/Los_Angeles", "1969-12-31 16:00:00"]], own.describe()
-    # Another user: the two clusters share the embedded registry's namespace.
-    broken = run_beeline(binary_url(kumiho.port, options="?kyuubi.session.cluster=nowhere"), query, user="judy")
+    # The same user in another cluster gets that cluster's engine, not the Seoul one: each
+    # cluster that names no registry namespace has its own (kumiho-nowhere).
+    broken = run_beeline(binary_url(kumiho.port, options="?kyuubi.session.cluster=nowhere"), query, user="ivan")
     assert broken.returncode != 0, broken.describe()
     output = broken.stdout + broken.stderr
     assert "engine launch failed" in output, broken.describe()

@@ -98,6 +98,48 @@ impl RegistryConfig {
             RegistryConfig::Zookeeper(zk) => &zk.namespace,
         }
     }
+
+    fn namespace_mut(&mut self) -> &mut String {
+        match self {
+            RegistryConfig::Embedded(embedded) => &mut embedded.namespace,
+            RegistryConfig::Zookeeper(zk) => &mut zk.namespace,
+        }
+    }
+}
+
+/// Whether a cluster file's text (one that parses) names its registry's namespace.
+fn names_a_namespace(text: &str) -> bool {
+    let Ok(file) = serde_yaml_ng::from_str::<serde_yaml_ng::Value>(text) else {
+        return false;
+    };
+    let registry = file.get("registry");
+    ["embedded", "zookeeper"].iter().any(|kind| {
+        registry
+            .and_then(|r| r.get(kind))
+            .and_then(|r| r.get("namespace"))
+            .is_some()
+    })
+}
+
+/// The namespace of the cluster `name` when its file names none: `kumiho` for the cluster
+/// `default`, `kumiho-NAME` for another (a character a namespace cannot hold written `-`).
+/// Clusters on one registry root or one ensemble then never share engines: a session of
+/// one cluster never lands on an engine launched with another's settings.
+pub fn default_namespace(cluster: &str) -> String {
+    if cluster == "default" {
+        return "kumiho".to_owned();
+    }
+    let name: String = cluster
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    format!("kumiho-{name}")
 }
 
 /// The embedded registry: the ZooKeeper tree kept as files on this host.
@@ -107,7 +149,8 @@ pub struct EmbeddedRegistryConfig {
     /// Root directory of the tree; by default `WORK_DIR/registry` (shared by the clusters,
     /// which stay apart through their namespaces).
     pub root: Option<PathBuf>,
-    /// First segment of every path (`/{namespace}_{version}_{SHARE}_{TYPE}/...`).
+    /// First segment of every path (`/{namespace}_{version}_{SHARE}_{TYPE}/...`); by
+    /// default the cluster's ([`default_namespace`]).
     pub namespace: String,
 }
 
@@ -128,8 +171,9 @@ impl Default for EmbeddedRegistryConfig {
 pub struct ZookeeperConfig {
     /// `host:port` list separated by commas.
     pub addresses: String,
-    /// First segment of every path (`/{namespace}_{version}_{SHARE}_{TYPE}/...`); the
-    /// internal secret, unless the cluster sets one, is kept at `/{namespace}_secret`.
+    /// First segment of every path (`/{namespace}_{version}_{SHARE}_{TYPE}/...`), by
+    /// default the cluster's ([`default_namespace`]); the internal secret, unless the
+    /// cluster sets one, is kept at `/{namespace}_secret`.
     pub namespace: String,
     /// How long the ensemble keeps a silent session (and its registrations) alive.
     #[serde(with = "duration::serde_text")]
@@ -501,13 +545,22 @@ where
 }
 
 impl ClusterConfig {
-    /// Parses one cluster file's text; errors carry the line and column.
+    /// Parses the text of the cluster `default`'s file; errors carry the line and column.
     pub fn from_yaml(text: &str) -> Result<Self, String> {
-        if text.trim().is_empty() {
-            return Ok(Self::default());
+        Self::of_cluster("default", text)
+    }
+
+    /// Parses the text of the file of the cluster `name`, whose registry namespace is
+    /// [`default_namespace`] unless the file names one; errors carry the line and column.
+    pub fn of_cluster(name: &str, text: &str) -> Result<Self, String> {
+        let mut config: Self = if text.trim().is_empty() {
+            Self::default()
+        } else {
+            serde_yaml_ng::from_str(text).map_err(|e| with_line(text, e.to_string()))?
+        };
+        if !names_a_namespace(text) {
+            *config.registry.namespace_mut() = default_namespace(name);
         }
-        let config: Self =
-            serde_yaml_ng::from_str(text).map_err(|e| with_line(text, e.to_string()))?;
         config.validate()?;
         Ok(config)
     }
@@ -782,7 +835,7 @@ impl ClusterRegistry {
                      of defaults"
                         .to_owned(),
                 ),
-                false => ClusterConfig::from_yaml(&text),
+                false => ClusterConfig::of_cluster(&name, &text),
             };
             match parsed {
                 Ok(config) => {

@@ -412,3 +412,31 @@ fn an_emptied_file_keeps_its_cluster_until_written_again() {
     assert_eq!(registry.reload().unwrap().changed, ["prod"]);
     assert_eq!(share_level(&registry), ShareLevel::User);
 }
+
+#[test]
+fn a_cluster_that_names_no_namespace_takes_its_own() {
+    // Two clusters on the default embedded root never share an engine.
+    for (cluster, text, namespace) in [
+        ("default", "", "kumiho"),
+        ("default", "registry: {embedded: {}}\n", "kumiho"),
+        ("prod-a", "", "kumiho-prod-a"),
+        ("prod-a", "engine: {share-level: SERVER}\n", "kumiho-prod-a"),
+        ("prod-a", "registry: {embedded: {}}\n", "kumiho-prod-a"),
+        ("team.b", "registry: {embedded: {root: /tmp/r}}\n", "kumiho-team-b"),
+        (
+            "prod-a",
+            "registry: {zookeeper: {addresses: 'zk:2181'}}\n",
+            "kumiho-prod-a",
+        ),
+        // A namespace the file names is kept, the cluster `default`'s too.
+        ("prod-a", "registry: {embedded: {namespace: shared}}\n", "shared"),
+        (
+            "prod-a",
+            "registry: {zookeeper: {addresses: 'zk:2181', namespace: kumiho}}\n",
+            "kumiho",
+        ),
+    ] {
+        let config = ClusterConfig::of_cluster(cluster, text).unwrap();
+        assert_eq!(config.registry.namespace(), namespace, "{cluster}: {text}");
+    }
+}
