@@ -65,6 +65,8 @@
 //!   one `LIKE` per pattern, joined ([`like_lists`]).
 //! - `INTERVAL '1 12:30' DAY TO MINUTE` and the other ranges of fields, which DataFusion
 //!   refuses ([`interval_ranges`]).
+//! - An inline table's columns are Spark's `col1`, `col2`, ... (`SELECT col1 FROM VALUES (1)`),
+//!   where DataFusion's are `column1`, ... ([`inline_tables`]).
 //! - `left`/`right` of a length of 0 or less and `array_position` of a value not there answer
 //!   as Spark's, where DataFusion's answer as Postgres ([`edge_answers`]).
 
@@ -543,6 +545,7 @@ fn rewrite_exploding(
         Statement::Statement(statement) => {
             pivots::rewrite(statement.as_mut())?;
             table_samples::rewrite(statement.as_mut())?;
+            inline_tables::rewrite(statement.as_mut());
             // Named from the SQL as written, before the rewrites below; the columns of a
             // table or view created from a query too.
             match statement.as_mut() {
@@ -2052,6 +2055,7 @@ mod edge_answers;
 mod generators;
 pub(crate) mod integer_literals;
 pub use integer_literals::IntegerLiterals;
+mod inline_tables;
 mod interval_ranges;
 mod multiset_operations;
 pub use multiset_operations::MultisetOperations;

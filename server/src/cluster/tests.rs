@@ -422,14 +422,22 @@ fn a_cluster_that_names_no_namespace_takes_its_own() {
         ("prod-a", "", "kumiho-prod-a"),
         ("prod-a", "engine: {share-level: SERVER}\n", "kumiho-prod-a"),
         ("prod-a", "registry: {embedded: {}}\n", "kumiho-prod-a"),
-        ("team.b", "registry: {embedded: {root: /tmp/r}}\n", "kumiho-team-b"),
+        (
+            "team.b",
+            "registry: {embedded: {root: /tmp/r}}\n",
+            "kumiho-team-b",
+        ),
         (
             "prod-a",
             "registry: {zookeeper: {addresses: 'zk:2181'}}\n",
             "kumiho-prod-a",
         ),
         // A namespace the file names is kept, the cluster `default`'s too.
-        ("prod-a", "registry: {embedded: {namespace: shared}}\n", "shared"),
+        (
+            "prod-a",
+            "registry: {embedded: {namespace: shared}}\n",
+            "shared",
+        ),
         (
             "prod-a",
             "registry: {zookeeper: {addresses: 'zk:2181', namespace: kumiho}}\n",

@@ -1752,3 +1752,59 @@ async fn a_query_grouped_by_a_window_names_it_window_as_spark() {
     let schema = batches[0].schema();
     assert_eq!(schema.field(0).name(), "window");
 }
+
+#[tokio::test]
+async fn an_inline_tables_columns_are_named_as_spark_names_them() {
+    // Spark 4.3's answers: col1, col2, ... unless the table's alias names them.
+    let engine = engine().await;
+    let session = open(&engine);
+    for (sql, expected) in [
+        (
+            "SELECT col2 FROM VALUES (1, 'a'), (2, 'b') ORDER BY col1",
+            vec!["col2", "a", "b"],
+        ),
+        (
+            "SELECT t.col1 FROM VALUES (1), (2) AS t ORDER BY 1",
+            vec!["col1", "1", "2"],
+        ),
+        (
+            "SELECT a FROM VALUES (1), (2) AS t(a) ORDER BY a",
+            vec!["a", "1", "2"],
+        ),
+        ("SELECT col2 FROM (VALUES (1, 2)) AS v", vec!["col2", "2"]),
+        ("VALUES (1, 'x')", vec!["col1,col2", "1,x"]),
+        (
+            "WITH v AS (SELECT * FROM VALUES (1, 'a')) SELECT col2 FROM v",
+            vec!["col2", "a"],
+        ),
+    ] {
+        let lines = lines(&engine, &session, sql).await;
+        let cells: Vec<String> = lines
+            .iter()
+            .filter(|line| line.starts_with('|'))
+            .map(|line| {
+                line.trim_matches('|')
+                    .split('|')
+                    .map(str::trim)
+                    .collect::<Vec<_>>()
+                    .join(",")
+            })
+            .collect();
+        assert_eq!(cells, expected, "{sql}");
+    }
+    // An INSERT's values are the table's columns, as before.
+    for sql in [
+        "CREATE TABLE inline_target (a INT, b STRING)",
+        "INSERT INTO inline_target VALUES (1, 'a')",
+        "INSERT INTO inline_target SELECT * FROM VALUES (2, 'b')",
+    ] {
+        lines(&engine, &session, sql).await;
+    }
+    let rows = lines(
+        &engine,
+        &session,
+        "SELECT a, b FROM inline_target ORDER BY a",
+    )
+    .await;
+    assert_eq!(rows[3..5], ["| 1 | a |", "| 2 | b |"], "{rows:?}");
+}
