@@ -151,6 +151,11 @@ SPARK_ANSWERS = [
     "SELECT w.ts AS ts, w.v AS v, repeat('*', w.n) AS stars FROM (SELECT * FROM VALUES (1, 'a', '2'), (2, NULL, '1.5'), (3, 'c', 'x') AS e(ts, v, n) ORDER BY ts DESC) w LIMIT 2",
     # Spark's NULL-skipping flag over a window.
     "SELECT e.ts AS ts, last_value(e.v, true) OVER (ORDER BY e.ts) AS lv, first_value(e.v, true) OVER (ORDER BY e.ts DESC) AS fv FROM VALUES (1, 'a'), (2, NULL), (3, 'c'), (4, NULL) AS e(ts, v) ORDER BY ts",
+    # Integer literals are INTs (a BIGINT beyond one), and an INT's arithmetic wraps; an
+    # inline table's columns are col1, col2.
+    "SELECT typeof(1) AS a, typeof(3000000000) AS b, 2147483647 + 1 AS c, typeof(coalesce(col1, 0)) AS d, typeof(col1 + 1) AS e, col2 AS f FROM VALUES (CAST(5 AS INT), 'x')",
+    # Number formats, read and written; regexp_count counts Java's matches.
+    "SELECT to_number('$1,234.50', '$9,999.99') AS n, to_char(-12454.8, '99G999D9S') AS c, to_char(5, '000') AS z, to_char(1234.5, '9,999.99') AS g, try_to_number('abc', '999') AS t, regexp_count('aaa', 'a*') AS r",
 ]
 # Hive and Spark disagree here, or Spark spells it differently: Hive's answers only.
 HIVE_ONLY = {
