@@ -142,6 +142,7 @@ pub mod printf;
 pub mod quantile_summaries;
 pub mod quoting;
 pub mod reflect;
+pub mod row_ids;
 pub mod sentences;
 pub mod sequences;
 pub mod strings;
@@ -181,6 +182,8 @@ pub const ALIASES: &[(&str, &str)] = &[
     ("datediff", "date_diff"),
     ("date_add", "dateadd"),
     ("current_date", "curdate"),
+    // Spark's position(substr, s[, pos]) is locate's; `POSITION(substr IN s)` stays DataFusion's.
+    ("locate", "position"),
     // Spark's element_at counts an array from 1 (and from the end below 0), and reads a map's
     // key; DataFusion's takes maps only. Its NULL beyond either end is Spark's without ANSI.
     ("try_element_at", "element_at"),
@@ -223,6 +226,7 @@ pub fn register(ctx: &SessionContext) {
         .chain(quoting::functions())
         .chain(json_arrays::functions())
         .chain(number_formats::functions())
+        .chain(row_ids::functions())
     {
         ctx.register_udf(udf);
     }

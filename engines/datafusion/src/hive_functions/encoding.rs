@@ -1,11 +1,12 @@
 //! Hive's functions between numbers, bytes and their text forms: `conv`, `bin`, `unhex`,
-//! `unbase64`, `sha1` (`sha`), `crc32`, `soundex`, and Hive's `hash`. Each is computed value by value
+//! `unbase64`, `sha1` (`sha`), `crc32`, `soundex`, and Hive's `hash`; Spark's `to_binary`,
+//! `try_to_binary` and `is_valid_utf8`. Each is computed value by value
 //! ([`HiveFunction::computed`]); none has a DataFusion equivalent with Hive's answers.
 
 use std::sync::Arc;
 
 use datafusion::arrow::array::{
-    Array, ArrayRef, AsArray, BinaryBuilder, Int64Builder, StringBuilder,
+    Array, ArrayRef, AsArray, BinaryBuilder, BooleanArray, Int64Builder, StringBuilder,
 };
 use datafusion::arrow::datatypes::{DataType, Int64Type};
 use datafusion::error::{DataFusionError, Result};
@@ -19,6 +20,27 @@ pub fn functions() -> Vec<ScalarUDF> {
         HiveFunction::computed("bin", one_integer, |_| Ok(DataType::Utf8), bin).udf(),
         HiveFunction::computed("unhex", one_string, |_| Ok(DataType::Binary), unhex).udf(),
         HiveFunction::computed("unbase64", one_string, |_| Ok(DataType::Binary), unbase64).udf(),
+        HiveFunction::computed(
+            "to_binary",
+            text_and_format,
+            |_| Ok(DataType::Binary),
+            |a| to_binary(a, true),
+        )
+        .udf(),
+        HiveFunction::computed(
+            "try_to_binary",
+            text_and_format,
+            |_| Ok(DataType::Binary),
+            |a| to_binary(a, false),
+        )
+        .udf(),
+        HiveFunction::computed(
+            "is_valid_utf8",
+            string_or_binary,
+            |_| Ok(DataType::Boolean),
+            is_valid_utf8,
+        )
+        .udf(),
         HiveFunction::computed("sha1", string_or_binary, |_| Ok(DataType::Utf8), sha1)
             .with_aliases(&["sha"])
             .udf(),
@@ -153,6 +175,81 @@ pub fn unhex_text(text: &str) -> Option<Vec<u8>> {
     bytes.extend(first.iter().copied());
     bytes.extend(rest.chunks(2).map(|pair| pair[0] << 4 | pair[1]));
     Some(bytes)
+}
+
+/// `(text[, format])`: a string and the name of its encoding.
+fn text_and_format(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
+    match types {
+        [t] if string_like(t) => Ok(vec![DataType::Utf8]),
+        [t, f] if string_like(t) && string_like(f) => Ok(vec![DataType::Utf8, DataType::Utf8]),
+        _ => Err(bad_arguments(
+            name,
+            "(text[, 'hex' | 'base64' | 'utf-8'])",
+            types,
+        )),
+    }
+}
+
+/// Spark's `to_binary(text[, format])` and `try_to_binary`: the bytes `text` writes as hex
+/// digits (the default; an odd count read with a leading 0, as `unhex`), as Base64, or as
+/// UTF-8. A text that is not what its format says fails `to_binary` (`fails`) and is NULL
+/// for `try_to_binary`; a format that is none of the three fails both.
+fn to_binary(args: &[ArrayRef], fails: bool) -> Result<ArrayRef> {
+    let name = if fails { "to_binary" } else { "try_to_binary" };
+    let texts = strings_of(&args[0]);
+    let formats = match args.get(1) {
+        Some(formats) => strings_of(formats),
+        None => vec![Some("hex"); texts.len()],
+    };
+    let mut out = Vec::with_capacity(texts.len());
+    for (text, format) in texts.into_iter().zip(formats) {
+        let (Some(text), Some(format)) = (text, format) else {
+            out.push(None);
+            continue;
+        };
+        let bytes = match format.to_ascii_lowercase().as_str() {
+            "hex" => unhex_text(text),
+            "base64" => strict_base64(text),
+            "utf-8" | "utf8" => Some(text.as_bytes().to_vec()),
+            _ => {
+                return Err(DataFusionError::Execution(format!(
+                    "{name}: the format is 'hex', 'base64' or 'utf-8', not '{format}'"
+                )))
+            }
+        };
+        match bytes {
+            Some(bytes) => out.push(Some(bytes)),
+            None if fails => {
+                return Err(DataFusionError::Execution(format!(
+                    "{name}: '{text}' is not {format} text; try_to_binary gives NULL for it"
+                )))
+            }
+            None => out.push(None),
+        }
+    }
+    Ok(binary_result(out.into_iter()))
+}
+
+/// Base64 text's bytes as Spark's `to_binary` reads them (Java's MIME decoder): characters
+/// outside the alphabet skipped, padding optional, the last bits kept whatever they are;
+/// `None` when one character is left over, which holds too few bits for a byte.
+fn strict_base64(text: &str) -> Option<Vec<u8>> {
+    let sextets = text
+        .bytes()
+        .take_while(|b| *b != b'=')
+        .filter(|b| b.is_ascii_alphanumeric() || *b == b'+' || *b == b'/')
+        .count();
+    (sextets % 4 != 1).then(|| base64_decode(text))
+}
+
+/// Spark's `is_valid_utf8(x)`: whether the bytes are UTF-8 (a string always is here).
+fn is_valid_utf8(args: &[ArrayRef]) -> Result<ArrayRef> {
+    let values = bytes_of(&args[0])?;
+    let checked: BooleanArray = values
+        .into_iter()
+        .map(|bytes| bytes.map(|b| std::str::from_utf8(b).is_ok()))
+        .collect();
+    Ok(Arc::new(checked))
 }
 
 /// `unbase64(s)`: the bytes of base 64 text, read as Hive's (commons-codec) reads it:

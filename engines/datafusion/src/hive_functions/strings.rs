@@ -1,6 +1,7 @@
 //! Hive's string functions: `concat`, `concat_ws` (of strings and arrays), `substr`,
 //! `locate`, `sha2`, `space`, `hex`, `base64`, `elt`, `parse_url`, `parse_url_tuple` (a struct
-//! per row; `hive_syntax` makes it a generator). The regex functions are
+//! per row; `hive_syntax` makes it a generator); Spark's `initcap` and `luhn_check`. The regex
+//! functions are
 //! [`super::java_regex`]'s.
 
 use datafusion::arrow::array::{Array, ArrayRef, AsArray, StringBuilder};
@@ -20,6 +21,13 @@ use super::{bad_arguments, is_integer, is_string, HiveFunction};
 pub fn functions() -> Vec<ScalarUDF> {
     vec![
         HiveFunction::computed("initcap", one_string, |_| Ok(DataType::Utf8), initcap).udf(),
+        HiveFunction::computed(
+            "luhn_check",
+            one_string,
+            |_| Ok(DataType::Boolean),
+            luhn_check,
+        )
+        .udf(),
         HiveFunction::rewrite(
             "replace",
             |name, types| match types {
@@ -333,6 +341,34 @@ fn remove_or_replace(args: Vec<Expr>, _: &[DataType]) -> Result<Expr> {
         search,
         replacement,
     ))
+}
+
+/// Spark's `luhn_check(s)`: whether `s` is digits alone whose Luhn checksum is 0 (a card
+/// number's check), false for any other text.
+fn luhn_check(args: &[ArrayRef]) -> Result<ArrayRef> {
+    let checked: datafusion::arrow::array::BooleanArray = strings_of(&args[0])
+        .into_iter()
+        .map(|text| {
+            text.map(|text| {
+                let digits: Option<Vec<u32>> = text.chars().map(|c| c.to_digit(10)).collect();
+                let Some(digits) = digits.filter(|d| !d.is_empty()) else {
+                    return false;
+                };
+                let sum: u32 = digits
+                    .iter()
+                    .rev()
+                    .enumerate()
+                    .map(|(i, &d)| match (i % 2, d * 2) {
+                        (0, _) => d,
+                        (_, doubled) if doubled > 9 => doubled - 9,
+                        (_, doubled) => doubled,
+                    })
+                    .sum();
+                sum.is_multiple_of(10)
+            })
+        })
+        .collect();
+    Ok(std::sync::Arc::new(checked))
 }
 
 /// Spark's `initcap(s)`: the first letter of each word upper case and the rest lower case,

@@ -1846,3 +1846,60 @@ async fn replace_without_a_replacement_removes_as_spark() {
     )
     .await;
 }
+
+#[tokio::test]
+async fn sparks_binary_texts_checks_and_row_ids() {
+    // Spark 4.3's answers.
+    let engine = engine().await;
+    let s = open(&engine);
+    check(
+        &engine,
+        &s,
+        "SELECT luhn_check('79927398713'), luhn_check('79927398710'), luhn_check(''), \
+         luhn_check('1a'), luhn_check(NULL), is_valid_utf8('abc'), is_valid_utf8(X'80'), \
+         position('b', 'abcb', 3), position('b', 'abcb'), position('z', 'abc', 1), \
+         POSITION('c' IN 'abc')",
+        &[
+            "true", "false", "false", "false", "NULL", "true", "false", "4", "2", "0", "3",
+        ],
+    )
+    .await;
+    check(
+        &engine,
+        &s,
+        "SELECT hex(to_binary('abc')), hex(to_binary('616263', 'hex')), \
+         hex(to_binary('YWJj', 'base64')), hex(to_binary('YWJ', 'base64')), \
+         hex(to_binary('héllo', 'utf-8')), try_to_binary('zz', 'hex'), \
+         try_to_binary('a$', 'base64'), hex(to_binary('AbC', 'HEX'))",
+        &[
+            "0ABC",
+            "616263",
+            "616263",
+            "6162",
+            "68C3A96C6C6F",
+            "NULL",
+            "NULL",
+            "0ABC",
+        ],
+    )
+    .await;
+    for (sql, expected) in [
+        ("SELECT to_binary('zz', 'hex')", "'zz' is not hex text"),
+        (
+            "SELECT to_binary('x', 'octal')",
+            "'hex', 'base64' or 'utf-8', not 'octal'",
+        ),
+    ] {
+        let message = error(&engine, &s, sql).await.to_string();
+        assert!(message.contains(expected), "{sql}: {message}");
+    }
+    // Unique, increasing within the one partition of a small input, a BIGINT.
+    check(
+        &engine,
+        &s,
+        "SELECT count(DISTINCT id), min(id) < max(id), typeof(min(id)) \
+         FROM (SELECT monotonically_increasing_id() AS id FROM range(1000)) t",
+        &["1000", "true", "bigint"],
+    )
+    .await;
+}
