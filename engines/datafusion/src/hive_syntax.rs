@@ -35,7 +35,8 @@
 //!   ([`trim_spaces`]).
 //! - `sum(x)` beside `sum(CAST(x AS DOUBLE))`, aggregates DataFusion names alike and
 //!   refuses ([`cast_names`]).
-//! - `EXTRACT(DOW FROM d)` counts from Sunday 1, as Spark's ([`day_of_week`]).
+//! - `EXTRACT(DOW FROM d)` counts from Sunday 1, and `EXTRACT(SECOND FROM ts)` keeps the
+//!   fraction, as Spark's ([`extract_fields`]).
 //! - `CAST(x AS type)` is NULL when `x` does not convert, as in Hive, instead of an error
 //!   (DataFusion's `TRY_CAST`; `x::type` keeps DataFusion's meaning); to an integer type, a
 //!   decimal string is truncated and a number out of range wraps ([`HIVE_INTEGER_CASTS`]).
@@ -108,7 +109,7 @@ pub fn expr_planners() -> Vec<Arc<dyn ExprPlanner>> {
     vec![
         Arc::new(HiveSubscripts),
         Arc::new(HiveSubstring),
-        Arc::new(day_of_week::SparkDayOfWeek),
+        Arc::new(extract_fields::SparkExtractFields),
         Arc::new(HiveDivision),
     ]
 }
@@ -2049,9 +2050,9 @@ pub(crate) fn function_call(name: &str, args: Vec<Expr>) -> Expr {
 
 mod cast_functions;
 mod cast_names;
-mod day_of_week;
 mod decode_cases;
 mod edge_answers;
+mod extract_fields;
 mod generators;
 pub(crate) mod integer_literals;
 pub use integer_literals::IntegerLiterals;
