@@ -1592,6 +1592,7 @@ fn rewrite_expr(expr: &mut Expr) {
     string_aggregates::as_string_agg(expr);
     unit_arguments::as_unit_string(expr);
     time_windows::as_bucket(expr);
+    extract_fields::as_extract(expr);
     percentile_lists::as_list_of_percentiles(expr);
     rounding_scales::as_call(expr);
     lambdas::sort_with_comparator(expr);

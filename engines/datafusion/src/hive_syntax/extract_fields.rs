@@ -4,12 +4,42 @@
 //!   Monday 1 to Sunday 7;
 //! - `EXTRACT(SECOND FROM ts)`: the seconds with their fraction, a `DECIMAL(8,6)` (9.5),
 //!   where DataFusion's is the whole seconds (`second(ts)` still is).
+//!
+//! Spark's `date_part('field', x)` is its `EXTRACT(field FROM x)`, so the call is read as that
+//! ([`as_extract`]).
 
 use datafusion::arrow::datatypes::DataType;
 use datafusion::common::{Result, ScalarValue};
 use datafusion::logical_expr::expr::Expr as LogicalExpr;
 use datafusion::logical_expr::planner::{ExprPlanner, PlannerResult};
 use datafusion::logical_expr::{cast, lit, when};
+use datafusion::sql::sqlparser::ast::{
+    DateTimeField, Expr as SqlExpr, ExtractSyntax, Ident, Value, ValueWithSpan,
+};
+
+/// `date_part('field', x)` (or `datepart`) as written by a user, with its field a string, as
+/// `EXTRACT(field FROM x)`; any other expression is left as it is.
+pub(super) fn as_extract(expr: &mut SqlExpr) {
+    let Some((name, args)) = super::plain_call(expr) else {
+        return;
+    };
+    let (true, [field, value]) = (matches!(name.as_str(), "date_part" | "datepart"), &args[..])
+    else {
+        return;
+    };
+    let SqlExpr::Value(ValueWithSpan {
+        value: Value::SingleQuotedString(field),
+        ..
+    }) = field
+    else {
+        return;
+    };
+    *expr = SqlExpr::Extract {
+        field: DateTimeField::Custom(Ident::new(field.clone())),
+        syntax: ExtractSyntax::From,
+        expr: Box::new((*value).clone()),
+    };
+}
 
 /// Plans `EXTRACT` of a day of the week or of the seconds, before DataFusion's planner of
 /// `EXTRACT`.
@@ -80,12 +110,13 @@ mod tests {
             "SELECT concat_ws(',', extract(SECOND FROM TIMESTAMP '2024-03-05 14:07:09.5'), \
              typeof(extract(SECOND FROM TIMESTAMP '2024-03-05 14:07:59.999999')), \
              extract(SECOND FROM TIMESTAMP '2024-03-05 14:07:59.999999'), \
-             second(TIMESTAMP '2024-03-05 14:07:09.5'), extract(SECONDS FROM DATE '2024-03-05'))",
+             second(TIMESTAMP '2024-03-05 14:07:09.5'), extract(SECONDS FROM DATE '2024-03-05'), \
+             date_part('second', TIMESTAMP '2024-03-05 14:07:09.25'), date_part('dow', DATE '2024-06-09'))",
         )
         .await;
         assert_eq!(
             rows[3].trim_matches(|c| c == '|' || c == ' '),
-            "9.500000,decimal(8,6),59.999999,9,0.000000",
+            "9.500000,decimal(8,6),59.999999,9,0.000000,9.250000,1",
             "{rows:?}"
         );
     }
