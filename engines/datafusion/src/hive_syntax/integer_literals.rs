@@ -23,9 +23,11 @@ use std::sync::Arc;
 
 use datafusion::arrow::datatypes::DataType;
 use datafusion::common::tree_node::{Transformed, TreeNode, TreeNodeRecursion};
-use datafusion::common::{DFSchema, Result, ScalarValue};
+use datafusion::common::{Column, DFSchema, Result, ScalarValue};
 use datafusion::config::ConfigOptions;
-use datafusion::logical_expr::expr::{HigherOrderFunction, Lambda, ScalarFunction, Sort};
+use datafusion::logical_expr::expr::{
+    GroupingSet, HigherOrderFunction, Lambda, ScalarFunction, Sort,
+};
 use datafusion::logical_expr::expr_rewriter::NamePreserver;
 use datafusion::logical_expr::logical_plan::{DmlStatement, Subquery, Union, Values};
 use datafusion::logical_expr::type_coercion::functions::{fields_with_udf, UDFCoercionExt};
@@ -62,23 +64,91 @@ fn narrow_plan(plan: LogicalPlan) -> Result<LogicalPlan> {
         LogicalPlan::Union(union) => union_retyped(union).map(Transformed::yes),
         plan => {
             let schema = input_schema(&plan)?;
+            let planned = Arc::clone(plan.schema());
             // A column keeps its name (`avg(CASE ... Int64(1) ...)`), which the plans
             // above read it by.
             let names = NamePreserver::new(&plan);
+            // `grouping(x)` must name `x` as the grouping set does, both as planned.
+            let left_as_planned = calls_grouping(&plan);
             plan.map_expressions(|expr| {
-                // A grouping set's columns are named by what it holds, which no alias can
-                // keep: `ROLLUP (a, b % 2)` keeps its `BIGINT`s.
-                if matches!(expr, Expr::GroupingSet(_)) {
+                if left_as_planned {
                     return Ok(Transformed::no(expr));
+                }
+                if let Expr::GroupingSet(set) = expr {
+                    return narrow_grouping_set(set, &schema);
                 }
                 let name = names.save(&expr);
                 let expr = outer_references_retyped(expr, &schema)?;
                 narrow(expr, &schema).map(|expr| expr.update_data(|expr| name.restore(expr)))
             })?
-            .map_data(LogicalPlan::recompute_schema)
+            .map_data(LogicalPlan::recompute_schema)?
+            .transform_data(|plan| named_as_planned(plan, &planned))
         }
     })
     .map(|transformed| transformed.data)
+}
+
+/// Whether `plan` is an aggregate that calls `grouping` (`grouping_id()` and Hive's
+/// `GROUPING__ID` do), which DataFusion resolves against the grouping set's expressions: its
+/// expressions keep their `BIGINT` literals, the calls' and the set's alike.
+fn calls_grouping(plan: &LogicalPlan) -> bool {
+    let LogicalPlan::Aggregate(aggregate) = plan else {
+        return false;
+    };
+    aggregate.aggr_expr.iter().any(|expr| {
+        expr.exists(|e| {
+            Ok(matches!(e, Expr::AggregateFunction(call) if call.func.name() == "grouping"))
+        })
+        .unwrap_or(true)
+    })
+}
+
+/// A grouping set (`ROLLUP (a, b % 2)`) with each expression narrowed. Its columns are named
+/// by the expressions it holds, which no alias can keep: [`named_as_planned`] renames them
+/// above the aggregate.
+fn narrow_grouping_set(set: GroupingSet, schema: &DFSchema) -> Result<Transformed<Expr>> {
+    let narrow_all = |exprs: Vec<Expr>| -> Result<Vec<Expr>> {
+        exprs
+            .into_iter()
+            .map(|expr| narrow(expr, schema).map(|expr| expr.data))
+            .collect()
+    };
+    let set = match set {
+        GroupingSet::Rollup(exprs) => GroupingSet::Rollup(narrow_all(exprs)?),
+        GroupingSet::Cube(exprs) => GroupingSet::Cube(narrow_all(exprs)?),
+        GroupingSet::GroupingSets(sets) => {
+            GroupingSet::GroupingSets(sets.into_iter().map(narrow_all).collect::<Result<_>>()?)
+        }
+    };
+    Ok(Transformed::yes(Expr::GroupingSet(set)))
+}
+
+/// An aggregate whose grouping set's columns were renamed by the narrowing, under a
+/// projection that gives each column the name it was planned with, which the plans above
+/// read it by; any other plan as it is.
+fn named_as_planned(plan: LogicalPlan, planned: &DFSchema) -> Result<Transformed<LogicalPlan>> {
+    let renamed = plan.schema().fields().len() == planned.fields().len()
+        && plan
+            .schema()
+            .iter()
+            .zip(planned.iter())
+            .any(|((q, f), (pq, pf))| q != pq || f.name() != pf.name());
+    if !matches!(plan, LogicalPlan::Aggregate(_)) || !renamed {
+        return Ok(Transformed::no(plan));
+    }
+    let columns = plan
+        .schema()
+        .iter()
+        .zip(planned.iter())
+        .map(|((qualifier, field), (planned_qualifier, planned_field))| {
+            Expr::Column(Column::from((qualifier, field)))
+                .alias_qualified(planned_qualifier.cloned(), planned_field.name())
+        })
+        .collect::<Vec<_>>();
+    LogicalPlanBuilder::from(plan)
+        .project(columns)?
+        .build()
+        .map(Transformed::yes)
 }
 
 /// A DML statement's input narrowed, its columns then cast back to the types the statement

@@ -173,3 +173,30 @@ async fn warehouse_tables_and_views_record_the_types_their_rows_have() {
         [["2", "int"], ["8", "int"]]
     );
 }
+
+#[tokio::test]
+async fn a_grouping_sets_keys_are_ints_and_grouping_still_finds_them() {
+    let engine = engine().await;
+    let session = open(&engine);
+    let grouped = |sql: &'static str| {
+        let (engine, session) = (&engine, &session);
+        async move { value_rows(engine, session, sql).await }
+    };
+    assert_eq!(
+        grouped(
+            "SELECT k % 2 AS parity, typeof(k % 2), count(*) FROM VALUES (1), (2), (3) AS t(k) \
+             GROUP BY ROLLUP(k % 2) ORDER BY parity"
+        )
+        .await,
+        [["NULL", "int", "3"], ["0", "int", "1"], ["1", "int", "2"]]
+    );
+    // grouping() names the key as the set does; such an aggregate keeps its BIGINTs.
+    assert_eq!(
+        grouped(
+            "SELECT k % 2 AS parity, grouping(k % 2), count(*) FROM VALUES (1), (2), (3) AS t(k) \
+             GROUP BY CUBE(k % 2) HAVING count(*) > 1 ORDER BY parity"
+        )
+        .await,
+        [["NULL", "1", "3"], ["1", "0", "2"]]
+    );
+}
