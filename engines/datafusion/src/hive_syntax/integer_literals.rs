@@ -6,18 +6,20 @@
 //! An analyzer rule ahead of type coercion, so that coercion sees the literal's type as
 //! Spark's planner would. A literal keeps DataFusion's `BIGINT` where the `INT` could change
 //! what is asked rather than the answer's type:
-//! - an argument a function would cast to another type anyway (`round(x, 2)` of a function
-//!   that takes a `BIGINT` there): a literal a function reads as a setting stays a literal;
-//! - an argument of an aggregate or a window function (`count(1)` is DataFusion's
-//!   `count(*)`, `lag(x, 1)`, `percentile_approx(x, 0.5, 100)`); `sum(x + 1)` is Spark's
-//!   `BIGINT` sum either way;
+//! - an argument a function (scalar, aggregate or window) would cast to another type anyway
+//!   (`round(x, 2)` of a function that takes a `BIGINT` there): a literal a function reads
+//!   as a setting stays a literal of the type it is read as;
+//! - `count(1)`, which is DataFusion's `count(*)`, and every literal of an aggregate that
+//!   calls `grouping()`, which finds its argument among the grouping set's keys as planned;
 //! - a literal value of a higher-order function (`aggregate(a, 0, ...)`'s start), and a
 //!   lambda nested in another; a lambda's parameters are typed again from its values;
 //! - a `LIMIT`, a `VALUES` column with a value that needs a `BIGINT` (`VALUES (1),
 //!   (3000000000)`), and a statement with a recursive query, whose working table was typed
 //!   with the `BIGINT`s.
 //!
-//! An `INSERT`'s values still reach the table as its columns' types.
+//! Each plan node's schema is made again from its inputs' (a union's and a `VALUES` list's
+//! too), its columns keep their names, a subquery's outer columns take their new types, and
+//! an `INSERT`'s values still reach the table as its columns' types.
 
 use std::sync::Arc;
 
@@ -31,6 +33,7 @@ use datafusion::logical_expr::expr::{
 use datafusion::logical_expr::expr_rewriter::NamePreserver;
 use datafusion::logical_expr::logical_plan::{DmlStatement, Subquery, Union, Values};
 use datafusion::logical_expr::type_coercion::functions::{fields_with_udf, UDFCoercionExt};
+use datafusion::logical_expr::utils::merge_schema;
 use datafusion::logical_expr::{
     Expr, ExprSchemable, LogicalPlan, LogicalPlanBuilder, WindowFunctionDefinition,
 };
@@ -63,7 +66,8 @@ fn narrow_plan(plan: LogicalPlan) -> Result<LogicalPlan> {
         LogicalPlan::Values(values) => narrow_values(values).map(Transformed::yes),
         LogicalPlan::Union(union) => union_retyped(union).map(Transformed::yes),
         plan => {
-            let schema = input_schema(&plan)?;
+            // What the node's expressions are read against: its inputs' schemas, side by side.
+            let schema = merge_schema(&plan.inputs());
             let planned = Arc::clone(plan.schema());
             // A column keeps its name (`avg(CASE ... Int64(1) ...)`), which the plans
             // above read it by.
@@ -179,15 +183,6 @@ fn insert_as_before(dml: DmlStatement) -> Result<LogicalPlan> {
     }))
 }
 
-/// The schema a node's expressions are read against: its inputs', side by side.
-fn input_schema(plan: &LogicalPlan) -> Result<DFSchema> {
-    let mut schema = DFSchema::empty();
-    for input in plan.inputs() {
-        schema.merge(input.schema());
-    }
-    Ok(schema)
-}
-
 /// The type `expr`, planned as `planned`, has once this rule has run: a literal's that
 /// fits an `INT` is `INT` (`'9999999999' = 1` reads the string as an `INT`, as Spark).
 pub(crate) fn type_once_narrowed(expr: &Expr, planned: &DataType) -> DataType {
@@ -245,6 +240,7 @@ fn any_node(plan: &LogicalPlan, mut test: impl FnMut(&LogicalPlan) -> bool) -> b
     });
     found
 }
+
 /// `expr` with its literals narrowed where the `INT` only changes the answer's type.
 fn narrow(expr: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
     if let Some(value) = as_int(&expr) {
