@@ -196,7 +196,7 @@ fn as_moment(expr: &Expr, data_type: &DataType) -> Expr {
     let timestamp = DataType::Timestamp(TimeUnit::Nanosecond, None);
     match data_type {
         DataType::Timestamp(..) => expr.clone(),
-        t if is_string(t) => try_cast(expr.clone(), timestamp),
+        t if is_string(t) => crate::spark_casts::datetime_strings::spark_timestamp(expr.clone()),
         _ => cast(expr.clone(), timestamp),
     }
 }
@@ -207,7 +207,7 @@ fn as_date(expr: &Expr, data_type: &DataType) -> Expr {
     match data_type {
         DataType::Date32 => expr.clone(),
         DataType::Timestamp(_, Some(_)) => cast(utc_to_session(expr.clone()), DataType::Date32),
-        t if is_string(t) => try_cast(expr.clone(), DataType::Date32),
+        t if is_string(t) => crate::spark_casts::datetime_strings::spark_date(expr.clone()),
         _ => cast(expr.clone(), DataType::Date32),
     }
 }

@@ -1903,3 +1903,30 @@ async fn sparks_binary_texts_checks_and_row_ids() {
     )
     .await;
 }
+
+#[tokio::test]
+async fn date_functions_read_a_string_as_sparks_cast_reads_it() {
+    // Spark 4.3's answers (Hive's documentation gives hour('12:58:59') = 12 too): a time
+    // alone, one-digit months and days, a zone.
+    let engine = engine().await;
+    let s = open(&engine);
+    check(
+        &engine,
+        &s,
+        "SELECT hour('12:58:59'), minute('12:58:59'), second('12:58:59'), \
+         to_date('2024-3-5'), datediff('2024-3-5', '2024-03-01'), year(' 2024-03-05 '), \
+         hour('2024-03-05T14:07:09Z'), month('2024-03'), hour('not a time')",
+        &[
+            "12",
+            "58",
+            "59",
+            "2024-03-05",
+            "4",
+            "2024",
+            "14",
+            "3",
+            "NULL",
+        ],
+    )
+    .await;
+}

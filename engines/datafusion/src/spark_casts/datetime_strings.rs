@@ -60,15 +60,31 @@ fn spark_datetime_cast(expr: Expr, schema: &DFSchema) -> Result<Transformed<Expr
     ) {
         return Ok(Transformed::no(expr));
     }
-    let read = Expr::ScalarFunction(ScalarFunction::new_udf(
-        Arc::new(ScalarUDF::new_from_impl(SparkDatetime::new(kind))),
-        vec![value.as_ref().clone()],
-    ));
+    let read = read_as(kind, value.as_ref().clone());
     Ok(Transformed::yes(if kind.data_type() == *target {
         read
     } else {
         cast(read, target.clone())
     }))
+}
+
+/// `text` read as a timestamp as Spark's cast reads it (a time alone is today's, a zone
+/// converted to the session's), NULL for what it does not read: for the functions that
+/// take a timestamp's string, which run after the analyzer rule that rewrites the casts.
+pub(crate) fn spark_timestamp(text: Expr) -> Expr {
+    read_as(Kind::Timestamp, text)
+}
+
+/// `text` read as a date as Spark's cast reads it; NULL for what it does not read.
+pub(crate) fn spark_date(text: Expr) -> Expr {
+    read_as(Kind::Date, text)
+}
+
+fn read_as(kind: Kind, text: Expr) -> Expr {
+    Expr::ScalarFunction(ScalarFunction::new_udf(
+        Arc::new(ScalarUDF::new_from_impl(SparkDatetime::new(kind))),
+        vec![text],
+    ))
 }
 
 /// What [`SparkDatetime`] reads a string as.
