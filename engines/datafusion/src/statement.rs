@@ -831,10 +831,23 @@ fn recognise_set(rest: &str) -> Option<HiveCommand> {
                 zone,
             )))
         }
-        // `SET k TO v` is DataFusion's.
+        // `SET timezone TO 'zone'`, DataFusion's form, read as the session's zone is.
+        None if zone_set_to(rest).is_some() => {
+            let (key, zone) = zone_set_to(rest)?;
+            Some(HiveCommand::Set(SetCommand::Assign(key, zone)))
+        }
+        // Any other `SET k TO v` is DataFusion's.
         None if rest.contains(char::is_whitespace) => None,
         None => Some(HiveCommand::Set(SetCommand::Show(rest.to_owned()))),
     }
+}
+
+/// The key and the zone of `key TO 'zone'` when `key` names the session's zone.
+fn zone_set_to(rest: &str) -> Option<(String, String)> {
+    let mut parts = rest.trim().splitn(3, char::is_whitespace);
+    let (key, to, value) = (parts.next()?, parts.next()?, parts.next()?);
+    (time_zones::is_session_zone_key(key) && to.eq_ignore_ascii_case("to"))
+        .then(|| (key.to_owned(), unquote(value.trim()).to_owned()))
 }
 
 /// Whether `text` starts with `words`, in any case, apart.

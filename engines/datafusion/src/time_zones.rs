@@ -41,12 +41,15 @@ use datafusion::logical_expr::{
     Volatility,
 };
 
-/// The session keys that name its zone, Spark's and Hive's; each sets
-/// `datafusion.execution.time_zone`.
-pub const SESSION_ZONE_KEYS: [&str; 3] = [
+/// The session keys that name its zone, Spark's and Hive's, DataFusion's, and the
+/// `timezone` (`time.zone`) that DataFusion reads as its own; each sets
+/// `datafusion.execution.time_zone`, through [`session_setting`].
+pub const SESSION_ZONE_KEYS: [&str; 5] = [
     "spark.sql.session.timeZone",
     "hive.local.time.zone",
     "datafusion.execution.time_zone",
+    "timezone",
+    "time.zone",
 ];
 
 /// Whether `key` names the session's zone (Hive's keys are read without regard to case).

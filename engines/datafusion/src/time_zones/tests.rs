@@ -198,6 +198,17 @@ async fn the_zone_comes_from_open_session_set_time_zone_or_a_statement_overlay()
             "1969-12-31 16:00:00",
         ),
         ("SET TIME ZONE 'GMT+8'", "+08:00", "1970-01-01 08:00:00"),
+        // DataFusion's `timezone` key, in either form, is read as the others are.
+        (
+            "SET timezone = 'Asia/Kolkata'",
+            "Asia/Kolkata",
+            "1970-01-01 05:30:00",
+        ),
+        (
+            "SET TIMEZONE TO 'PST'",
+            "America/Los_Angeles",
+            "1969-12-31 16:00:00",
+        ),
         (
             "SET spark.sql.session.timeZone=UTC",
             "UTC",
@@ -262,6 +273,15 @@ async fn a_zone_that_is_none_is_refused_and_the_session_keeps_its_own() {
         .unwrap_err()
         .to_string();
     assert!(error.contains("'+25:00' is not a time zone"), "{error}");
+    // DataFusion's own form, which took any text before.
+    let error = run(&engine, &s, "SET timezone TO 'Mars/Olympus'")
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("'Mars/Olympus' is not a time zone"),
+        "{error}"
+    );
     assert_eq!(
         value_rows(&engine, &s, "SELECT current_timezone()").await,
         [["Asia/Seoul"]]
