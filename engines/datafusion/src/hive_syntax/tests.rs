@@ -96,14 +96,17 @@ async fn rows(
     let lines = lines(engine, session, sql).await;
     lines[3..lines.len() - 1]
         .iter()
-        .map(|line| {
-            line.trim_matches('|')
-                .split('|')
-                .map(str::trim)
-                .collect::<Vec<_>>()
-                .join(",")
-        })
+        .map(|line| joined_cells(line))
         .collect()
+}
+
+/// A table line's cells joined by `,`.
+fn joined_cells(line: &str) -> String {
+    line.trim_matches('|')
+        .split('|')
+        .map(str::trim)
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 #[tokio::test]
@@ -1782,13 +1785,7 @@ async fn an_inline_tables_columns_are_named_as_spark_names_them() {
         let cells: Vec<String> = lines
             .iter()
             .filter(|line| line.starts_with('|'))
-            .map(|line| {
-                line.trim_matches('|')
-                    .split('|')
-                    .map(str::trim)
-                    .collect::<Vec<_>>()
-                    .join(",")
-            })
+            .map(|line| joined_cells(line))
             .collect();
         assert_eq!(cells, expected, "{sql}");
     }
