@@ -33,10 +33,10 @@ pub fn functions() -> Vec<ScalarUDF> {
     let date = |_: &[DataType]| Ok(DataType::Date32);
     let string = |_: &[DataType]| Ok(DataType::Utf8);
     vec![
-        HiveFunction::rewrite("year", one_date, int, |a, t| field("year", a, t)).udf(),
-        HiveFunction::rewrite("quarter", one_date, int, |a, t| field("quarter", a, t)).udf(),
-        HiveFunction::rewrite("month", one_date, int, |a, t| field("month", a, t)).udf(),
-        HiveFunction::rewrite("day", one_date, int, |a, t| field("day", a, t))
+        HiveFunction::rewrite("year", one_date, int, |a, t| date_field("year", a, t)).udf(),
+        HiveFunction::rewrite("quarter", one_date, int, |a, t| date_field("quarter", a, t)).udf(),
+        HiveFunction::rewrite("month", one_date, int, |a, t| date_field("month", a, t)).udf(),
+        HiveFunction::rewrite("day", one_date, int, |a, t| date_field("day", a, t))
             .with_aliases(&["dayofmonth"])
             .udf(),
         HiveFunction::rewrite("hour", one_date, int, |a, t| field("hour", a, t)).udf(),
@@ -44,11 +44,11 @@ pub fn functions() -> Vec<ScalarUDF> {
         // Whole seconds, as Hive: the fraction is dropped.
         HiveFunction::rewrite("second", one_date, int, |a, t| field("second", a, t)).udf(),
         // ISO weeks (Monday first; week 1 holds January 4th), as Hive's weekofyear.
-        HiveFunction::rewrite("weekofyear", one_date, int, |a, t| field("week", a, t)).udf(),
-        HiveFunction::rewrite("dayofyear", one_date, int, |a, t| field("doy", a, t)).udf(),
+        HiveFunction::rewrite("weekofyear", one_date, int, |a, t| date_field("week", a, t)).udf(),
+        HiveFunction::rewrite("dayofyear", one_date, int, |a, t| date_field("doy", a, t)).udf(),
         // Hive: 1 = Sunday ... 7 = Saturday; DataFusion's dow counts from 0.
         HiveFunction::rewrite("dayofweek", one_date, int, |a, t| {
-            Ok(field("dow", a, t)? + lit(1i32))
+            Ok(date_field("dow", a, t)? + lit(1i32))
         })
         .udf(),
         HiveFunction::rewrite("datediff", two_dates, int, |a, t| {
@@ -174,6 +174,16 @@ fn formatted(wall_clock: Expr, pattern: String) -> Expr {
 }
 
 /// `date_part` of a date, timestamp or date string, as Hive's `INT`.
+/// A field of a day (`year`, `month`, `dow`, ...) of a date, a timestamp or a string read as
+/// Spark reads a date (`'2024-03-05 junk'` is March 5th: what follows the day is passed
+/// over), an `INT`.
+fn date_field(part: &str, args: Vec<Expr>, types: &[DataType]) -> Result<Expr> {
+    Ok(cast(
+        date_part(lit(part), as_date(&args[0], &types[0])),
+        DataType::Int32,
+    ))
+}
+
 pub(super) fn field(part: &str, args: Vec<Expr>, types: &[DataType]) -> Result<Expr> {
     Ok(cast(
         date_part(lit(part), as_timestamp(&args[0], &types[0])),
