@@ -1929,4 +1929,14 @@ async fn date_functions_read_a_string_as_sparks_cast_reads_it() {
         ],
     )
     .await;
+    // A function of a day reads its string as a date: what follows the day is passed over.
+    check(
+        &engine,
+        &s,
+        "SELECT year('2024-03-05 junk'), dayofmonth('2024-03-05T10:00'), \
+         dayofweek('2024-03-05 x'), weekofyear('2024-03-05abc'), quarter('2024-3-5'), \
+         dayofyear('  2024-03-05'), month('junk')",
+        &["2024", "5", "3", "NULL", "1", "65", "NULL"],
+    )
+    .await;
 }
