@@ -137,9 +137,25 @@ impl ExprPlanner for HiveDivision {
             BinaryOperator::Divide => false,
             // `a % 0` is NULL in Hive and Spark, where DataFusion fails the query (and gives
             // NaN for a floating point dividend).
+            // A decimal's remainder has Spark's type.
             BinaryOperator::Modulo => {
+                let remainder = match (expr.left.get_type(schema), expr.right.get_type(schema)) {
+                    (Ok(left), Ok(right)) => {
+                        crate::hive_functions::decimal_division::remainder_type(
+                            &expr.left,
+                            &left,
+                            &expr.right,
+                            &right,
+                        )
+                    }
+                    _ => None,
+                };
                 let divisor = datafusion::functions::expr_fn::nullif(expr.right, lit(0i64));
-                return Ok(PlannerResult::Planned(expr.left % divisor));
+                let remainder_value = expr.left % divisor;
+                return Ok(PlannerResult::Planned(match remainder {
+                    Some((p, s)) => cast(remainder_value, DataType::Decimal128(p, s)),
+                    None => remainder_value,
+                }));
             }
             // `DIV`, written `//` before parsing ([`rewrite_text`]).
             BinaryOperator::DuckIntegerDivide | BinaryOperator::MyIntegerDivide => true,

@@ -147,6 +147,28 @@ fn operand_type(operand: &Expr, t: &DataType) -> Option<(u8, i8)> {
     }
 }
 
+/// Spark's type of `a % b` when one is a `DECIMAL` and the other a `DECIMAL` or an integer
+/// (`Remainder`'s: `DECIMAL(min(p1 - s1, p2 - s2) + max(s1, s2), max(s1, s2))`, an integer
+/// literal the decimal of its digits), which the remainder always fits: `d % 3` of a
+/// `DECIMAL(10,2)` is a `DECIMAL(3,2)`. `None` for any other operands.
+pub fn remainder_type(
+    dividend: &Expr,
+    dividend_type: &DataType,
+    divisor: &Expr,
+    divisor_type: &DataType,
+) -> Option<(u8, i8)> {
+    let decimal = |t: &DataType| matches!(decimal_parts(t), Some((_, _, true)));
+    if !(decimal(dividend_type) || decimal(divisor_type)) {
+        return None;
+    }
+    let (p1, s1) = operand_type(dividend, dividend_type)?;
+    let (p2, s2) = operand_type(divisor, divisor_type)?;
+    let scale = s1.max(s2);
+    let whole = (i16::from(p1) - i16::from(s1)).min(i16::from(p2) - i16::from(s2));
+    let precision = (whole + i16::from(scale)).clamp(1, i16::from(DECIMAL128_MAX_PRECISION));
+    Some((precision as u8, scale))
+}
+
 /// Spark's type of `DECIMAL(p1, s1) / DECIMAL(p2, s2)` (`Divide.resultDecimalType` with
 /// precision loss allowed).
 pub fn quotient_type((p1, s1): (u8, i8), (p2, s2): (u8, i8)) -> (u8, i8) {

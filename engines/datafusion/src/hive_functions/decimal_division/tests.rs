@@ -235,3 +235,26 @@ async fn an_integer_literal_adds_and_multiplies_as_a_decimal_of_its_digits() {
         ]
     );
 }
+
+#[tokio::test]
+async fn a_decimals_remainder_has_sparks_type() {
+    // Spark 4.3: DECIMAL(min(p1 - s1, p2 - s2) + max(s1, s2), max(s1, s2)), an integer
+    // literal the decimal of its digits, an INT column DECIMAL(10,0); NULL for a zero divisor.
+    let (values, types) = only_row(
+        "SELECT x % 3, x % i, i % x, x % 2.5BD, x % 0, -x % 3 \
+         FROM (VALUES (CAST(1001.25 AS DECIMAL(10,2)), CAST(4 AS INT))) AS v(x, i)",
+    )
+    .await;
+    assert_eq!(values, ["2.25", "1.25", "4.00", "1.25", "NULL", "-2.25"]);
+    assert_eq!(
+        types,
+        [
+            decimal(3, 2),
+            decimal(10, 2),
+            decimal(10, 2),
+            decimal(3, 2),
+            decimal(3, 2),
+            decimal(3, 2)
+        ]
+    );
+}
