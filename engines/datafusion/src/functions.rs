@@ -126,17 +126,11 @@ impl SessionValue {
         })
     }
 
-    /// `current_timezone()`: the session's zone, a region or an offset (the one a short ID or
-    /// `GMT+8` stands for), UTC when none was set.
+    /// `current_timezone()`: the session's zone as it was written (`PST`), else a region or
+    /// an offset, UTC when none was set ([`crate::time_zones::zone_shown`]).
     fn current_timezone() -> Self {
         Self::new("current_timezone", &[], |options| {
-            Some(
-                options
-                    .execution
-                    .time_zone
-                    .clone()
-                    .unwrap_or_else(|| "UTC".to_owned()),
-            )
+            Some(crate::time_zones::zone_shown(options))
         })
     }
 

@@ -177,6 +177,7 @@ impl Session {
             let state = self.ctx.state_ref();
             let mut state = state.write();
             set_datafusion(&mut state, key, &datafusion_key, &datafusion_value)?;
+            remember_zone(&mut state, key, value, &datafusion_value);
             // `datafusion.catalog.default_schema` is the current database.
             self.bind_views(&mut state);
         }
@@ -199,15 +200,16 @@ impl Session {
         let mut settings = Vec::new();
         for (key, value) in overlay {
             if let Some(setting) = datafusion_setting(key, value)? {
-                settings.push((key, setting));
+                settings.push((key, value, setting));
             }
         }
         if settings.is_empty() {
             return Ok(self.ctx.clone());
         }
         let mut state = self.ctx.state();
-        for (key, (datafusion_key, datafusion_value)) in settings {
+        for (key, value, (datafusion_key, datafusion_value)) in settings {
             set_datafusion(&mut state, key, &datafusion_key, &datafusion_value)?;
+            remember_zone(&mut state, key, value, &datafusion_value);
         }
         self.bind_views(&mut state);
         Ok(SessionContext::new_with_state(state))
@@ -485,6 +487,19 @@ fn datafusion_setting(key: &str, value: &str) -> Result<Option<(String, String)>
         .then(|| (key.to_owned(), value.to_owned())))
 }
 
+/// After `key` set the session's zone to `setting`: the zone as written, which
+/// `current_timezone()` repeats ([`time_zones::ZoneAsWritten`]).
+fn remember_zone(state: &mut SessionState, key: &str, written: &str, setting: &str) {
+    if !time_zones::is_session_zone_key(key) {
+        return;
+    }
+    let extensions = &mut state.config_mut().options_mut().extensions;
+    if let Some(zone) = extensions.get_mut::<time_zones::ZoneAsWritten>() {
+        zone.written = written.trim().to_owned();
+        zone.setting = setting.to_owned();
+    }
+}
+
 /// DataFusion's key for the session's time zone.
 const TIME_ZONE_KEY: &str = "datafusion.execution.time_zone";
 
@@ -529,6 +544,7 @@ fn session_template(
 ) -> SessionState {
     let mut config = SessionConfig::new()
         .with_option_extension(functions::SessionUser::default())
+        .with_option_extension(time_zones::ZoneAsWritten::default())
         .with_information_schema(true)
         .with_default_catalog_and_schema(CATALOG, DEFAULT_DATABASE)
         .with_create_default_catalog_and_schema(false)

@@ -52,6 +52,58 @@ pub const SESSION_ZONE_KEYS: [&str; 5] = [
     "time.zone",
 ];
 
+/// The session's zone as its user wrote it (`PST`, `GMT+8`), beside the setting it stands
+/// for, so that `current_timezone()` repeats it as Spark does ([`zone_shown`]).
+#[derive(Debug, Clone, Default)]
+pub struct ZoneAsWritten {
+    pub written: String,
+    pub setting: String,
+}
+
+impl datafusion::common::config::ExtensionOptions for ZoneAsWritten {
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
+    }
+
+    fn cloned(&self) -> Box<dyn datafusion::common::config::ExtensionOptions> {
+        Box::new(self.clone())
+    }
+
+    fn set(&mut self, key: &str, _value: &str) -> Result<()> {
+        exec_err!("'{key}' is kept by the engine; set the session's zone with SET TIME ZONE")
+    }
+
+    fn entries(&self) -> Vec<datafusion::common::config::ConfigEntry> {
+        Vec::new()
+    }
+}
+
+impl datafusion::common::config::ConfigExtension for ZoneAsWritten {
+    const PREFIX: &'static str = "kumiho_zone_as_written";
+}
+
+/// The zone `current_timezone()` names: as the session's user wrote it while it is the
+/// zone in force (Spark repeats `PST` and `GMT+8`), else the setting in force (a region or
+/// an offset), UTC when none was set.
+pub fn zone_shown(options: &ConfigOptions) -> String {
+    let setting = options
+        .execution
+        .time_zone
+        .clone()
+        .filter(|zone| !zone.is_empty())
+        .unwrap_or_else(|| "UTC".to_owned());
+    match options.extensions.get::<ZoneAsWritten>() {
+        Some(zone) if zone.setting == setting && !zone.written.eq_ignore_ascii_case("local") => {
+            zone.written.clone()
+        }
+        _ => setting,
+    }
+}
+
 /// Whether `key` names the session's zone (Hive's keys are read without regard to case).
 pub fn is_session_zone_key(key: &str) -> bool {
     SESSION_ZONE_KEYS
