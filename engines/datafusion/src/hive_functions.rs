@@ -63,8 +63,11 @@
 //!   `aggregate` (`reduce`), `zip_with`, `map_filter`, `transform_keys`, `transform_values`,
 //!   `map_zip_with`, and `array_sort` with a comparator.
 //! - `assertions`: Spark's `assert_true`.
+//! - `aes`: Spark's `aes_encrypt`, `aes_decrypt` and `try_aes_decrypt` (GCM, CBC, ECB).
 //! - `quoting`: Hive's `quote`.
 //! - `json_arrays`: Spark's `json_array_length`.
+//! - `json_schemas`: Spark's `schema_of_json`, the type its JSON reader infers.
+//! - `csv_values`: Spark's `to_csv`, `from_csv` and `schema_of_csv`.
 //! - `most_frequent`: Spark's aggregate `mode`.
 //! - `percentile_disc`: Spark's aggregate `percentile_disc(p) WITHIN GROUP (ORDER BY x)`.
 //! - `quantile_summaries`: Spark's aggregate `percentile_approx` (`approx_percentile`), of
@@ -104,6 +107,7 @@ use datafusion::optimizer::simplify_expressions::ExprSimplifier;
 use datafusion::physical_expr::create_physical_expr;
 use datafusion::prelude::SessionContext;
 
+pub mod aes;
 pub mod array_matches;
 pub mod arrays;
 pub mod assertions;
@@ -112,6 +116,7 @@ pub mod calendar_names;
 pub mod charsets;
 pub mod collections;
 pub mod conditional;
+pub mod csv_values;
 pub mod datetime;
 pub mod decimal_average;
 pub mod decimal_division;
@@ -127,6 +132,7 @@ pub mod histogram;
 pub mod java_regex;
 pub mod json;
 pub mod json_arrays;
+pub mod json_schemas;
 pub mod json_values;
 pub mod make_timestamp;
 pub mod maps;
@@ -227,6 +233,9 @@ pub fn register(ctx: &SessionContext) {
         .chain(json_arrays::functions())
         .chain(number_formats::functions())
         .chain(row_ids::functions())
+        .chain(aes::functions())
+        .chain(json_schemas::functions())
+        .chain(csv_values::functions())
     {
         ctx.register_udf(udf);
     }

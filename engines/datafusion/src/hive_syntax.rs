@@ -1546,7 +1546,7 @@ fn function_name(expr: &Expr) -> Option<String> {
 /// function: no DISTINCT, FILTER, OVER or clauses, every argument unnamed. The calls that
 /// the rewrites of Spark's forms ([`cast_functions`], [`decode_cases`], [`percentile_lists`])
 /// replace by other expressions.
-fn plain_call(expr: &Expr) -> Option<(String, Vec<&Expr>)> {
+pub(crate) fn plain_call(expr: &Expr) -> Option<(String, Vec<&Expr>)> {
     let Expr::Function(function) = expr else {
         return None;
     };
@@ -1609,6 +1609,8 @@ fn rewrite_expr(expr: &mut Expr) {
     unit_arguments::as_unit_string(expr);
     time_windows::as_bucket(expr);
     extract_fields::as_extract(expr);
+    crate::hive_functions::json_schemas::as_literal(expr);
+    crate::hive_functions::csv_values::as_literal(expr);
     percentile_lists::as_list_of_percentiles(expr);
     rounding_scales::as_call(expr);
     lambdas::sort_with_comparator(expr);

@@ -87,7 +87,7 @@ fn to_json(args: &[ArrayRef], zone: &Zone) -> Result<ArrayRef> {
 /// out (`ignoreNullFields`), a map's keys as their text, dates `yyyy-MM-dd`, timestamps
 /// `yyyy-MM-dd'T'HH:mm:ss.SSSXXX` in the session's zone ([`timestamp`]),
 /// decimals with their scale, binary in base 64, NaN and infinities as strings.
-fn json_of(array: &dyn Array, i: usize, zone: &Zone) -> Json {
+pub(super) fn json_of(array: &dyn Array, i: usize, zone: &Zone) -> Json {
     if array.is_null(i) {
         return Json::Null;
     }
@@ -298,7 +298,7 @@ impl ScalarUDFImpl for FromJson {
         };
         Ok(Arc::new(Field::new(
             self.name(),
-            schema_type(schema)?,
+            schema_type(self.name(), schema)?,
             true,
         )))
     }
@@ -656,11 +656,12 @@ fn ints<'a>(
 /// The type of a Spark DDL schema: `struct<...>`, `array<...>`, `map<string, ...>`, or a
 /// column list `a INT, b STRING` (a struct). Read with sqlparser's Spark dialect, the parser
 /// the engine's SQL goes through; its types are mapped here because DataFusion's own
-/// mapping is private to its planner and has no `MAP`.
-fn schema_type(schema: &str) -> Result<DataType> {
+/// mapping is private to its planner and has no `MAP`. `function` names the caller in an
+/// error.
+pub(super) fn schema_type(function: &str, schema: &str) -> Result<DataType> {
     let bad = |why: String| {
         DataFusionError::Plan(format!(
-            "from_json cannot read the schema '{schema}': {why}"
+            "{function} cannot read the schema '{schema}': {why}"
         ))
     };
     let dialect = SparkSqlDialect {};

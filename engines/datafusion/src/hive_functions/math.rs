@@ -1,5 +1,5 @@
 //! Hive's arithmetic functions DataFusion lacks or takes otherwise: `pmod`, `mod`, `rand` with a
-//! seed, `e`, `negative`, `positive`, `shiftleft`, `shiftright`, `bround`,
+//! seed, `e`, `abs`, `negative`, `positive`, `shiftleft`, `shiftright`, `bround`,
 //! `format_number`, `width_bucket`, and Spark's `try_divide`, `expm1`, `log1p`, `rint`,
 //! `hypot`.
 
@@ -80,7 +80,29 @@ pub fn functions() -> Vec<ScalarUDF> {
             "negative",
             one_number,
             |t| Ok(t[0].clone()),
-            |a, _| Ok(-a[0].clone()),
+            // An integer's negation wraps, as Spark's does (`-x` of the smallest `INT` is
+            // itself): `0 - x` wraps where DataFusion's negation of a constant fails.
+            |a, t| match is_integer(&t[0]) {
+                true => Ok(zero_of(&t[0]) - a[0].clone()),
+                false => Ok(-a[0].clone()),
+            },
+        )
+        .udf(),
+        // Spark's `abs` of the smallest integer of its type is that integer (Java's
+        // `Math.abs`), where DataFusion's fails the query on the overflow.
+        HiveFunction::rewrite(
+            "abs",
+            one_number,
+            |t| Ok(t[0].clone()),
+            |a, t| {
+                let x = a[0].clone();
+                if is_integer(&t[0]) {
+                    // `0 - x` wraps, as DataFusion's integer arithmetic does.
+                    when(x.clone().lt(zero_of(&t[0])), zero_of(&t[0]) - x.clone()).otherwise(x)
+                } else {
+                    Ok(datafusion::functions::math::abs().call(vec![x]))
+                }
+            },
         )
         .udf(),
         HiveFunction::rewrite(

@@ -1,6 +1,7 @@
 //! Hive's string functions: `concat`, `concat_ws` (of strings and arrays), `substr`,
 //! `locate`, `sha2`, `space`, `hex`, `base64`, `elt`, `parse_url`, `parse_url_tuple` (a struct
-//! per row; `hive_syntax` makes it a generator); Spark's `initcap` and `luhn_check`. The regex
+//! per row; `hive_syntax` makes it a generator); Spark's `initcap`, `luhn_check` and
+//! `length` (of a binary value too). The regex
 //! functions are
 //! [`super::java_regex`]'s.
 
@@ -21,6 +22,9 @@ use super::{bad_arguments, is_integer, is_string, HiveFunction};
 pub fn functions() -> Vec<ScalarUDF> {
     vec![
         HiveFunction::computed("initcap", one_string, |_| Ok(DataType::Utf8), initcap).udf(),
+        HiveFunction::computed("length", text_or_bytes, |_| Ok(DataType::Int32), length)
+            .with_aliases(&["char_length", "character_length"])
+            .udf(),
         HiveFunction::computed(
             "luhn_check",
             one_string,
@@ -627,4 +631,38 @@ pub fn url_part(url: &str, part: &str, key: Option<&str>) -> Option<String> {
         _ => None,
     };
     text.map(str::to_owned)
+}
+
+/// `length(x)`: a string's characters, or a binary value's bytes, as Spark counts them.
+/// DataFusion's `length` reads its argument as text, so a binary value that is not UTF-8
+/// failed the query.
+fn text_or_bytes(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
+    match types {
+        [t] if is_string(t) || t.is_null() => Ok(vec![DataType::Utf8]),
+        [DataType::Binary | DataType::LargeBinary | DataType::BinaryView] => {
+            Ok(vec![DataType::Binary])
+        }
+        _ => Err(bad_arguments(name, "a string or a binary value", types)),
+    }
+}
+
+fn length(args: &[ArrayRef]) -> Result<ArrayRef> {
+    use datafusion::arrow::array::Int32Array;
+    let counts: Int32Array = match args[0].data_type() {
+        DataType::Binary => args[0]
+            .as_binary::<i32>()
+            .iter()
+            .map(|bytes| bytes.map(|b| b.len() as i32))
+            .collect(),
+        _ => strings_of(&args[0])
+            .into_iter()
+            .map(|text| {
+                text.map(|t| match t.is_ascii() {
+                    true => t.len() as i32,
+                    false => t.chars().count() as i32,
+                })
+            })
+            .collect(),
+    };
+    Ok(std::sync::Arc::new(counts))
 }

@@ -182,7 +182,7 @@ fn trimmed(bytes: &[u8]) -> &[u8] {
 
 /// Spark's `stringToDate`: `[+-]yyyy[-[m]m[-[d]d]]`, then after the day a `T` or a space and
 /// anything.
-fn parse_date(text: &[u8]) -> Option<NaiveDate> {
+pub(crate) fn parse_date(text: &[u8]) -> Option<NaiveDate> {
     let bytes = trimmed(text);
     if bytes.is_empty() {
         return None;

@@ -134,7 +134,7 @@ impl ScalarUDFImpl for SparkText {
 }
 
 /// Writes `array`'s value at `row` as Spark casts it to a string, `null` for NULL.
-fn write_value(array: &dyn Array, row: usize, out: &mut String) -> Result<()> {
+pub(crate) fn write_value(array: &dyn Array, row: usize, out: &mut String) -> Result<()> {
     if is_null(array, row) {
         out.push_str("null");
         return Ok(());

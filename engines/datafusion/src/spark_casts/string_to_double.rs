@@ -100,7 +100,7 @@ impl ScalarUDFImpl for SparkDouble {
     }
 }
 
-fn parse_double(text: &str) -> Option<f64> {
+pub(crate) fn parse_double(text: &str) -> Option<f64> {
     // Spark trims spaces and control characters, as Java's `String.trim`.
     let text = text.trim_matches(|c: char| c <= ' ');
     match text.to_ascii_lowercase().as_str() {
