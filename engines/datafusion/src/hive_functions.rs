@@ -257,16 +257,25 @@ pub fn register(ctx: &SessionContext) {
     for function in higher_order::functions() {
         ctx.register_higher_order_function(Arc::new(function));
     }
-    // One snapshot serves every alias: each names a function registered above or built in,
-    // and adding an alias to one leaves the others as they are.
+    // Each function gets all its aliases at once, so that every name of it finds the same
+    // function: two copies (`bool_or(x)` beside `some(x)`) would be two aggregates of one
+    // output name, which fails the plan.
     let state = ctx.state();
-    for (name, alias) in ALIASES {
-        if let Some(udf) = state.scalar_functions().get(*name) {
-            let udf = udf.as_ref().clone().with_aliases([*alias]);
-            ctx.register_udf(udf);
-        } else if let Some(udaf) = state.aggregate_functions().get(*name) {
-            let udaf = udaf.as_ref().clone().with_aliases([*alias]);
-            ctx.register_udaf(udaf);
+    let mut names: Vec<&str> = Vec::new();
+    for (name, _) in ALIASES {
+        if !names.contains(name) {
+            names.push(name);
+        }
+    }
+    for name in names {
+        let aliases = ALIASES
+            .iter()
+            .filter(|(of, _)| *of == name)
+            .map(|(_, alias)| *alias);
+        if let Some(udf) = state.scalar_functions().get(name) {
+            ctx.register_udf(udf.as_ref().clone().with_aliases(aliases));
+        } else if let Some(udaf) = state.aggregate_functions().get(name) {
+            ctx.register_udaf(udaf.as_ref().clone().with_aliases(aliases));
         }
     }
 }

@@ -1990,3 +1990,18 @@ async fn length_counts_a_strings_characters_and_a_binary_values_bytes() {
     )
     .await;
 }
+
+#[tokio::test]
+async fn every_name_of_an_aggregate_can_be_called_in_one_query() {
+    // pyspark 4.3's answers; `bool_or(x), some(x)` failed the plan with a duplicate name.
+    let engine = engine().await;
+    let session = open(&engine);
+    check(
+        &engine,
+        &session,
+        "SELECT bool_or(x), some(x), bool_and(x), every(x), any(x) \
+         FROM VALUES (true), (false) AS t(x)",
+        &["true", "true", "false", "false", "true"],
+    )
+    .await;
+}
