@@ -193,6 +193,9 @@ pub const ALIASES: &[(&str, &str)] = &[
     // Spark's element_at counts an array from 1 (and from the end below 0), and reads a map's
     // key; DataFusion's takes maps only. Its NULL beyond either end is Spark's without ANSI.
     ("try_element_at", "element_at"),
+    // Spark's try_ forms, NULL where the text does not read: what these already answer.
+    ("to_timestamp", "try_to_timestamp"),
+    ("to_date", "try_to_date"),
 ];
 
 /// Registers the Hive functions and aliases in a session's context.

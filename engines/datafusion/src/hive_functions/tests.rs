@@ -2005,3 +2005,25 @@ async fn every_name_of_an_aggregate_can_be_called_in_one_query() {
     )
     .await;
 }
+
+#[tokio::test]
+async fn try_to_timestamp_and_try_to_date_give_null_for_text_that_does_not_read() {
+    // pyspark 4.3's answers.
+    let engine = engine().await;
+    let session = open(&engine);
+    check(
+        &engine,
+        &session,
+        "SELECT try_to_timestamp('nope'), try_to_timestamp('17/05/2024', 'dd/MM/yyyy'), \
+         try_to_timestamp('2024-05-17 10:00:00'), try_to_date('x'), \
+         try_to_date('17/05/2024', 'dd/MM/yyyy')",
+        &[
+            "NULL",
+            "2024-05-17T00:00:00",
+            "2024-05-17T10:00:00",
+            "NULL",
+            "2024-05-17",
+        ],
+    )
+    .await;
+}
