@@ -1609,6 +1609,7 @@ fn rewrite_expr(expr: &mut Expr) {
     unit_arguments::as_unit_string(expr);
     time_windows::as_bucket(expr);
     extract_fields::as_extract(expr);
+    trim_spaces::spark_argument_order(expr);
     crate::hive_functions::json_schemas::as_literal(expr);
     crate::hive_functions::csv_values::as_literal(expr);
     percentile_lists::as_list_of_percentiles(expr);

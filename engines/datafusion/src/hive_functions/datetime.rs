@@ -143,6 +143,13 @@ pub fn functions() -> Vec<ScalarUDF> {
             },
         )
         .udf(),
+        HiveFunction::rewrite(
+            "convert_timezone",
+            zones_and_time,
+            naive_timestamp,
+            convert_timezone,
+        )
+        .udf(),
         HiveFunction::rewrite("to_timestamp", to_timestamp_types, timestamp, to_timestamp).udf(),
         HiveFunction::computed("make_date", three_integers, date, make_valid_date).udf(),
         HiveFunction::rewrite(
@@ -620,6 +627,48 @@ fn zone(name: &str, expr: &Expr) -> Result<String> {
             "{name}: the time zone must be a constant such as 'Asia/Seoul' or '+09:00'"
         ))),
     }
+}
+
+/// `convert_timezone([source_zone, ]target_zone, ts)`: Spark's (3.4 and later).
+fn zones_and_time(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
+    let zone_like = |z: &DataType| is_string(z) || z.is_null();
+    match types {
+        [target, t] if zone_like(target) && is_date_like(t) => Ok(vec![DataType::Utf8, t.clone()]),
+        [source, target, t] if zone_like(source) && zone_like(target) && is_date_like(t) => {
+            Ok(vec![DataType::Utf8, DataType::Utf8, t.clone()])
+        }
+        _ => Err(bad_arguments(
+            name,
+            "([source time zone, ]target time zone, timestamp)",
+            types,
+        )),
+    }
+}
+
+/// The wall-clock time `ts` reads in the source zone (the session's when none is given)
+/// at that moment in the target zone, as Spark's `convert_timezone`; NULL for a NULL zone.
+fn convert_timezone(args: Vec<Expr>, types: &[DataType]) -> Result<Expr> {
+    let (zones, time) = args.split_at(args.len() - 1);
+    if zones.iter().any(|z| literal_string(z) == Some(None)) {
+        return Ok(lit(ScalarValue::TimestampNanosecond(None, None)));
+    }
+    let time_type = &types[types.len() - 1];
+    let wall_clock = match time_type {
+        DataType::Timestamp(_, Some(_)) => utc_to_session(time[0].clone()),
+        _ => as_moment(&time[0], time_type),
+    };
+    let (moment, target) = match zones {
+        [target] => (
+            session_to_utc(wall_clock),
+            zone("convert_timezone", target)?,
+        ),
+        [source, target] => (
+            zone_to_utc(wall_clock, &zone("convert_timezone", source)?),
+            zone("convert_timezone", target)?,
+        ),
+        _ => unreachable!("one or two zones"),
+    };
+    Ok(utc_to_zone(moment, &target))
 }
 
 fn date_and_zone(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {

@@ -2027,3 +2027,50 @@ async fn try_to_timestamp_and_try_to_date_give_null_for_text_that_does_not_read(
     )
     .await;
 }
+
+#[tokio::test]
+async fn convert_timezone_reads_a_wall_clock_time_of_one_zone_in_another() {
+    // pyspark 4.3's answers (a UTC session).
+    let engine = engine().await;
+    let session = open(&engine);
+    check(
+        &engine,
+        &session,
+        "SELECT CAST(convert_timezone('Asia/Seoul', TIMESTAMP'2024-01-01 00:00:00') AS STRING), \
+         CAST(convert_timezone('UTC', 'Asia/Seoul', TIMESTAMP'2024-01-01 00:00:00') AS STRING), \
+         CAST(convert_timezone('America/Los_Angeles', 'UTC', '2024-03-10 02:30:00') AS STRING), \
+         CAST(convert_timezone('UTC', '+05:30', TIMESTAMP'2024-01-01 00:00:00') AS STRING), \
+         convert_timezone(NULL, 'UTC', TIMESTAMP'2024-01-01 00:00:00')",
+        &[
+            "2024-01-01 09:00:00",
+            "2024-01-01 09:00:00",
+            "2024-03-10 10:30:00",
+            "2024-01-01 05:30:00",
+            "NULL",
+        ],
+    )
+    .await;
+    let message = error(
+        &engine,
+        &session,
+        "SELECT convert_timezone('Mars/X', 'UTC', TIMESTAMP'2024-01-01 00:00:00')",
+    )
+    .await
+    .to_string();
+    assert!(message.contains("'Mars/X' is not a time zone"), "{message}");
+}
+
+#[tokio::test]
+async fn ltrim_rtrim_and_trim_of_two_arguments_take_the_characters_first_as_in_spark() {
+    // pyspark 4.3's answers.
+    let engine = engine().await;
+    let session = open(&engine);
+    check(
+        &engine,
+        &session,
+        "SELECT ltrim('x', 'xxa'), rtrim('x', 'axx'), ltrim('xxa', 'x'), btrim('xxaxx', 'x'), \
+         trim('xxaxx', 'x'), trim('x', 'xxaxx'), ltrim('  a'), TRIM(LEADING 'x' FROM 'xxa')",
+        &["a", "a", "", "a", "", "a", "a", "a"],
+    )
+    .await;
+}

@@ -141,6 +141,7 @@ const USAGE: &[(&str, &str, &str)] = &[
     ("from_csv", "from_csv(line, 'a INT, b DATE'[, options])", "the CSV line read into the struct the schema literal names; a value its type cannot read is NULL"),
     ("schema_of_csv", "schema_of_csv(line[, options])", "the struct Spark's CSV reader infers for the line (STRUCT<_c0: INT, _c1: STRING>), for from_csv"),
     ("length", "length(x), char_length(x) or character_length(x)", "the characters of the string, or the bytes of the binary value, an INT"),
+    ("convert_timezone", "convert_timezone([source_zone, ]target_zone, ts)", "the wall-clock time ts reads in the source zone (the session's by default) at that moment in the target zone"),
     ("luhn_check", "luhn_check(s)", "whether s is digits whose Luhn checksum is 0 (a card number's check)"),
     ("shuffle", "shuffle(array)", "the array's elements in a random order, a new one for each row"),
     ("array_insert", "array_insert(array, pos, value)", "the array with value at pos (1 the first, -1 after the last), NULLs filling a gap"),

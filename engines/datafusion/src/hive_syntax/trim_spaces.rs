@@ -1,9 +1,14 @@
 //! `TRIM(BOTH FROM s)`, `TRIM(LEADING FROM s)` and `TRIM(TRAILING FROM s)`, Spark's trims of
 //! spaces without characters to trim, which DataFusion's parser refuses (it reads `FROM` as
 //! the characters): written `TRIM(BOTH ' ' FROM s)` before parsing.
+//!
+//! Spark's two-argument `ltrim(trimStr, s)`, `rtrim(trimStr, s)` and `trim(trimStr, s)` take
+//! the characters first, where DataFusion's take the string first: their arguments are
+//! swapped after parsing ([`spark_argument_order`]). `btrim(s, trimStr)` is alike in both.
 
 use std::borrow::Cow;
 
+use datafusion::sql::sqlparser::ast::{Expr, FunctionArg, FunctionArgExpr, FunctionArguments};
 use datafusion::sql::sqlparser::dialect::GenericDialect;
 use datafusion::sql::sqlparser::keywords::Keyword;
 use datafusion::sql::sqlparser::tokenizer::{Token, Tokenizer};
@@ -67,6 +72,33 @@ fn byte_offset(text: &str, line: u64, column: u64) -> Option<usize> {
         .char_indices()
         .nth(column)
         .map(|(at, _)| line_start + at)
+}
+
+/// `ltrim(trimStr, s)`, `rtrim(trimStr, s)` and `trim(trimStr, s)` as written for Spark, with
+/// their arguments in DataFusion's order (`ltrim('x', 'xxa')` is `a`, as in Spark).
+pub(super) fn spark_argument_order(expr: &mut Expr) {
+    let is_side_trim = matches!(
+        super::function_name(expr).as_deref(),
+        Some("ltrim" | "rtrim")
+    );
+    match expr {
+        Expr::Trim {
+            trim_where: None,
+            trim_what: None,
+            expr: text,
+            trim_characters: Some(characters),
+        } if characters.len() == 1 => std::mem::swap(text.as_mut(), &mut characters[0]),
+        Expr::Function(function) if is_side_trim => {
+            if let FunctionArguments::List(list) = &mut function.args {
+                if let [FunctionArg::Unnamed(FunctionArgExpr::Expr(_)), FunctionArg::Unnamed(FunctionArgExpr::Expr(_))] =
+                    list.args.as_slice()
+                {
+                    list.args.swap(0, 1);
+                }
+            }
+        }
+        _ => {}
+    }
 }
 
 #[cfg(test)]
