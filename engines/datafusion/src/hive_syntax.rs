@@ -807,6 +807,7 @@ impl VisitorMut for LateralViews {
             return ControlFlow::Break(error);
         }
         posexplode_columns(select);
+        exists_columns::as_counts(select);
         if self.maps {
             self.exploded_maps |= map_explode_columns(select);
         }
@@ -2072,6 +2073,7 @@ mod cast_functions;
 mod cast_names;
 mod decode_cases;
 mod edge_answers;
+mod exists_columns;
 mod extract_fields;
 mod generators;
 pub(crate) mod integer_literals;

@@ -1805,3 +1805,26 @@ async fn an_inline_tables_columns_are_named_as_spark_names_them() {
     .await;
     assert_eq!(rows[3..5], ["| 1 | a |", "| 2 | b |"], "{rows:?}");
 }
+
+#[tokio::test]
+async fn exists_in_a_select_list_answers_as_in_spark() {
+    // pyspark 4.3's answers; DataFusion's planner refused EXISTS outside a filter.
+    let engine = engine().await;
+    let session = open(&engine);
+    let sql = "SELECT c.id, \
+         EXISTS (SELECT 1 FROM VALUES (1), (1), (3) AS o(cid) WHERE o.cid = c.id) AS has, \
+         NOT EXISTS (SELECT o.cid FROM VALUES (1), (3) AS o(cid) WHERE o.cid = c.id) AS hasnt, \
+         CASE WHEN EXISTS (SELECT 1) THEN 'y' ELSE 'n' END AS always \
+         FROM VALUES (1), (2), (3) AS c(id) ORDER BY c.id";
+    let batches = crate::test_util::run(&engine, &session, sql)
+        .await
+        .unwrap_or_else(|e| panic!("{sql} failed: {e}"));
+    assert_eq!(
+        crate::test_util::formatted_rows(&batches),
+        vec![
+            vec!["1", "true", "false", "y"],
+            vec!["2", "false", "true", "y"],
+            vec!["3", "true", "false", "y"],
+        ]
+    );
+}
