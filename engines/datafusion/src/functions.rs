@@ -4,6 +4,8 @@
 //! - `current_database()` (alias `current_schema()`, as in Spark): the database unqualified
 //!   names resolve in, which `USE` changes; Hive scripts and SQL editors ask it to know
 //!   where a session is.
+//! - `current_catalog()`: the catalog unqualified names resolve in (`datafusion`, the one
+//!   the metadata calls list).
 //! - `current_user()` (alias `logged_in_user()`): the user the session runs as, as the
 //!   gateway passed it (the proxy user when one was allowed), read from [`SessionUser`].
 //! - `current_timezone()`: the session's time zone, as Spark's; `current_timestamp()`
@@ -24,6 +26,7 @@ use datafusion::prelude::SessionContext;
 /// Registers the functions in a session's context.
 pub fn register(ctx: &SessionContext) {
     ctx.register_udf(ScalarUDF::from(SessionValue::current_database()));
+    ctx.register_udf(ScalarUDF::from(SessionValue::current_catalog()));
     ctx.register_udf(ScalarUDF::from(SessionValue::current_user()));
     ctx.register_udf(ScalarUDF::from(SessionValue::current_timezone()));
     ctx.register_udf(crate::time_zones::SessionNow::udf());
@@ -94,7 +97,8 @@ macro_rules! identified_by_name {
 pub(crate) use identified_by_name;
 
 /// A function of no arguments whose value is one of the session's settings, read when the
-/// query runs: `current_database()` and `current_user()`.
+/// query runs: `current_database()`, `current_catalog()`, `current_user()` and
+/// `current_timezone()`.
 struct SessionValue {
     name: &'static str,
     aliases: Vec<String>,
@@ -123,6 +127,13 @@ impl SessionValue {
     fn current_database() -> Self {
         Self::new("current_database", &["current_schema"], |options| {
             Some(options.catalog.default_schema.clone())
+        })
+    }
+
+    /// `current_catalog()`: the catalog unqualified names are looked up in.
+    fn current_catalog() -> Self {
+        Self::new("current_catalog", &[], |options| {
+            Some(options.catalog.default_catalog.clone())
         })
     }
 

@@ -222,7 +222,11 @@ fn decimal_literal_operand(mut expr: RawBinaryExpr, schema: &DFSchema) -> RawBin
 /// `a DIV b` as Hive's and Spark's: the quotient's integer part (towards zero) as a
 /// `BIGINT`, NULL for a zero divisor. Integers divide as `BIGINT`s; other numbers divide in
 /// their type before the fraction is dropped (`7.9 DIV 0.5` is 15, as Spark's decimals).
-fn integer_divide(dividend: LogicalExpr, divisor: LogicalExpr, integers: bool) -> LogicalExpr {
+pub(crate) fn integer_divide(
+    dividend: LogicalExpr,
+    divisor: LogicalExpr,
+    integers: bool,
+) -> LogicalExpr {
     let (dividend, divisor) = if integers {
         (
             cast(dividend, DataType::Int64),
@@ -1874,17 +1878,47 @@ fn hive_unescape(text: &str) -> String {
     out
 }
 
+/// Whether an operand may start after `text`: at its start, after `(`, `,` or an operator,
+/// or after a keyword that an expression follows. After anything else (a name, a number, a
+/// `)`) an operator is expected, so `x div (2)` divides where `SELECT div(7, 2)` calls.
+fn operand_may_start(text: &str) -> bool {
+    const BEFORE_AN_OPERAND: &[&str] = &[
+        "select", "where", "and", "or", "not", "when", "then", "else", "on", "having", "by",
+        "distinct", "case", "all", "return", "in", "is", "like", "between",
+    ];
+    let text = text.trim_end();
+    match text.chars().last() {
+        None => true,
+        Some(c) if c.is_alphanumeric() || c == '_' => {
+            let word: String = text
+                .chars()
+                .rev()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            BEFORE_AN_OPERAND.iter().any(|keyword| {
+                keyword
+                    .chars()
+                    .rev()
+                    .eq(word.chars().map(|c| c.to_ascii_lowercase()))
+            })
+        }
+        Some(c) => "(,=<>+-*/%|&^!~".contains(c),
+    }
+}
+
 /// A statement's text with what DataFusion's tokenizer reads otherwise than Hive written
 /// as it reads it: Hive's `\'` inside a string literal as `''` and `\"` inside a
 /// double-quoted one as `""` (DataFusion ends the literal at the quote, as standard SQL
 /// does; the other backslash escapes are left for [`hive_unescape`]), and the operator `DIV`
 /// as `//`, which DataFusion parses (with `*`'s precedence) and [`HiveDivision`] plans,
 /// a typed number literal (`2.5D`) as its value ([`number_literals`]),
-/// and `current_user()` as `current_user`, the only form DataFusion's parser takes (the
-/// keyword without parentheses). Comments, strings and backquoted identifiers are passed over, and a text with none of
+/// and `current_user()` and `current_catalog()` as `current_user` and `current_catalog`,
+/// the only form DataFusion's parser takes of these keywords. Comments, strings and backquoted identifiers are passed over, and a text with none of
 /// these is returned as it is.
 pub fn rewrite_text(sql: &str) -> std::borrow::Cow<'_, str> {
-    const CURRENT_USER: &str = "current_user";
+    // Keywords the parser takes only without parentheses; each starts with `current_`.
+    const BARE_KEYWORDS: &[&str] = &["current_user", "current_catalog"];
+    const CURRENT: &str = "current_";
     if !sql.contains("\\'")
         && !sql.contains("\\\"")
         && !number_literals::may_hold_one(sql)
@@ -1894,8 +1928,8 @@ pub fn rewrite_text(sql: &str) -> std::borrow::Cow<'_, str> {
             .any(|w| w.eq_ignore_ascii_case(b"div"))
         && !sql
             .as_bytes()
-            .windows(CURRENT_USER.len())
-            .any(|w| w.eq_ignore_ascii_case(CURRENT_USER.as_bytes()))
+            .windows(CURRENT.len())
+            .any(|w| w.eq_ignore_ascii_case(CURRENT.as_bytes()))
     {
         return sql.into();
     }
@@ -1915,13 +1949,15 @@ pub fn rewrite_text(sql: &str) -> std::borrow::Cow<'_, str> {
                 word.push(next);
                 chars.next();
             }
-            // `t.div` is a column.
-            if word.eq_ignore_ascii_case("div") && !out.trim_end().ends_with('.') {
+            // `t.div` is a column, `div(a, b)` Spark's function.
+            let called =
+                chars.clone().find(|c| !c.is_whitespace()) == Some('(') && operand_may_start(&out);
+            if word.eq_ignore_ascii_case("div") && !out.trim_end().ends_with('.') && !called {
                 out.push_str("//");
             } else {
                 out.push_str(&word);
             }
-            if word.eq_ignore_ascii_case(CURRENT_USER) {
+            if BARE_KEYWORDS.iter().any(|k| word.eq_ignore_ascii_case(k)) {
                 // `current_user ( )`: the parentheses dropped.
                 let rest: String = chars.clone().collect();
                 let after_open = rest.trim_start().strip_prefix('(');

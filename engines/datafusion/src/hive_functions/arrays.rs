@@ -1,5 +1,5 @@
 //! Spark's array functions DataFusion lacks or counts otherwise: `slice`, `array_insert`,
-//! `shuffle` and `try_element_at` (of an array or a map).
+//! `shuffle`, `try_element_at` (of an array or a map) and `get`.
 
 use std::sync::Arc;
 
@@ -11,7 +11,7 @@ use datafusion::arrow::compute::{concat, take};
 use datafusion::arrow::datatypes::{DataType, Int32Type};
 use datafusion::error::{DataFusionError, Result};
 use datafusion::functions_nested::expr_fn::{array_element, map_extract};
-use datafusion::logical_expr::{lit, ScalarUDF, Signature, Volatility};
+use datafusion::logical_expr::{lit, when, Expr, ScalarUDF, Signature, Volatility};
 
 use super::{bad_arguments, is_integer, HiveFunction};
 
@@ -54,6 +54,25 @@ pub fn functions() -> Vec<ScalarUDF> {
         )
         // Drawn anew for each row, as Spark's.
         .with_signature(Signature::user_defined(Volatility::Volatile))
+        .udf(),
+        // Spark's `get(array, index)` counts from 0 and is NULL outside the array, a
+        // negative index included (which `array_element` would count from the end).
+        HiveFunction::rewrite(
+            "get",
+            |name, types| match types {
+                [a, i] if is_list(a) && is_integer(i) => Ok(vec![list_type(a), DataType::Int64]),
+                _ => Err(bad_arguments(name, "(array, index)", types)),
+            },
+            |t| Ok(element_type(&t[0])),
+            |a, _| {
+                let [array, index] = <[Expr; 2]>::try_from(a).expect("two arguments");
+                when(
+                    index.clone().gt_eq(lit(0i64)),
+                    array_element(array, index + lit(1i64)),
+                )
+                .end()
+            },
+        )
         .udf(),
         HiveFunction::rewrite(
             "try_element_at",

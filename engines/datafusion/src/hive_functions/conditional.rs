@@ -1,6 +1,6 @@
 //! Hive's conditional functions: `if`, `isnull`, `isnotnull`, `istrue`, `isfalse`,
 //! `isnottrue`, `isnotfalse`, and `field`, a search among its arguments; and Spark's
-//! aggregate `count_if`.
+//! `equal_null` and aggregate `count_if`.
 
 use std::sync::Arc;
 
@@ -11,8 +11,8 @@ use datafusion::error::Result;
 use datafusion::logical_expr::function::{AccumulatorArgs, StateFieldsArgs};
 use datafusion::logical_expr::type_coercion::binary::type_union_resolution;
 use datafusion::logical_expr::{
-    lit, when, Accumulator, AggregateUDF, AggregateUDFImpl, Documentation, Expr, ScalarUDF,
-    Signature, Volatility,
+    binary_expr, lit, when, Accumulator, AggregateUDF, AggregateUDFImpl, Documentation, Expr,
+    Operator, ScalarUDF, Signature, Volatility,
 };
 
 use super::{bad_arguments, HiveFunction};
@@ -27,6 +27,23 @@ pub fn functions() -> Vec<ScalarUDF> {
         HiveFunction::rewrite("isnotnull", any_one, boolean, |mut args, _| {
             Ok(args.remove(0).is_not_null())
         })
+        .udf(),
+        // Spark's `equal_null(a, b)`: `a <=> b`, true for two NULLs.
+        HiveFunction::rewrite(
+            "equal_null",
+            |name, types| {
+                let common = crate::spark_casts::common_types::string_common_type(types)
+                    .or_else(|| type_union_resolution(types))
+                    .filter(|_| types.len() == 2)
+                    .ok_or_else(|| bad_arguments(name, "two values of one type", types))?;
+                Ok(vec![common.clone(), common])
+            },
+            boolean,
+            |a, _| {
+                let [left, right] = <[Expr; 2]>::try_from(a).expect("two arguments");
+                Ok(binary_expr(left, Operator::IsNotDistinctFrom, right))
+            },
+        )
         .udf(),
         HiveFunction::rewrite("field", coerce_field, |_| Ok(DataType::Int32), field).udf(),
         // Hive 3's `x IS [NOT] TRUE|FALSE` as functions: never NULL.

@@ -1,6 +1,7 @@
 //! Hive's functions between numbers, bytes and their text forms: `conv`, `bin`, `unhex`,
 //! `unbase64`, `sha1` (`sha`), `crc32`, `soundex`, and Hive's `hash`; Spark's `to_binary`,
-//! `try_to_binary` and `is_valid_utf8`. Each is computed value by value
+//! `try_to_binary`, `is_valid_utf8`, `make_valid_utf8`, `validate_utf8` and
+//! `try_validate_utf8`. Each is computed value by value
 //! ([`HiveFunction::computed`]); none has a DataFusion equivalent with Hive's answers.
 
 use std::sync::Arc;
@@ -39,6 +40,27 @@ pub fn functions() -> Vec<ScalarUDF> {
             string_or_binary,
             |_| Ok(DataType::Boolean),
             is_valid_utf8,
+        )
+        .udf(),
+        HiveFunction::computed(
+            "make_valid_utf8",
+            string_or_binary,
+            |_| Ok(DataType::Utf8),
+            |a| utf8_of(a, InvalidUtf8::Replace),
+        )
+        .udf(),
+        HiveFunction::computed(
+            "validate_utf8",
+            string_or_binary,
+            |_| Ok(DataType::Utf8),
+            |a| utf8_of(a, InvalidUtf8::Fail),
+        )
+        .udf(),
+        HiveFunction::computed(
+            "try_validate_utf8",
+            string_or_binary,
+            |_| Ok(DataType::Utf8),
+            |a| utf8_of(a, InvalidUtf8::Null),
         )
         .udf(),
         HiveFunction::computed("sha1", string_or_binary, |_| Ok(DataType::Utf8), sha1)
@@ -250,6 +272,42 @@ fn is_valid_utf8(args: &[ArrayRef]) -> Result<ArrayRef> {
         .map(|bytes| bytes.map(|b| std::str::from_utf8(b).is_ok()))
         .collect();
     Ok(Arc::new(checked))
+}
+
+/// What Spark's UTF-8 functions make of bytes that are not UTF-8.
+#[derive(Clone, Copy)]
+enum InvalidUtf8 {
+    /// `make_valid_utf8`: each invalid sequence becomes U+FFFD.
+    Replace,
+    /// `validate_utf8`: the query fails, naming the bytes.
+    Fail,
+    /// `try_validate_utf8`: NULL.
+    Null,
+}
+
+/// Spark's `make_valid_utf8(x)`, `validate_utf8(x)` and `try_validate_utf8(x)`: the text of
+/// `x`'s bytes, which for a string (always UTF-8 here) is the string itself.
+fn utf8_of(args: &[ArrayRef], invalid: InvalidUtf8) -> Result<ArrayRef> {
+    let mut texts = Vec::with_capacity(args[0].len());
+    for bytes in bytes_of(&args[0])? {
+        let text = match bytes.map(|b| (b, std::str::from_utf8(b))) {
+            None => None,
+            Some((_, Ok(text))) => Some(text.to_owned()),
+            Some((bytes, Err(_))) => match invalid {
+                InvalidUtf8::Replace => Some(String::from_utf8_lossy(bytes).into_owned()),
+                InvalidUtf8::Null => None,
+                InvalidUtf8::Fail => {
+                    return Err(DataFusionError::Execution(format!(
+                        "validate_utf8: X'{}' is not UTF-8 (make_valid_utf8 replaces what is \
+                         not; try_validate_utf8 gives NULL)",
+                        hex(bytes).to_uppercase()
+                    )))
+                }
+            },
+        };
+        texts.push(text);
+    }
+    Ok(string_result(texts.into_iter()))
 }
 
 /// `unbase64(s)`: the bytes of base 64 text, read as Hive's (commons-codec) reads it:

@@ -1,5 +1,6 @@
 //! Hive's and Spark's regex functions, `regexp_replace`, `regexp_extract`,
-//! `regexp_extract_all`, `split`, `rlike` (`regexp`, `regexp_like`) and `regexp_count`, with regexes read and
+//! `regexp_extract_all`, `split`, `rlike` (`regexp`, `regexp_like`), `regexp_count` and
+//! `regexp_instr`, with regexes read and
 //! applied as Java's `java.util.regex` reads and applies them, where DataFusion's use Rust's
 //! `regex` crate:
 //!
@@ -54,6 +55,13 @@ pub fn functions() -> Vec<ScalarUDF> {
             |name, types| strings(name, types, 2, "(text, regex)"),
             |_| Ok(DataType::Int32),
             regexp_count,
+        )
+        .udf(),
+        HiveFunction::computed(
+            "regexp_instr",
+            |name, types| text_regex_and_integer(name, types, "(text, regex[, group number])"),
+            |_| Ok(DataType::Int32),
+            regexp_instr,
         )
         .udf(),
     ]
@@ -431,6 +439,29 @@ fn regexp_count(args: &[ArrayRef]) -> Result<ArrayRef> {
                     count = count.saturating_add(1);
                 }
                 out.append_value(count);
+            }
+            _ => out.append_null(),
+        }
+    }
+    Ok(Arc::new(out.finish()))
+}
+
+/// Spark's `regexp_instr(text, regex[, group])`: where the first match starts, counted from 1
+/// in UTF-16 units as Java's `Matcher.start` counts, 0 without a match. Spark takes the
+/// group number and answers the whole match's start whatever it is; so does this.
+fn regexp_instr(args: &[ArrayRef]) -> Result<ArrayRef> {
+    let (texts, patterns) = (strings_of(&args[0]), strings_of(&args[1]));
+    let mut compiled = Compiled::new("regexp_instr");
+    let mut out = Int32Builder::with_capacity(texts.len());
+    for (text, pattern) in texts.into_iter().zip(patterns) {
+        match (text, pattern) {
+            (Some(text), Some(pattern)) => {
+                let first = compiled.get(pattern)?.matches(text).next().transpose()?;
+                let start = first.and_then(|captures| captures.get(0)).map_or(0, |m| {
+                    let before = text[..m.start()].encode_utf16().count();
+                    i32::try_from(before + 1).unwrap_or(i32::MAX)
+                });
+                out.append_value(start);
             }
             _ => out.append_null(),
         }

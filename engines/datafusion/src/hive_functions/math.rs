@@ -1,7 +1,7 @@
 //! Hive's arithmetic functions DataFusion lacks or takes otherwise: `pmod`, `mod`, `rand` with a
 //! seed, `e`, `abs`, `negative`, `positive`, `shiftleft`, `shiftright`, `bround`,
-//! `format_number`, `width_bucket`, and Spark's `try_divide`, `expm1`, `log1p`, `rint`,
-//! `hypot`.
+//! `format_number`, `width_bucket`, `factorial`, and Spark's `try_divide`, `div`, `expm1`,
+//! `log1p`, `rint`, `hypot`, `csc`, `sec`.
 
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex};
@@ -51,6 +51,43 @@ pub fn functions() -> Vec<ScalarUDF> {
         of_doubles("log1p", 1, |args| doubles(args, |x| x[0].ln_1p())),
         of_doubles("rint", 1, |args| doubles(args, |x| x[0].round_ties_even())),
         of_doubles("hypot", 2, |args| doubles(args, |x| x[0].hypot(x[1]))),
+        // As Java computes them: `csc(0)` is Infinity.
+        of_doubles("csc", 1, |args| doubles(args, |x| 1.0 / x[0].sin())),
+        of_doubles("sec", 1, |args| doubles(args, |x| 1.0 / x[0].cos())),
+        // Spark's `factorial(n)` is NULL outside 0..=20 (21! overflows a BIGINT), where
+        // DataFusion's fails the query.
+        HiveFunction::rewrite(
+            "factorial",
+            |name, types| match types {
+                [n] if is_integer(n) => Ok(vec![DataType::Int64]),
+                _ => Err(bad_arguments(name, "an integer", types)),
+            },
+            |_| Ok(DataType::Int64),
+            |a, _| {
+                let n = a[0].clone();
+                when(
+                    n.clone().between(lit(0i64), lit(20i64)),
+                    datafusion::functions::math::factorial().call(vec![n]),
+                )
+                .end()
+            },
+        )
+        .udf(),
+        // Spark's `div(a, b)`, the function form of `a DIV b`.
+        HiveFunction::rewrite(
+            "div",
+            two_numbers,
+            |_| Ok(DataType::Int64),
+            |a, t| {
+                let [dividend, divisor] = <[Expr; 2]>::try_from(a).expect("two arguments");
+                Ok(crate::hive_syntax::integer_divide(
+                    dividend,
+                    divisor,
+                    is_integer(&t[0]),
+                ))
+            },
+        )
+        .udf(),
         HiveFunction::rewrite(
             "try_divide",
             |name, types| match types {

@@ -1,7 +1,7 @@
 //! Hive's string functions: `concat`, `concat_ws` (of strings and arrays), `substr`,
 //! `locate`, `sha2`, `space`, `hex`, `base64`, `elt`, `parse_url`, `parse_url_tuple` (a struct
-//! per row; `hive_syntax` makes it a generator); Spark's `initcap`, `luhn_check` and
-//! `length` (of a binary value too). The regex
+//! per row; `hive_syntax` makes it a generator); Spark's `initcap`, `luhn_check`,
+//! `length` (of a binary value too) and `levenshtein` (with a threshold). The regex
 //! functions are
 //! [`super::java_regex`]'s.
 
@@ -30,6 +30,29 @@ pub fn functions() -> Vec<ScalarUDF> {
             one_string,
             |_| Ok(DataType::Boolean),
             luhn_check,
+        )
+        .udf(),
+        // Spark's `levenshtein(a, b, threshold)` is -1 for a distance beyond the threshold.
+        HiveFunction::rewrite(
+            "levenshtein",
+            |name, types| match types {
+                [a, b] if string_like(a) && string_like(b) => Ok(vec![DataType::Utf8; 2]),
+                [a, b, t] if string_like(a) && string_like(b) && is_integer(t) => {
+                    Ok(vec![DataType::Utf8, DataType::Utf8, DataType::Int32])
+                }
+                _ => Err(bad_arguments(name, "(string, string[, threshold])", types)),
+            },
+            |_| Ok(DataType::Int32),
+            |a, _| {
+                let distance = datafusion::functions::string::levenshtein()
+                    .call(vec![a[0].clone(), a[1].clone()]);
+                match a.get(2) {
+                    None => Ok(distance),
+                    Some(threshold) => when(distance.clone().gt(threshold.clone()), lit(-1i32))
+                        .when(threshold.clone().is_null(), lit(ScalarValue::Int32(None)))
+                        .otherwise(distance),
+                }
+            },
         )
         .udf(),
         HiveFunction::rewrite(

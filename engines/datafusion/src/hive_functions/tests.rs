@@ -1848,6 +1848,71 @@ async fn replace_without_a_replacement_removes_as_spark() {
 }
 
 #[tokio::test]
+async fn sparks_newer_scalars_answer_as_spark() {
+    // Spark 4.3's answers.
+    let engine = engine().await;
+    let s = open(&engine);
+    check(
+        &engine,
+        &s,
+        "SELECT regexp_instr('abc123def', '([a-z])([0-9])', 2), regexp_instr('h\u{e9}llo1', '[0-9]'), \
+         regexp_instr('abc', 'x'), regexp_instr(NULL, 'x'), regexp_instr('abc', '(x)?b', 1), \
+         typeof(regexp_instr('a', 'a')), get(array(1, 2), -1), get(array(1, 2), 0), \
+         get(array(1, 2), 5), levenshtein('abc', NULL, 1), levenshtein('kitten', 'sitting', 3), \
+         levenshtein('kitten', 'sitting', 2), levenshtein('kitten', 'sitting')",
+        &[
+            "3", "6", "0", "NULL", "2", "int", "NULL", "1", "NULL", "NULL", "3", "-1", "3",
+        ],
+    )
+    .await;
+    check(
+        &engine,
+        &s,
+        "SELECT factorial(-1), factorial(20), factorial(21), csc(1), sec(1), \
+         equal_null(1, NULL), equal_null(1, 1), equal_null(NULL, NULL), div(7.5, 2), \
+         div(-7, 2), div(1, 0), typeof(div(7, 2)), 7 DIV 2, (9) div (2)",
+        &[
+            "NULL",
+            "2432902008176640000",
+            "NULL",
+            "1.1883951057781212",
+            "1.8508157176809255",
+            "false",
+            "true",
+            "true",
+            "3",
+            "-3",
+            "NULL",
+            "bigint",
+            "3",
+            "4",
+        ],
+    )
+    .await;
+    check(
+        &engine,
+        &s,
+        "SELECT make_valid_utf8(X'61ff62'), try_validate_utf8(X'ff'), validate_utf8('a'), \
+         make_valid_utf8('b'), current_catalog(), current_catalog",
+        &["a\u{fffd}b", "NULL", "a", "b", "datafusion", "datafusion"],
+    )
+    .await;
+    let failed = error(&engine, &s, "SELECT validate_utf8(X'ff')").await;
+    assert!(
+        failed.to_string().contains("X'FF' is not UTF-8"),
+        "{failed}"
+    );
+    check(
+        &engine,
+        &s,
+        "SELECT typeof(grouping(a)), typeof(regr_count(a, a)) FROM VALUES (1) AS t(a) \
+         GROUP BY ROLLUP(a) ORDER BY 1 LIMIT 1",
+        &["tinyint", "bigint"],
+    )
+    .await;
+}
+
+#[tokio::test]
 async fn sparks_binary_texts_checks_and_row_ids() {
     // Spark 4.3's answers.
     let engine = engine().await;

@@ -7,8 +7,9 @@
 //! Counts and positions DataFusion gives as unsigned 64-bit integers, which no Hive type
 //! holds (the engine sends them as `DECIMAL(20,0)`, so PyHive handed out `Decimal('3')`), are
 //! `BIGINT`s, as Spark types them: `approx_count_distinct(x)`, `array_position(a, x)` (and
-//! its other name `array_indexof`), `array_length` and `array_ndims`; `cardinality(x)` is
-//! Spark's other name for `size(x)`, an `INT`, -1 for NULL.
+//! its other name `array_indexof`), `array_length`, `array_ndims` and `regr_count(y, x)`;
+//! `cardinality(x)` is Spark's other name for `size(x)`, an `INT`, -1 for NULL. Spark's
+//! `grouping(x)` is a `TINYINT` (DataFusion's an `INT`).
 //!
 //! Spark's `first(x, true)`, `last(x, true)`, `first_value(x, true)`, `last_value(x, true)`
 //! and `nth_value(x, n, true)`, whose last argument says to skip NULLs, are DataFusion's
@@ -47,9 +48,15 @@ pub(super) fn as_spark(expr: &mut Expr) {
             super::function_call("coalesce", vec![expr.clone(), number("0")]),
             None,
         )),
-        ("approx_count_distinct" | "approx_distinct" | "array_length" | "array_ndims", _) => {
-            bigint(expr.clone())
-        }
+        (
+            "approx_count_distinct"
+            | "approx_distinct"
+            | "array_length"
+            | "array_ndims"
+            | "regr_count",
+            _,
+        ) => bigint(expr.clone()),
+        ("grouping", [_]) => cast_to(expr.clone(), DataType::TinyInt(None)),
         ("cardinality", [value]) => super::function_call("size", vec![(*value).clone()]),
         ("regexp_substr", [text, pattern]) => super::function_call(
             "nullif",
@@ -116,10 +123,14 @@ fn null_flag_as_treatment(expr: &mut Expr) {
 }
 
 fn bigint(value: Expr) -> Expr {
+    cast_to(value, DataType::BigInt(None))
+}
+
+fn cast_to(value: Expr, data_type: DataType) -> Expr {
     Expr::Cast {
         kind: CastKind::Cast,
         expr: Box::new(value),
-        data_type: DataType::BigInt(None),
+        data_type,
         array: false,
         format: None,
     }

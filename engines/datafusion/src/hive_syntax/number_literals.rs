@@ -74,6 +74,10 @@ pub(super) fn read(first: char, chars: &mut Peekable<Chars<'_>>) -> String {
         "Y" => format!("CAST({number} AS TINYINT)"),
         "S" => format!("CAST({number} AS SMALLINT)"),
         "L" if number.contains('.') || exponent => return number,
+        // `-9223372036854775808L`, the smallest BIGINT: its digits alone are one more than
+        // the largest, so they stay a number for the parser to negate (the CAST would be
+        // NULL before the minus applied).
+        "L" if number == "9223372036854775808" => return number,
         "L" => format!("CAST({number} AS BIGINT)"),
         "F" => format!("CAST({number} AS FLOAT)"),
         "D" if number.contains('.') || exponent => number.clone(),
@@ -140,6 +144,11 @@ mod tests {
         assert_eq!(
             row("SELECT 120000.5D + 1, 1e3D, 7Y, 0.10BD, -2S").await,
             ["120001.5", "1000.0", "7", "0.10", "-2"]
+        );
+        // The smallest BIGINT, whose digits alone are beyond the largest.
+        assert_eq!(
+            row("SELECT -9223372036854775808L, arrow_typeof(-9223372036854775808L)").await,
+            ["-9223372036854775808", "Int64"]
         );
     }
 
