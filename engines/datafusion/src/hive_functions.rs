@@ -196,6 +196,13 @@ pub const ALIASES: &[(&str, &str)] = &[
     // Spark's try_ forms, NULL where the text does not read: what these already answer.
     ("to_timestamp", "try_to_timestamp"),
     ("to_date", "try_to_date"),
+    ("make_timestamp", "try_make_timestamp"),
+    // Spark's timestamps with and without a local zone: one type here, a wall-clock time in
+    // the session's zone, which both are shown as.
+    ("to_timestamp", "to_timestamp_ltz"),
+    ("to_timestamp", "to_timestamp_ntz"),
+    ("make_timestamp", "make_timestamp_ltz"),
+    ("make_timestamp", "make_timestamp_ntz"),
 ];
 
 /// Registers the Hive functions and aliases in a session's context.

@@ -2072,7 +2072,7 @@ async fn every_name_of_an_aggregate_can_be_called_in_one_query() {
 }
 
 #[tokio::test]
-async fn try_to_timestamp_and_try_to_date_give_null_for_text_that_does_not_read() {
+async fn try_and_zoned_forms_of_the_timestamp_functions_answer_as_spark() {
     // pyspark 4.3's answers.
     let engine = engine().await;
     let session = open(&engine);
@@ -2088,6 +2088,21 @@ async fn try_to_timestamp_and_try_to_date_give_null_for_text_that_does_not_read(
             "2024-05-17T10:00:00",
             "NULL",
             "2024-05-17",
+        ],
+    )
+    .await;
+    check(
+        &engine,
+        &session,
+        "SELECT to_timestamp_ntz('2024-05-17 10:11:12'), to_timestamp_ltz('2024-05-17', \
+         'yyyy-MM-dd'), make_timestamp_ntz(2024, 5, 17, 10, 11, 12.5), \
+         make_timestamp_ltz(2024, 5, 17, 10, 11, 12), try_make_timestamp(2024, 13, 1, 0, 0, 0)",
+        &[
+            "2024-05-17T10:11:12",
+            "2024-05-17T00:00:00",
+            "2024-05-17T10:11:12.500",
+            "2024-05-17T10:11:12",
+            "NULL",
         ],
     )
     .await;
