@@ -43,6 +43,7 @@
 //! - `reflect`: `reflect` (`java_method`), the Java static methods analysts call through it.
 //! - `url_coding`: `url_encode`, `url_decode`, `try_url_decode`, Java's form encoding.
 //! - `bits`: `shiftrightunsigned`, and Spark's `bit_count` and `bit_get` (`getbit`).
+//! - `bitmaps`: Spark's bitmap functions and aggregates for exact distinct counts.
 //! - `extremes`: Spark's aggregates `max_by` and `min_by`.
 //! - `nested_extremes`: `max` and `min` of structs and arrays in Spark's order (an analyzer
 //!   rule, through `max_by` and `min_by`).
@@ -65,7 +66,7 @@
 //! - `assertions`: Spark's `assert_true`.
 //! - `aes`: Spark's `aes_encrypt`, `aes_decrypt` and `try_aes_decrypt` (GCM, CBC, ECB).
 //! - `quoting`: Hive's `quote`.
-//! - `json_arrays`: Spark's `json_array_length`.
+//! - `json_arrays`: Spark's `json_array_length` and `json_object_keys`.
 //! - `json_schemas`: Spark's `schema_of_json`, the type its JSON reader infers.
 //! - `csv_values`: Spark's `to_csv`, `from_csv` and `schema_of_csv`.
 //! - `most_frequent`: Spark's aggregate `mode`.
@@ -111,6 +112,7 @@ pub mod aes;
 pub mod array_matches;
 pub mod arrays;
 pub mod assertions;
+pub mod bitmaps;
 pub mod bits;
 pub mod calendar_names;
 pub mod charsets;
@@ -214,6 +216,7 @@ pub fn register(ctx: &SessionContext) {
         .chain(java_regex::functions())
         .chain(timestamp_units::functions())
         .chain(json::functions())
+        .chain(bitmaps::functions())
         .chain(json_values::functions())
         .chain(collections::functions())
         .chain(math::functions())
@@ -252,6 +255,7 @@ pub fn register(ctx: &SessionContext) {
     for udaf in collections::aggregates()
         .into_iter()
         .chain(conditional::aggregates())
+        .chain(bitmaps::aggregates())
         .chain(ngrams::aggregates())
         .chain(histogram::aggregates())
         .chain(extremes::aggregates())

@@ -148,7 +148,7 @@ pub(super) fn string_result(values: impl Iterator<Item = Option<String>>) -> Arr
     Arc::new(out.finish())
 }
 
-fn binary_result(values: impl Iterator<Item = Option<Vec<u8>>>) -> ArrayRef {
+pub(super) fn binary_result(values: impl Iterator<Item = Option<Vec<u8>>>) -> ArrayRef {
     let mut out = BinaryBuilder::new();
     for value in values {
         out.append_option(value);

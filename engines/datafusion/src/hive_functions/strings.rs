@@ -184,9 +184,17 @@ fn elt_types(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
 /// Hive's `substr` (alias `substring`); also what `SUBSTR(s, p)` and `SUBSTRING(s FROM p)`
 /// mean, which DataFusion plans apart from other calls ([`crate::hive_syntax`]).
 pub fn substr_udf() -> ScalarUDF {
-    HiveFunction::rewrite("substr", substr_types, |_| Ok(DataType::Utf8), hive_substr)
+    HiveFunction::rewrite("substr", substr_types, substr_returns, hive_substr)
         .with_aliases(&["substring"])
         .udf()
+}
+
+/// A binary value's substring is its bytes, a binary value.
+fn substr_returns(types: &[DataType]) -> Result<DataType> {
+    Ok(match types[0] {
+        DataType::Binary => DataType::Binary,
+        _ => DataType::Utf8,
+    })
 }
 
 /// `concat(a, b, ...)`: NULL when any argument is NULL, as in Hive and Spark (DataFusion's
@@ -306,7 +314,11 @@ fn concat_returns(types: &[DataType]) -> Result<DataType> {
 /// `substr(s, pos[, len])`, as Hive: `pos` counts from 1, or from the end when negative
 /// (`substr('hello', -3)` is `'llo'`), and 0 is 1; `''` when `pos` is beyond either end or
 /// `len` is not positive.
-fn hive_substr(args: Vec<Expr>, _: &[DataType]) -> Result<Expr> {
+fn hive_substr(args: Vec<Expr>, types: &[DataType]) -> Result<Expr> {
+    if types[0] == DataType::Binary {
+        let bytes = HiveFunction::computed("substr", substr_types, substr_returns, byte_substr);
+        return Ok(bytes.udf().call(args));
+    }
     let mut args = args.into_iter();
     let text = args.next().expect("a string");
     let pos = args.next().expect("a position");
@@ -334,8 +346,46 @@ fn hive_substr(args: Vec<Expr>, _: &[DataType]) -> Result<Expr> {
     empty.otherwise(taken)
 }
 
+/// `substr` of a binary value: its bytes as `substr` takes a string's characters.
+fn byte_substr(args: &[ArrayRef]) -> Result<ArrayRef> {
+    let values = super::encoding::bytes_of(&args[0])?;
+    let positions = integers_of(&args[1]);
+    let lengths = args.get(2).map(integers_of);
+    let taken = values.into_iter().enumerate().map(|(row, bytes)| {
+        let (bytes, pos) = (bytes?, positions[row]?);
+        let length = match &lengths {
+            Some(lengths) => Some(lengths[row]?),
+            None => None,
+        };
+        let size = bytes.len() as i64;
+        // As the string form: 0 is 1, a negative position counts from the end, and one
+        // beyond either end, or a length of 0 or less, takes nothing.
+        if pos.unsigned_abs() > size as u64 || length.is_some_and(|l| l <= 0) {
+            return Some(Vec::new());
+        }
+        let start = match pos {
+            1.. => pos - 1,
+            0 => 0,
+            _ => size + pos,
+        };
+        let end = length.map_or(size, |l| start.saturating_add(l).min(size));
+        Some(bytes[start as usize..end as usize].to_vec())
+    });
+    Ok(super::encoding::binary_result(taken))
+}
+
 fn substr_types(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
+    let binary = |t: &DataType| {
+        matches!(
+            t,
+            DataType::Binary | DataType::LargeBinary | DataType::BinaryView
+        )
+    };
     match types {
+        [b, p] if binary(b) && is_integer(p) => Ok(vec![DataType::Binary, DataType::Int64]),
+        [b, p, l] if binary(b) && is_integer(p) && is_integer(l) => {
+            Ok(vec![DataType::Binary, DataType::Int64, DataType::Int64])
+        }
         [s, p] if string_like(s) && is_integer(p) => Ok(vec![DataType::Utf8, DataType::Int64]),
         [s, p, l] if string_like(s) && is_integer(p) && is_integer(l) => {
             Ok(vec![DataType::Utf8, DataType::Int64, DataType::Int64])

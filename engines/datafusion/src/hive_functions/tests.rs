@@ -481,6 +481,16 @@ async fn concat_and_substr_mean_what_they_mean_in_hive() {
         &["llo", "hello", "el", "", "", "", "él", "NULL"],
     )
     .await;
+    // A binary value's bytes, alike (Spark's substr of a binary value is binary).
+    check(
+        &engine,
+        &session,
+        "SELECT hex(substr(X'010203', -2)), hex(substr(X'010203', 0, 1)), \
+         hex(substring(X'010203', 2, 5)), hex(substr(X'010203', 4)), \
+         typeof(substr(X'01', 1)), substr(CAST(NULL AS BINARY), 1)",
+        &["0203", "01", "0203", "", "binary", "NULL"],
+    )
+    .await;
     // The SQL syntax means the same.
     assert_eq!(
         row(
@@ -595,57 +605,76 @@ async fn describe_function_gives_the_hive_functions_usage() {
 
 #[test]
 fn every_hive_function_has_a_usage() {
-    use super::{
-        arrays, assertions, bits, calendar_names, charsets, collections, conditional, datetime,
-        epochs, generators, hashes, json, json_arrays, make_timestamp, maps, masking, math,
-        quoting, reflect, sentences, sequences, strings, try_arithmetic, types_of, url_coding,
-        xpath,
-    };
+    use super::*;
     let scalars = [
-        conditional::functions(),
-        datetime::functions(),
-        strings::functions(),
-        collections::functions(),
-        math::functions(),
-        masking::functions(),
-        charsets::functions(),
-        sentences::functions(),
-        generators::functions(),
-        json::functions(),
-        xpath::functions(),
-        reflect::functions(),
-        url_coding::functions(),
-        bits::functions(),
+        aes::functions(),
+        array_matches::functions(),
         arrays::functions(),
-        sequences::functions(),
-        maps::functions(),
-        try_arithmetic::functions(),
-        calendar_names::functions(),
-        epochs::functions(),
-        make_timestamp::functions(),
-        types_of::functions(),
-        hashes::functions(),
         assertions::functions(),
-        quoting::functions(),
+        bitmaps::functions(),
+        bits::functions(),
+        calendar_names::functions(),
+        charsets::functions(),
+        collections::functions(),
+        conditional::functions(),
+        csv_values::functions(),
+        datetime::functions(),
+        decimal_places::functions(),
+        encoding::functions(),
+        epochs::functions(),
+        generators::functions(),
+        hashes::functions(),
+        java_regex::functions(),
+        json::functions(),
         json_arrays::functions(),
+        json_schemas::functions(),
+        json_values::functions(),
+        make_timestamp::functions(),
+        maps::functions(),
+        masking::functions(),
+        math::functions(),
+        number_formats::functions(),
+        printf::functions(),
+        quoting::functions(),
+        reflect::functions(),
+        row_ids::functions(),
+        sentences::functions(),
+        sequences::functions(),
+        strings::functions(),
+        timestamp_units::functions(),
+        try_arithmetic::functions(),
+        types_of::functions(),
+        url_coding::functions(),
+        xpath::functions(),
     ];
-    for udf in scalars.iter().flatten() {
-        assert!(udf.documentation().is_some(), "{} has no usage", udf.name());
-    }
-    for udaf in collections::aggregates()
-        .into_iter()
-        .chain(conditional::aggregates())
-        .chain(super::ngrams::aggregates())
-        .chain(super::histogram::aggregates())
-        .chain(super::most_frequent::aggregates())
-        .chain(super::percentile_disc::aggregates())
-    {
-        assert!(
-            udaf.documentation().is_some(),
-            "{} has no usage",
-            udaf.name()
-        );
-    }
+    let mut undescribed: Vec<String> = scalars
+        .iter()
+        .flatten()
+        .filter(|udf| udf.documentation().is_none())
+        .map(|udf| udf.name().to_owned())
+        .collect();
+    let aggregates = [
+        bitmaps::aggregates(),
+        collections::aggregates(),
+        conditional::aggregates(),
+        decimal_average::aggregates(),
+        extremes::aggregates(),
+        histogram::aggregates(),
+        moments::aggregates(),
+        most_frequent::aggregates(),
+        ngrams::aggregates(),
+        percentile_disc::aggregates(),
+        quantile_summaries::aggregates(),
+        try_aggregates::aggregates(),
+    ];
+    undescribed.extend(
+        aggregates
+            .iter()
+            .flatten()
+            .filter(|udaf| udaf.documentation().is_none())
+            .map(|udaf| udaf.name().to_owned()),
+    );
+    assert!(undescribed.is_empty(), "no usage: {undescribed:?}");
 }
 
 #[test]

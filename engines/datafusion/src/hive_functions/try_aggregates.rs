@@ -24,7 +24,7 @@ use datafusion::common::ScalarValue;
 use datafusion::error::Result;
 use datafusion::logical_expr::function::{AccumulatorArgs, StateFieldsArgs};
 use datafusion::logical_expr::{
-    Accumulator, AggregateUDF, AggregateUDFImpl, Signature, Volatility,
+    Accumulator, AggregateUDF, AggregateUDFImpl, Documentation, Signature, Volatility,
 };
 
 use super::bad_arguments;
@@ -112,6 +112,10 @@ impl AggregateUDFImpl for TryTotal {
 
     fn signature(&self) -> &Signature {
         &self.signature
+    }
+
+    fn documentation(&self) -> Option<&Documentation> {
+        super::usage::documentation(self.name)
     }
 
     fn coerce_types(&self, types: &[DataType]) -> Result<Vec<DataType>> {
