@@ -6,7 +6,8 @@
 //! `SHOW COLUMNS IN t`, `SHOW FUNCTIONS`, `SHOW CREATE TABLE t`, `SHOW TBLPROPERTIES t`,
 //! `SHOW PARTITIONS t`, `SHOW TABLE EXTENDED LIKE 'p'`, `DESCRIBE t PARTITION (...)`; ETL
 //! scripts run `ANALYZE TABLE t COMPUTE STATISTICS`, `ADD JAR x`, `LIST JARS`, `CREATE
-//! FUNCTION f AS 'class'` ([`resources`]). DataFusion knows some of them under other
+//! FUNCTION f AS 'class'` ([`resources`]), and Spark's `CACHE TABLE`, `UNCACHE TABLE` and
+//! `REFRESH TABLE` ([`caching`]). DataFusion knows some of them under other
 //! names (a database is a schema), some not at all. [`plan`] recognises those from the
 //! statement's first words, answers them itself or rewrites them for DataFusion, and
 //! hands everything else to DataFusion's planner untouched.
@@ -147,6 +148,9 @@ pub enum HiveCommand {
     CreateTemporaryView(CreateView),
     /// `DROP VIEW [IF EXISTS] v` of one of the session's temporary views.
     DropTemporaryView(String),
+    /// Spark's `CACHE TABLE`, `UNCACHE TABLE`, `CLEAR CACHE` and `REFRESH`
+    /// ([`caching`]).
+    Cache(caching::CacheStatement),
 }
 
 #[derive(Debug, PartialEq, Eq)]
@@ -186,6 +190,7 @@ impl Planned {
             | Planned::Command(HiveCommand::DeleteResources { .. })
             | Planned::Command(HiveCommand::JavaFunction { .. })
             | Planned::Command(HiveCommand::DropFunction(_))
+            | Planned::Command(HiveCommand::Cache(_))
             | Planned::Command(HiveCommand::Set(SetCommand::Assign(..))) => false,
             Planned::Command(_) => true,
             Planned::Plan(plan) => !is_side_effect(plan),
@@ -218,6 +223,17 @@ pub async fn plan(context: &SessionContext, sql: &str) -> Result<Planned> {
     };
     let sql = hive_syntax::trim_spaces::rewrite(sql);
     let sql = sql.as_ref();
+    let cached_view;
+    let sql = match caching::recognise(sql) {
+        Some(caching::Recognised::Command(statement)) => {
+            return Ok(Planned::Command(HiveCommand::Cache(statement)))
+        }
+        Some(caching::Recognised::TemporaryView(view)) => {
+            cached_view = view;
+            cached_view.as_str()
+        }
+        None => sql,
+    };
     if let Some(name) = temporary::dropped_view(context, sql) {
         return Ok(Planned::Command(HiveCommand::DropTemporaryView(name)));
     }
@@ -572,6 +588,7 @@ pub async fn run_command(session: &Session, command: &HiveCommand) -> Result<Exe
         HiveCommand::DeleteResources { kind, paths } => resources::delete(session, kind, paths),
         HiveCommand::JavaFunction { name, class } => resources::create_function(name, class),
         HiveCommand::DropFunction(name) => resources::drop_function(session, name),
+        HiveCommand::Cache(statement) => caching::run(session, statement).await,
         HiveCommand::Warehouse(command) => {
             let outcome = warehouse::commands::run(session.context(), command).await?;
             Ok(match outcome.rows {
@@ -1203,6 +1220,7 @@ fn quote_identifier(name: &str) -> String {
     format!("\"{}\"", name.replace('"', "\"\""))
 }
 
+mod caching;
 mod resources;
 mod table_info;
 

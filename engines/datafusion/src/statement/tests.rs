@@ -421,3 +421,65 @@ async fn add_jar_warns_list_jars_lists_and_java_functions_are_refused() {
         .to_string();
     assert!(refused.contains("SPARK_SQL"), "{refused}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn spark_cache_statements_check_their_table_and_say_nothing_is_cached() {
+    use kumiho_thrift::handle::HandleId;
+    use std::collections::BTreeMap;
+
+    let engine = crate::test_util::engine().await;
+    let session = crate::test_util::open(&engine);
+    crate::test_util::run(&engine, &session, "CREATE TABLE cached (x INT)")
+        .await
+        .unwrap();
+    for (sql, said) in [
+        ("CACHE TABLE cached", "not cached"),
+        (
+            "CACHE LAZY TABLE default.cached OPTIONS ('storageLevel' 'DISK_ONLY')",
+            "not cached",
+        ),
+        ("REFRESH TABLE cached", "needs no refresh"),
+        ("UNCACHE TABLE cached", "was not cached"),
+        ("CLEAR CACHE", "nothing to do"),
+    ] {
+        let op = engine
+            .execute_as(
+                HandleId::new(),
+                &session.id,
+                sql,
+                &BTreeMap::new(),
+                false,
+                None,
+            )
+            .await
+            .unwrap();
+        op.wait_until_done().await;
+        let log = op.fetch_log(true, 100).join("\n");
+        assert!(log.contains(said), "{sql}: {log}");
+    }
+    crate::test_util::run(&engine, &session, "UNCACHE TABLE IF EXISTS missing")
+        .await
+        .unwrap();
+    let missing = crate::test_util::error(&engine, &session, "CACHE TABLE missing")
+        .await
+        .to_string();
+    assert!(
+        missing.contains("CACHE TABLE") && missing.contains("missing"),
+        "{missing}"
+    );
+    // `CACHE TABLE t AS query` is the session's temporary view of the query.
+    crate::test_util::run(&engine, &session, "INSERT INTO cached VALUES (1), (2)")
+        .await
+        .unwrap();
+    crate::test_util::run(
+        &engine,
+        &session,
+        "CACHE TABLE big AS SELECT x FROM cached WHERE x > 1",
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        crate::test_util::value_rows(&engine, &session, "SELECT * FROM big").await,
+        [["2"]]
+    );
+}
