@@ -205,6 +205,10 @@ pub const ALIASES: &[(&str, &str)] = &[
     ("to_timestamp", "to_timestamp_ntz"),
     ("make_timestamp", "make_timestamp_ltz"),
     ("make_timestamp", "make_timestamp_ntz"),
+    ("make_timestamp", "try_make_timestamp_ltz"),
+    ("make_timestamp", "try_make_timestamp_ntz"),
+    // Already NULL for a URL that does not parse.
+    ("parse_url", "try_parse_url"),
 ];
 
 /// Registers the Hive functions and aliases in a session's context.

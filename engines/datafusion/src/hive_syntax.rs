@@ -1913,23 +1913,29 @@ fn operand_may_start(text: &str) -> bool {
 /// as `//`, which DataFusion parses (with `*`'s precedence) and [`HiveDivision`] plans,
 /// a typed number literal (`2.5D`) as its value ([`number_literals`]),
 /// and `current_user()` and `current_catalog()` as `current_user` and `current_catalog`,
-/// the only form DataFusion's parser takes of these keywords. Comments, strings and backquoted identifiers are passed over, and a text with none of
-/// these is returned as it is.
+/// the only form DataFusion's parser takes of these keywords (Spark's `user()` and
+/// `session_user()` as `current_user`). Comments, strings and backquoted identifiers are
+/// passed over, and a text with none of these is returned as it is.
 pub fn rewrite_text(sql: &str) -> std::borrow::Cow<'_, str> {
-    // Keywords the parser takes only without parentheses; each starts with `current_`.
-    const BARE_KEYWORDS: &[&str] = &["current_user", "current_catalog"];
-    const CURRENT: &str = "current_";
+    // Calls of keywords the parser takes only without parentheses, and Spark's other names
+    // of `current_user()`, read as it only when called (`user` alone stays a column).
+    const KEYWORD_CALLS: &[(&str, &str)] = &[
+        ("current_user", "current_user"),
+        ("current_catalog", "current_catalog"),
+        ("user", "current_user"),
+        ("session_user", "current_user"),
+    ];
+    let mentions = |part: &str| {
+        sql.as_bytes()
+            .windows(part.len())
+            .any(|w| w.eq_ignore_ascii_case(part.as_bytes()))
+    };
     if !sql.contains("\\'")
         && !sql.contains("\\\"")
         && !number_literals::may_hold_one(sql)
-        && !sql
-            .as_bytes()
-            .windows(3)
-            .any(|w| w.eq_ignore_ascii_case(b"div"))
-        && !sql
-            .as_bytes()
-            .windows(CURRENT.len())
-            .any(|w| w.eq_ignore_ascii_case(CURRENT.as_bytes()))
+        && !mentions("div")
+        && !mentions("user")
+        && !mentions("catalog")
     {
         return sql.into();
     }
@@ -1949,15 +1955,10 @@ pub fn rewrite_text(sql: &str) -> std::borrow::Cow<'_, str> {
                 word.push(next);
                 chars.next();
             }
-            // `t.div` is a column, `div(a, b)` Spark's function.
-            let called =
-                chars.clone().find(|c| !c.is_whitespace()) == Some('(') && operand_may_start(&out);
-            if word.eq_ignore_ascii_case("div") && !out.trim_end().ends_with('.') && !called {
-                out.push_str("//");
-            } else {
-                out.push_str(&word);
-            }
-            if BARE_KEYWORDS.iter().any(|k| word.eq_ignore_ascii_case(k)) {
+            let keyword = KEYWORD_CALLS
+                .iter()
+                .find(|(name, _)| word.eq_ignore_ascii_case(name));
+            if let Some((_, keyword)) = keyword {
                 // `current_user ( )`: the parentheses dropped.
                 let rest: String = chars.clone().collect();
                 let after_open = rest.trim_start().strip_prefix('(');
@@ -1966,7 +1967,17 @@ pub fn rewrite_text(sql: &str) -> std::borrow::Cow<'_, str> {
                     for _ in 0..rest[..skip].chars().count() {
                         chars.next();
                     }
+                    out.push_str(keyword);
+                    continue;
                 }
+            }
+            // `t.div` is a column, `div(a, b)` Spark's function.
+            let called =
+                chars.clone().find(|c| !c.is_whitespace()) == Some('(') && operand_may_start(&out);
+            if word.eq_ignore_ascii_case("div") && !out.trim_end().ends_with('.') && !called {
+                out.push_str("//");
+            } else {
+                out.push_str(&word);
             }
             continue;
         }

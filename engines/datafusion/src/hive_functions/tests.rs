@@ -1922,8 +1922,19 @@ async fn sparks_newer_scalars_answer_as_spark() {
         &engine,
         &s,
         "SELECT make_valid_utf8(X'61ff62'), try_validate_utf8(X'ff'), validate_utf8('a'), \
-         make_valid_utf8('b'), current_catalog(), current_catalog",
-        &["a\u{fffd}b", "NULL", "a", "b", "datafusion", "datafusion"],
+         make_valid_utf8('b'), current_catalog(), current_catalog, user() = current_user(), \
+         session_user() = current_user(), try_parse_url('http://h/p?q=1', 'QUERY', 'q')",
+        &[
+            "a\u{fffd}b",
+            "NULL",
+            "a",
+            "b",
+            "datafusion",
+            "datafusion",
+            "true",
+            "true",
+            "1",
+        ],
     )
     .await;
     let failed = error(&engine, &s, "SELECT validate_utf8(X'ff')").await;

@@ -186,6 +186,7 @@ const USAGE: &[(&str, &str, &str)] = &[
     ("percentile_approx", "percentile_approx(x, p[, accuracy]) (approx_percentile)", "the group's approximate p-th percentile (an array for an array of p), of x's type"),
     ("try_sum", "try_sum(x)", "the group's sum, NULL where it overflows"),
     ("try_avg", "try_avg(x)", "the group's average, NULL where the sum overflows"),
+    ("raise_error", "raise_error(message)", "fails the query with the message where a row evaluates it"),
     ("json_object_keys", "json_object_keys(json)", "the keys of the outermost JSON object as written (a repeated key twice), NULL for text that is no object"),
     ("make_valid_utf8", "make_valid_utf8(x)", "the text of a string or binary value, each invalid UTF-8 sequence replaced by U+FFFD"),
     ("validate_utf8", "validate_utf8(x)", "the text of a string or binary value; bytes that are not UTF-8 fail the query"),

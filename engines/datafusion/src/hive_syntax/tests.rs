@@ -534,7 +534,12 @@ fn rewrite_text_turn_backslash_quotes_into_doubled_quotes() {
     );
     assert_eq!(
         rewrite_text("SELECT current_user(), CURRENT_USER ( ), current_user, 'current_user()'"),
-        "SELECT current_user, CURRENT_USER, current_user, 'current_user()'"
+        "SELECT current_user, current_user, current_user, 'current_user()'"
+    );
+    // Spark's other names, called; a column named `user` stays one.
+    assert_eq!(
+        rewrite_text("SELECT user(), session_user(), user, t.user FROM t"),
+        "SELECT current_user, current_user, user, t.user FROM t"
     );
 }
 
