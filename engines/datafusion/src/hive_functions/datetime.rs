@@ -97,7 +97,7 @@ pub fn functions() -> Vec<ScalarUDF> {
             }
             let mut args = vec![a[0].clone()];
             for p in &a[1..] {
-                args.push(lit(pattern("to_date", p)?));
+                args.push(lit(parsing_pattern("to_date", p)?));
             }
             Ok(cast(parse_with_patterns(args), DataType::Date32))
         })
@@ -170,6 +170,47 @@ pub fn functions() -> Vec<ScalarUDF> {
 /// A wall-clock time of the session's zone written with a strftime pattern; a pattern that
 /// writes the zone (Java's `z`, `Z`, `X`) writes the session's.
 fn formatted(wall_clock: Expr, pattern: String) -> Expr {
+    if !pattern.contains(QUARTER_MARK) {
+        return formatted_piece(wall_clock, pattern);
+    }
+    // strftime has no quarter: the pattern's pieces around each one, joined. Pieces
+    // alternate between strftime text and a quarter's letter count ([`java_pattern`]).
+    let pieces = pattern
+        .split(QUARTER_MARK)
+        .enumerate()
+        .filter(|(_, piece)| !piece.is_empty())
+        .map(|(i, piece)| match i % 2 {
+            0 => formatted_piece(wall_clock.clone(), piece.to_owned()),
+            _ => quarter_text(wall_clock.clone(), piece),
+        })
+        .collect();
+    when(wall_clock.is_null(), lit(ScalarValue::Utf8(None)))
+        .otherwise(datafusion::functions::string::expr_fn::concat(pieces))
+        .expect("a CASE of one branch and an ELSE")
+}
+
+/// Stands around a quarter in the strftime text of [`java_pattern`]: a character no
+/// pattern holds.
+const QUARTER_MARK: char = '\u{0}';
+
+/// The quarter of a wall-clock time as Java writes `Q` (`2`), `QQ` (`02`), `QQQ` (`Q2`) and
+/// `QQQQ` (`2nd quarter`).
+fn quarter_text(wall_clock: Expr, letters: &str) -> Expr {
+    let quarter = cast(date_part(lit("quarter"), wall_clock), DataType::Int64);
+    let text = cast(quarter.clone(), DataType::Utf8);
+    match letters.len() {
+        1 => text,
+        2 => datafusion::functions::string::expr_fn::concat(vec![lit("0"), text]),
+        3 => datafusion::functions::string::expr_fn::concat(vec![lit("Q"), text]),
+        _ => when(quarter.clone().eq(lit(1i64)), lit("1st quarter"))
+            .when(quarter.clone().eq(lit(2i64)), lit("2nd quarter"))
+            .when(quarter.eq(lit(3i64)), lit("3rd quarter"))
+            .otherwise(lit("4th quarter"))
+            .expect("a CASE with an ELSE"),
+    }
+}
+
+fn formatted_piece(wall_clock: Expr, pattern: String) -> Expr {
     if ["%Z", "%z", "%:z"]
         .iter()
         .any(|letter| pattern.contains(letter))
@@ -280,7 +321,7 @@ fn unix_timestamp(args: Vec<Expr>, types: &[DataType]) -> Result<Expr> {
         (Some(value), None) => as_moment(value, &types[0]),
         (Some(value), Some(_)) if !is_string(&types[0]) => as_moment(value, &types[0]),
         (Some(value), Some(pattern)) => {
-            let pattern = self::pattern("unix_timestamp", pattern)?;
+            let pattern = parsing_pattern("unix_timestamp", pattern)?;
             parse_with_patterns(vec![value.clone(), lit(pattern)])
         }
     };
@@ -305,7 +346,7 @@ fn to_timestamp(args: Vec<Expr>, types: &[DataType]) -> Result<Expr> {
     }
     let mut parsed = vec![value.clone()];
     for pattern in patterns {
-        parsed.push(lit(self::pattern("to_timestamp", pattern)?));
+        parsed.push(lit(parsing_pattern("to_timestamp", pattern)?));
     }
     Ok(cast(parse_with_patterns(parsed), timestamp))
 }
@@ -817,6 +858,18 @@ fn pattern(name: &str, expr: &Expr) -> Result<String> {
     }
 }
 
+/// A pattern that reads text: one a quarter (`Q`) cannot be, as it names no day.
+fn parsing_pattern(name: &str, expr: &Expr) -> Result<String> {
+    let pattern = pattern(name, expr)?;
+    if pattern.contains(QUARTER_MARK) {
+        return Err(DataFusionError::Plan(format!(
+            "{name}: a quarter (Q) names no day, so a pattern holding one cannot read a date; \
+             date_format writes it"
+        )));
+    }
+    Ok(pattern)
+}
+
 fn constant_pattern(name: &str, expr: &Expr) -> Result<String> {
     match literal_string(expr) {
         Some(Some(pattern)) => Ok(pattern.to_owned()),
@@ -837,7 +890,7 @@ pub fn java_pattern(name: &str, pattern: String) -> Result<String> {
     let unsupported = |letter: char| {
         DataFusionError::Plan(format!(
             "{name}: pattern letter '{letter}' in '{pattern}' is not supported; the engine \
-             takes y Y M L d D E u a H h m s S z Z X, and text in single quotes"
+             takes y Y M L Q q d D E u a H h m s S z Z X, and text in single quotes"
         ))
     };
     let chars: Vec<char> = pattern.chars().collect();
@@ -909,6 +962,13 @@ pub fn java_pattern(name: &str, pattern: String) -> Result<String> {
             'Z' => "%z",
             'X' if run >= 3 => "%:z",
             'X' => "%z",
+            // The quarter, written by [`formatted`]: its letter count between marks.
+            'Q' | 'q' if run <= 4 => {
+                out.push(QUARTER_MARK);
+                out.extend(std::iter::repeat_n('Q', run));
+                out.push(QUARTER_MARK);
+                continue;
+            }
             _ => return Err(unsupported(c)),
         });
     }

@@ -273,6 +273,26 @@ fn java_patterns_become_strftime() {
 }
 
 #[tokio::test]
+async fn date_format_writes_quarters_as_java() {
+    // Spark 4.3's answers.
+    let engine = engine().await;
+    let session = open(&engine);
+    check(
+        &engine,
+        &session,
+        "SELECT date_format(DATE'2024-05-07', 'Q QQ qqq'), \
+         date_format(TIMESTAMP'2024-11-07 10:00:00', 'yyyy-QQQQ HH'), \
+         date_format(CAST(NULL AS DATE), 'yyyy Q'), date_format(DATE'2024-01-01', \"QQQ''yy\")",
+        &["2 02 Q2", "2024-4th quarter 10", "NULL", "Q1'24"],
+    )
+    .await;
+    let refused = error(&engine, &session, "SELECT to_date('2024 2', 'yyyy Q')")
+        .await
+        .to_string();
+    assert!(refused.contains("quarter"), "{refused}");
+}
+
+#[tokio::test]
 async fn string_functions_follow_hive() {
     let engine = engine().await;
     let session = open(&engine);
