@@ -57,6 +57,18 @@ impl Charset {
         })
     }
 
+    /// Java's canonical name of the charset.
+    fn name(self) -> &'static str {
+        match self {
+            Self::Utf8 => "UTF-8",
+            Self::Ascii => "US-ASCII",
+            Self::Latin1 => "ISO-8859-1",
+            Self::Utf16 => "UTF-16",
+            Self::Utf16Be => "UTF-16BE",
+            Self::Utf16Le => "UTF-16LE",
+        }
+    }
+
     /// The bytes of a text; an error for a character the charset has no byte for, as
     /// Hive's encoder reports it.
     fn encode(self, text: &str) -> Result<Vec<u8>> {
@@ -68,7 +80,7 @@ impl Charset {
                         .filter(|_| u32::from(c) <= limit)
                 })
                 .collect::<Option<Vec<u8>>>()
-                .ok_or_else(|| coding_error("encode", self, "has a character it cannot write"))
+                .ok_or_else(|| coding_error("encode", self, "has a character that has no bytes in"))
         };
         let units = || text.encode_utf16();
         Ok(match self {
@@ -88,7 +100,7 @@ impl Charset {
     /// The text of bytes; an error for bytes that are no text in the charset, as Hive's
     /// decoder reports them.
     fn decode(self, bytes: &[u8]) -> Result<String> {
-        let malformed = || coding_error("decode", self, "holds bytes that are no text in it");
+        let malformed = || coding_error("decode", self, "holds bytes that are not text in");
         let utf16 = |bytes: &[u8], unit: fn([u8; 2]) -> u16| {
             if !bytes.len().is_multiple_of(2) {
                 return Err(malformed());
@@ -116,8 +128,9 @@ impl Charset {
 
 fn coding_error(function: &str, charset: Charset, what: &str) -> DataFusionError {
     DataFusionError::Execution(format!(
-        "{function}: the value {what} {charset:?} (as Hive, the query fails rather than \
-         replace it)"
+        "{function}: the value {what} {} (as Hive, the query fails rather than replace \
+         it)",
+        charset.name()
     ))
 }
 

@@ -1,8 +1,8 @@
 //! Hive's `printf(format, ...)` (Spark's `format_string`): Java's `String.format`, for the
-//! conversions SQL values meet: `%s`, `%d`, `%f`, `%x`, `%X`, `%o`, `%c`, `%b`, `%%`,
-//! `%n`, with an argument index (`%2$s`), the flags `-`, `0`, `+`, space and `,`, a width
-//! and a precision. A conversion Java would refuse for the value (`%d` of a `DOUBLE`), or
-//! one not listed (`%e`, `%t`), fails the query, naming it.
+//! conversions SQL values meet: `%s`, `%d`, `%f`, `%e`, `%E`, `%x`, `%X`, `%o`, `%c`, `%b`,
+//! `%%`, `%n`, with an argument index (`%2$s`), the flags `-`, `0`, `+`, space and `,`, a
+//! width and a precision. A conversion Java would refuse for the value (`%d` of a
+//! `DOUBLE`), or one not listed (`%g`, `%t`), fails the query, naming it.
 
 use std::sync::Arc;
 
@@ -196,6 +196,23 @@ pub fn java_format(format: &str, values: &[ScalarValue]) -> Result<String> {
                     )))
                 }
             },
+            'e' | 'E' => match value()? {
+                ScalarValue::Float64(Some(x)) => {
+                    let text = scientific(*x, spec.precision.unwrap_or(6), &spec);
+                    if conversion == 'E' {
+                        text.to_uppercase()
+                    } else {
+                        text
+                    }
+                }
+                v if v.is_null() => "null".to_owned(),
+                other => {
+                    return Err(bad(format!(
+                        "%{conversion} takes a floating-point number, not {}",
+                        other.data_type()
+                    )))
+                }
+            },
             other => return Err(bad(format!("the conversion %{other} is not supported"))),
         };
         out.push_str(&pad(text, &spec, conversion));
@@ -269,6 +286,27 @@ fn fixed(x: f64, precision: usize, spec: &Spec) -> String {
     signed(x.is_sign_negative(), &integer, &fraction, spec)
 }
 
+/// `%e`: one digit, `precision` decimals of the shortest decimal digits of `x` rounded half
+/// up, and the exponent with its sign and at least two digits (`1.234568e+04`), as Java's
+/// `Formatter`.
+fn scientific(x: f64, precision: usize, spec: &Spec) -> String {
+    if !x.is_finite() {
+        return java_double(x);
+    }
+    let (digits, exponent) = if x == 0.0 {
+        (vec![0], 0)
+    } else {
+        // x is 0.DIGITS * 10^point, so d.DDD * 10^(point - 1).
+        let (_, digits, point) = shortest_digits(x);
+        let (digits, carried) = round_digits(&digits, precision as i64 + 1, Rounding::HalfUp);
+        (digits, point - 1 + i64::from(carried))
+    };
+    let (integer, fraction) = digits_text(&digits, 1, precision);
+    let sign = if exponent < 0 { '-' } else { '+' };
+    let mantissa = signed(x.is_sign_negative(), &integer, &fraction, spec);
+    format!("{mantissa}e{sign}{:02}", exponent.unsigned_abs())
+}
+
 /// A number's text with its sign (`+` or space as the flags ask) and grouping.
 fn signed(negative: bool, integer: &str, fraction: &str, spec: &Spec) -> String {
     let mut out = String::new();
@@ -294,7 +332,7 @@ fn pad(text: String, spec: &Spec, conversion: char) -> String {
     if spec.left {
         return text + &" ".repeat(fill);
     }
-    if spec.zero && matches!(conversion, 'd' | 'x' | 'X' | 'o' | 'f') {
+    if spec.zero && matches!(conversion, 'd' | 'x' | 'X' | 'o' | 'f' | 'e' | 'E') {
         let sign = text.starts_with(['-', '+', ' ']) as usize;
         return format!("{}{}{}", &text[..sign], "0".repeat(fill), &text[sign..]);
     }
