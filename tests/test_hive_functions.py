@@ -159,6 +159,12 @@ SPARK_ANSWERS = [
     # A sample's inferred schema, as text and as what from_json and from_csv read by; CSV
     # written and read; AES in ECB and, with a given IV, GCM; the smallest INT's abs.
     "SELECT schema_of_json('{\"id\": 1, \"tags\": [\"x\"], \"w\": 1.5}') AS s, from_json('{\"id\": 7, \"tags\": [\"p\"]}', schema_of_json('{\"id\": 1, \"tags\": [\"x\"]}')).id AS i, schema_of_csv('1,abc,2024-01-02') AS c, to_csv(named_struct('a', 1, 'b', 'x,y', 'c', CAST(NULL AS STRING), 'd', DATE'2024-01-02')) AS t, from_csv('5,\"p,q\",x', 'a INT, b STRING, c INT').b AS f, base64(aes_encrypt('ABC', '1234567890123456', 'ECB')) AS e, hex(aes_encrypt('Spark SQL', '0000111122223333', 'GCM', 'DEFAULT', unhex('000000000000000000000000'))) AS g, CAST(aes_decrypt(unbase64('y6Ss+zCYObpCbgfWfyNWTw=='), '1234567890123456', 'ECB') AS STRING) AS d, abs(-2147483648) AS m, length(X'00FF') AS l",
+    # Spark's newer scalars: JSON keys as written, Java's regex positions, a distance
+    # beyond its threshold, 0-based get, NULL-safe equality, DIV as a function, factorial
+    # beyond a BIGINT, bitmap buckets and bits, the quarter in a date pattern, %e.
+    "SELECT json_object_keys('{\"b\": 1, \"a\": {\"c\": 2}, \"b\": 3}') AS k, regexp_instr('abc123', '[0-9]+') AS r, levenshtein('kitten', 'sitting', 2) AS l, get(array(1, 2), 1) AS g, equal_null(NULL, NULL) AS e, div(-7, 2) AS d, factorial(21) AS f, bitmap_count(X'0F01') AS bc, bitmap_bit_position(32769) AS bp, bitmap_bucket_number(-5) AS bb, date_format(DATE '2024-05-07', 'yyyy QQQ') AS q, printf('%.2e', 12345.678D) AS p, make_valid_utf8('ok') AS u",
+    # A group's bitmap, in Spark's bytes.
+    "SELECT hex(substr(bitmap_construct_agg(bitmap_bit_position(x)), 1, 2)) AS b, bitmap_count(bitmap_or_agg(to_binary('0F', 'hex'))) AS o FROM VALUES (1), (10), (NULL) AS t(x)",
 ]
 # Hive and Spark disagree here, or Spark spells it differently: Hive's answers only.
 HIVE_ONLY = {
