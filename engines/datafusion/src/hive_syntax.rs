@@ -245,7 +245,8 @@ pub(crate) fn integer_divide(
 /// (`CAST('1.5' AS INT)` is 1; `' 2 '` is 2; a string out of the type's range stays NULL),
 /// and a number out of the type's range wraps (`CAST(300 AS TINYINT)` is 44), after a
 /// decimal's fraction is dropped; a floating-point number first saturates at `INT`'s (or
-/// `BIGINT`'s) bounds, as Java's `(int)` does. An analyzer rule, run after type coercion,
+/// `BIGINT`'s) bounds, as Java's `(int)` does. A date cast to any number or a boolean is
+/// NULL, as in Spark. An analyzer rule, run after type coercion,
 /// since the answer depends on `x`'s type.
 pub const HIVE_INTEGER_CASTS: ExpressionRewrite =
     ExpressionRewrite::new("hive_integer_casts", hive_integer_cast);
@@ -315,6 +316,16 @@ fn hive_integer_cast(expr: LogicalExpr, schema: &DFSchema) -> Result<Transformed
         field: field.clone(),
     });
     let data_type = field.data_type();
+    // A date is no number and no boolean: Spark's cast gives NULL, where DataFusion's
+    // counted days or refused the cast.
+    if (data_type.is_numeric() || *data_type == DataType::Boolean)
+        && matches!(
+            value.get_type(schema),
+            Ok(DataType::Date32 | DataType::Date64)
+        )
+    {
+        return Ok(Transformed::yes(lit(ScalarValue::try_from(data_type)?)));
+    }
     let bits = match data_type {
         DataType::Int8 => 8,
         DataType::Int16 => 16,

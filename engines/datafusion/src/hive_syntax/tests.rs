@@ -1132,6 +1132,19 @@ async fn a_double_or_timestamp_cast_to_an_integer_is_javas_long() {
         .await,
         ["1705311000,-1,1705311000"]
     );
+    // A date is no number and no boolean: NULL, as Spark's casts answer.
+    assert_eq!(
+        rows(
+            &engine,
+            &session,
+            "SELECT CAST(DATE '2024-05-17' AS INT) IS NULL, CAST(DATE '2024-05-17' AS BIGINT) \
+             IS NULL, CAST(DATE '2024-05-17' AS DOUBLE) IS NULL, \
+             CAST(DATE '2024-05-17' AS DECIMAL(10, 0)) IS NULL, \
+             CAST(DATE '2024-05-17' AS BOOLEAN) IS NULL, typeof(CAST(DATE '2024-05-17' AS INT))"
+        )
+        .await,
+        ["true,true,true,true,true,int"]
+    );
 }
 
 /// The rows of `sql`, each as its values joined by a space.
