@@ -3,7 +3,7 @@
 //! `collect_list` and `collect_set`, and `generator_field`, by which the generators read
 //! their structs' fields.
 
-use std::collections::HashSet;
+use std::collections::{HashSet, VecDeque};
 use std::sync::Arc;
 
 use datafusion::arrow::array::{
@@ -352,6 +352,86 @@ impl AggregateUDFImpl for Collect {
             &[],
             &item,
         )))
+    }
+
+    /// Over a window frame that slides (`ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING`), the
+    /// frame's values, which rows leave as others enter.
+    fn create_sliding_accumulator(&self, args: AccumulatorArgs) -> Result<Box<dyn Accumulator>> {
+        let data_type = match args.return_field.data_type() {
+            DataType::List(item) => item.data_type().clone(),
+            other => other.clone(),
+        };
+        Ok(Box::new(SlidingCollect {
+            data_type,
+            values: VecDeque::new(),
+            distinct: self.distinct,
+        }))
+    }
+}
+
+/// The non-NULL values of a sliding window frame, in the order they entered it;
+/// `collect_set`'s repeats are dropped when the frame's array is made.
+#[derive(Debug)]
+struct SlidingCollect {
+    data_type: DataType,
+    values: VecDeque<ScalarValue>,
+    distinct: bool,
+}
+
+impl Accumulator for SlidingCollect {
+    fn update_batch(&mut self, values: &[ArrayRef]) -> Result<()> {
+        let array = values[0].as_ref();
+        for i in 0..array.len() {
+            if !array.is_null(i) {
+                self.values
+                    .push_back(ScalarValue::try_from_array(array, i)?);
+            }
+        }
+        Ok(())
+    }
+
+    /// The rows leaving the frame are its first ones, in order.
+    fn retract_batch(&mut self, values: &[ArrayRef]) -> Result<()> {
+        let array = values[0].as_ref();
+        let leaving = array.len() - array.null_count();
+        self.values.drain(..leaving.min(self.values.len()));
+        Ok(())
+    }
+
+    fn supports_retract_batch(&self) -> bool {
+        true
+    }
+
+    fn merge_batch(&mut self, states: &[ArrayRef]) -> Result<()> {
+        for list in states[0].as_list::<i32>().iter().flatten() {
+            self.update_batch(&[list])?;
+        }
+        Ok(())
+    }
+
+    fn state(&mut self) -> Result<Vec<ScalarValue>> {
+        Ok(vec![self.evaluate()?])
+    }
+
+    fn evaluate(&mut self) -> Result<ScalarValue> {
+        let values: Vec<ScalarValue> = if self.distinct {
+            let mut seen = HashSet::new();
+            self.values
+                .iter()
+                .filter(|value| seen.insert(*value))
+                .cloned()
+                .collect()
+        } else {
+            self.values.iter().cloned().collect()
+        };
+        Ok(ScalarValue::List(ScalarValue::new_list_nullable(
+            &values,
+            &self.data_type,
+        )))
+    }
+
+    fn size(&self) -> usize {
+        std::mem::size_of_val(self) + self.values.iter().map(ScalarValue::size).sum::<usize>()
     }
 }
 

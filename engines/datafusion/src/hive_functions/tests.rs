@@ -5,7 +5,7 @@ use datafusion::arrow::datatypes::DataType;
 use super::datetime::java_pattern;
 use crate::engine::Engine;
 use crate::session::Session;
-use crate::test_util::{engine, error, formatted_rows, open, run_with};
+use crate::test_util::{engine, error, formatted_rows, open, run_with, value_rows};
 
 /// The rows of a query, each value as beeline prints it (NULL as `NULL`), and the
 /// columns' types.
@@ -391,6 +391,25 @@ async fn collections_and_collecting_aggregates() {
         );
         assert_eq!(types[1], DataType::new_list(DataType::Utf8, true));
     }
+    // Over a frame that slides, the frame's values (Spark 4.3's answers).
+    assert_eq!(
+        value_rows(
+            &engine,
+            &session,
+            "SELECT a, concat_ws(',', collect_list(b) OVER (ORDER BY a ROWS BETWEEN 1 \
+             PRECEDING AND 1 FOLLOWING)) AS l, concat_ws(',', collect_set(b) OVER (ORDER BY a \
+             ROWS BETWEEN 2 PRECEDING AND CURRENT ROW)) AS s FROM VALUES (1, 'x'), (2, NULL), \
+             (3, 'x'), (4, 'z'), (5, 'y') AS t(a, b) ORDER BY a"
+        )
+        .await,
+        [
+            ["1", "x", "x"],
+            ["2", "x,x", "x"],
+            ["3", "x,z", "x"],
+            ["4", "x,z,y", "x,z"],
+            ["5", "z,y", "x,z,y"],
+        ]
+    );
 }
 
 #[tokio::test]
