@@ -144,12 +144,17 @@ pub fn aggregates() -> Vec<AggregateUDF> {
 
 /// `count_if(condition)` (Spark's): the group's rows where the condition is true, a `BIGINT`,
 /// 0 for a group without one (NULL counts as false).
-#[derive(Debug, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 struct CountIf {
     signature: Signature,
 }
 
 impl AggregateUDFImpl for CountIf {
+    /// Over a sliding window frame, computed again over the frame's rows as it moves.
+    fn create_sliding_accumulator(&self, args: AccumulatorArgs) -> Result<Box<dyn Accumulator>> {
+        super::sliding_frames::recomputed(Arc::new(self.clone()), args)
+    }
+
     fn name(&self) -> &str {
         "count_if"
     }

@@ -31,13 +31,18 @@ pub fn aggregates() -> Vec<AggregateUDF> {
 /// `max_by(x, ord)` (`greatest`) or `min_by(x, ord)`: x of the row with the greatest (least)
 /// ord, rows with a NULL ord skipped; NULL when no row has one. Of tied rows the first read
 /// wins, as Spark's strict comparison keeps it, though Spark promises no order either.
-#[derive(Debug, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 struct ExtremeBy {
     greatest: bool,
     signature: Signature,
 }
 
 impl AggregateUDFImpl for ExtremeBy {
+    /// Over a sliding window frame, computed again over the frame's rows as it moves.
+    fn create_sliding_accumulator(&self, args: AccumulatorArgs) -> Result<Box<dyn Accumulator>> {
+        super::sliding_frames::recomputed(Arc::new(self.clone()), args)
+    }
+
     fn name(&self) -> &str {
         if self.greatest {
             "max_by"

@@ -38,12 +38,17 @@ fn result_type() -> DataType {
     DataType::new_list(DataType::Struct(bin_fields()), true)
 }
 
-#[derive(Debug, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 struct HistogramNumeric {
     signature: Signature,
 }
 
 impl AggregateUDFImpl for HistogramNumeric {
+    /// Over a sliding window frame, computed again over the frame's rows as it moves.
+    fn create_sliding_accumulator(&self, args: AccumulatorArgs) -> Result<Box<dyn Accumulator>> {
+        super::sliding_frames::recomputed(Arc::new(self.clone()), args)
+    }
+
     fn name(&self) -> &str {
         "histogram_numeric"
     }

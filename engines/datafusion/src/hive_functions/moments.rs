@@ -36,13 +36,18 @@ enum Shape {
 /// the population skewness and the excess kurtosis of the group's non-NULL values. NULL for
 /// a group without values, and for one whose values are all equal (Spark's default; its
 /// `spark.sql.legacy.statisticalAggregate` would give NaN).
-#[derive(Debug, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 struct CentralMoment {
     shape: Shape,
     signature: Signature,
 }
 
 impl AggregateUDFImpl for CentralMoment {
+    /// Over a sliding window frame, computed again over the frame's rows as it moves.
+    fn create_sliding_accumulator(&self, args: AccumulatorArgs) -> Result<Box<dyn Accumulator>> {
+        super::sliding_frames::recomputed(Arc::new(self.clone()), args)
+    }
+
     fn name(&self) -> &str {
         match self.shape {
             Shape::Skewness => "skewness",

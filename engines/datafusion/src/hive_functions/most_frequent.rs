@@ -25,12 +25,17 @@ pub fn aggregates() -> Vec<AggregateUDF> {
 /// `mode(x)`: the value the group's rows hold most often, NULLs skipped; NULL for a group
 /// without a value. Of values as frequent, the least, so that the answer never depends on
 /// how rows were split (Spark picks any; its 4.0 `mode(x, true)` the least too).
-#[derive(Debug, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 struct Mode {
     signature: Signature,
 }
 
 impl AggregateUDFImpl for Mode {
+    /// Over a sliding window frame, computed again over the frame's rows as it moves.
+    fn create_sliding_accumulator(&self, args: AccumulatorArgs) -> Result<Box<dyn Accumulator>> {
+        super::sliding_frames::recomputed(Arc::new(self.clone()), args)
+    }
+
     fn name(&self) -> &str {
         "mode"
     }

@@ -36,7 +36,7 @@ const HEAD_SIZE: usize = 50_000;
 /// Spark's `QuantileSummaries.defaultCompressThreshold`.
 const COMPRESS_THRESHOLD: usize = 10_000;
 
-#[derive(Debug, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 struct PercentileApprox {
     signature: Signature,
     aliases: Vec<String>,
@@ -57,6 +57,11 @@ fn takes(t: &DataType) -> bool {
 }
 
 impl AggregateUDFImpl for PercentileApprox {
+    /// Over a sliding window frame, computed again over the frame's rows as it moves.
+    fn create_sliding_accumulator(&self, args: AccumulatorArgs) -> Result<Box<dyn Accumulator>> {
+        super::sliding_frames::recomputed(Arc::new(self.clone()), args)
+    }
+
     fn name(&self) -> &str {
         "percentile_approx"
     }

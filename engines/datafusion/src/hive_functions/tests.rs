@@ -410,6 +410,26 @@ async fn collections_and_collecting_aggregates() {
             ["5", "z,y", "x,z,y"],
         ]
     );
+    // The engine's other aggregates over a sliding frame, computed again as it moves
+    // (Spark 4.3's answers).
+    assert_eq!(
+        value_rows(
+            &engine,
+            &session,
+            "SELECT a, count_if(a > 1) OVER w AS c, max_by(b, a) OVER w AS m, \
+             mode(a % 2) OVER w AS o, round(skewness(a) OVER w, 6) AS s, try_sum(a) OVER w AS t, \
+             percentile_approx(a, 0.5) OVER w AS p FROM VALUES (1, 'x'), (2, 'y'), (4, 'z'), \
+             (8, NULL) AS t(a, b) WINDOW w AS (ORDER BY a ROWS BETWEEN 2 PRECEDING AND CURRENT \
+             ROW) ORDER BY a"
+        )
+        .await,
+        [
+            ["1", "0", "x", "1", "NULL", "1", "1"],
+            ["2", "1", "y", "0", "0.0", "3", "1"],
+            ["4", "2", "z", "0", "0.381802", "7", "2"],
+            ["8", "3", "NULL", "0", "0.381802", "14", "4"],
+        ]
+    );
 }
 
 #[tokio::test]

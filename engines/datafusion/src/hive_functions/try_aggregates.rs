@@ -83,7 +83,7 @@ impl Kind {
     }
 }
 
-#[derive(Debug, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 struct TryTotal {
     name: &'static str,
     average: bool,
@@ -106,6 +106,11 @@ fn sum_precision(precision: u8) -> u8 {
 }
 
 impl AggregateUDFImpl for TryTotal {
+    /// Over a sliding window frame, computed again over the frame's rows as it moves.
+    fn create_sliding_accumulator(&self, args: AccumulatorArgs) -> Result<Box<dyn Accumulator>> {
+        super::sliding_frames::recomputed(Arc::new(self.clone()), args)
+    }
+
     fn name(&self) -> &str {
         self.name
     }
