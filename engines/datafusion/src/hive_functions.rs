@@ -618,6 +618,21 @@ fn list_and_parameters_state(
 }
 
 /// The error for arguments a function does not take: the caller's mistake.
+/// The state field `part` of an aggregate's state (`count_if(x)[count]`), as each of the
+/// engine's aggregates names its parts.
+fn state_field(
+    args: &datafusion::logical_expr::function::StateFieldsArgs,
+    part: &str,
+    data_type: DataType,
+    nullable: bool,
+) -> datafusion::arrow::datatypes::FieldRef {
+    Arc::new(datafusion::arrow::datatypes::Field::new(
+        format!("{}[{part}]", args.name),
+        data_type,
+        nullable,
+    ))
+}
+
 fn bad_arguments(name: &str, takes: &str, got: &[DataType]) -> DataFusionError {
     let got = got
         .iter()

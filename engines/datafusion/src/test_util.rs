@@ -66,6 +66,23 @@ pub async fn run_with(
     Ok(batches)
 }
 
+/// The operation log of a statement that succeeds, as a client following it reads it.
+pub async fn operation_log(engine: &Engine, session: &Session, sql: &str) -> String {
+    let op = engine
+        .execute_as(
+            HandleId::new(),
+            &session.id,
+            sql,
+            &BTreeMap::new(),
+            false,
+            None,
+        )
+        .await
+        .unwrap_or_else(|e| panic!("{sql}: {e}"));
+    op.wait_until_done().await;
+    op.fetch_log(true, 100).join("\n")
+}
+
 /// The rows of a statement as lines of a table, as beeline would print them.
 pub async fn lines(engine: &Engine, session: &Session, sql: &str) -> Vec<String> {
     let batches = run(engine, session, sql)

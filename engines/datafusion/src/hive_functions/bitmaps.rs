@@ -8,7 +8,7 @@
 use std::sync::Arc;
 
 use datafusion::arrow::array::{ArrayRef, AsArray, Int64Array};
-use datafusion::arrow::datatypes::{DataType, Field, FieldRef, Int64Type};
+use datafusion::arrow::datatypes::{DataType, FieldRef, Int64Type};
 use datafusion::common::ScalarValue;
 use datafusion::error::{DataFusionError, Result};
 use datafusion::logical_expr::function::{AccumulatorArgs, StateFieldsArgs};
@@ -160,11 +160,12 @@ impl AggregateUDFImpl for BitmapAggregate {
     }
 
     fn state_fields(&self, args: StateFieldsArgs) -> Result<Vec<FieldRef>> {
-        Ok(vec![Arc::new(Field::new(
-            format!("{}[bitmap]", args.name),
+        Ok(vec![super::state_field(
+            &args,
+            "bitmap",
             DataType::Binary,
             false,
-        ))])
+        )])
     }
 
     fn accumulator(&self, _: AccumulatorArgs) -> Result<Box<dyn Accumulator>> {

@@ -324,11 +324,7 @@ impl AggregateUDFImpl for Collect {
 
     fn state_fields(&self, args: StateFieldsArgs) -> Result<Vec<FieldRef>> {
         let data_type = DataType::new_list(args.input_fields[0].data_type().clone(), true);
-        Ok(vec![Arc::new(Field::new(
-            format!("{}[values]", args.name),
-            data_type,
-            true,
-        ))])
+        Ok(vec![super::state_field(&args, "values", data_type, true)])
     }
 
     fn accumulator(&self, args: AccumulatorArgs) -> Result<Box<dyn Accumulator>> {

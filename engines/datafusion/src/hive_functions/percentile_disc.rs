@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use datafusion::arrow::array::{ArrayRef, AsArray, Float64Array};
-use datafusion::arrow::datatypes::{DataType, Field, FieldRef, Float64Type, Schema};
+use datafusion::arrow::datatypes::{DataType, FieldRef, Float64Type, Schema};
 use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::common::utils::SingleRowListArrayBuilder;
 use datafusion::common::ScalarValue;
@@ -67,11 +67,8 @@ impl AggregateUDFImpl for PercentileDisc {
 
     /// The group's values so far.
     fn state_fields(&self, args: StateFieldsArgs) -> Result<Vec<FieldRef>> {
-        Ok(vec![Arc::new(Field::new(
-            format!("{}[values]", args.name),
-            DataType::new_list(DataType::Float64, true),
-            true,
-        ))])
+        let values = DataType::new_list(DataType::Float64, true);
+        Ok(vec![super::state_field(&args, "values", values, true)])
     }
 
     fn accumulator(&self, args: AccumulatorArgs) -> Result<Box<dyn Accumulator>> {

@@ -373,24 +373,9 @@ fn jars_functions_analyze_and_show_table_extended_are_recognised() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn add_jar_warns_list_jars_lists_and_java_functions_are_refused() {
-    use kumiho_thrift::handle::HandleId;
-    use std::collections::BTreeMap;
-
     let engine = crate::test_util::engine().await;
     let session = crate::test_util::open(&engine);
-    let op = engine
-        .execute_as(
-            HandleId::new(),
-            &session.id,
-            "ADD JAR /opt/udf/geo.jar",
-            &BTreeMap::new(),
-            false,
-            None,
-        )
-        .await
-        .unwrap();
-    op.wait_until_done().await;
-    let log = op.fetch_log(true, 100).join("\n");
+    let log = crate::test_util::operation_log(&engine, &session, "ADD JAR /opt/udf/geo.jar").await;
     assert!(
         log.contains("not loaded") && log.contains("SPARK_SQL"),
         "{log}"
@@ -424,9 +409,6 @@ async fn add_jar_warns_list_jars_lists_and_java_functions_are_refused() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn spark_cache_statements_check_their_table_and_say_nothing_is_cached() {
-    use kumiho_thrift::handle::HandleId;
-    use std::collections::BTreeMap;
-
     let engine = crate::test_util::engine().await;
     let session = crate::test_util::open(&engine);
     crate::test_util::run(&engine, &session, "CREATE TABLE cached (x INT)")
@@ -442,19 +424,7 @@ async fn spark_cache_statements_check_their_table_and_say_nothing_is_cached() {
         ("UNCACHE TABLE cached", "was not cached"),
         ("CLEAR CACHE", "nothing to do"),
     ] {
-        let op = engine
-            .execute_as(
-                HandleId::new(),
-                &session.id,
-                sql,
-                &BTreeMap::new(),
-                false,
-                None,
-            )
-            .await
-            .unwrap();
-        op.wait_until_done().await;
-        let log = op.fetch_log(true, 100).join("\n");
+        let log = crate::test_util::operation_log(&engine, &session, sql).await;
         assert!(log.contains(said), "{sql}: {log}");
     }
     crate::test_util::run(&engine, &session, "UNCACHE TABLE IF EXISTS missing")
