@@ -427,42 +427,42 @@ fn regexp_like(args: &[ArrayRef]) -> Result<ArrayRef> {
 /// Spark's `regexp_count(text, regex)`: how many times `Matcher.find` finds the regex, an
 /// `INT` (`regexp_count('aaa', 'a*')` is 2: `aaa`, then the empty match at the end).
 fn regexp_count(args: &[ArrayRef]) -> Result<ArrayRef> {
-    let (texts, patterns) = (strings_of(&args[0]), strings_of(&args[1]));
-    let mut compiled = Compiled::new("regexp_count");
-    let mut out = Int32Builder::with_capacity(texts.len());
-    for (text, pattern) in texts.into_iter().zip(patterns) {
-        match (text, pattern) {
-            (Some(text), Some(pattern)) => {
-                let mut count = 0i32;
-                for found in compiled.get(pattern)?.matches(text) {
-                    found?;
-                    count = count.saturating_add(1);
-                }
-                out.append_value(count);
-            }
-            _ => out.append_null(),
+    integer_per_match("regexp_count", args, |regex, text| {
+        let mut count = 0i32;
+        for found in regex.matches(text) {
+            found?;
+            count = count.saturating_add(1);
         }
-    }
-    Ok(Arc::new(out.finish()))
+        Ok(count)
+    })
 }
 
 /// Spark's `regexp_instr(text, regex[, group])`: where the first match starts, counted from 1
 /// in UTF-16 units as Java's `Matcher.start` counts, 0 without a match. Spark takes the
 /// group number and answers the whole match's start whatever it is; so does this.
 fn regexp_instr(args: &[ArrayRef]) -> Result<ArrayRef> {
+    integer_per_match("regexp_instr", args, |regex, text| {
+        let first = regex.matches(text).next().transpose()?;
+        Ok(first.and_then(|captures| captures.get(0)).map_or(0, |m| {
+            let before = text[..m.start()].encode_utf16().count();
+            i32::try_from(before + 1).unwrap_or(i32::MAX)
+        }))
+    })
+}
+
+/// An `INT` for each row of `(text, regex, ...)`, `answer` of its compiled regex and text;
+/// NULL when either is.
+fn integer_per_match(
+    function: &'static str,
+    args: &[ArrayRef],
+    answer: impl Fn(&JavaRegex, &str) -> Result<i32>,
+) -> Result<ArrayRef> {
     let (texts, patterns) = (strings_of(&args[0]), strings_of(&args[1]));
-    let mut compiled = Compiled::new("regexp_instr");
+    let mut compiled = Compiled::new(function);
     let mut out = Int32Builder::with_capacity(texts.len());
     for (text, pattern) in texts.into_iter().zip(patterns) {
         match (text, pattern) {
-            (Some(text), Some(pattern)) => {
-                let first = compiled.get(pattern)?.matches(text).next().transpose()?;
-                let start = first.and_then(|captures| captures.get(0)).map_or(0, |m| {
-                    let before = text[..m.start()].encode_utf16().count();
-                    i32::try_from(before + 1).unwrap_or(i32::MAX)
-                });
-                out.append_value(start);
-            }
+            (Some(text), Some(pattern)) => out.append_value(answer(compiled.get(pattern)?, text)?),
             _ => out.append_null(),
         }
     }
