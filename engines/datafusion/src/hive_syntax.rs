@@ -246,7 +246,7 @@ pub(crate) fn integer_divide(
 /// and a number out of the type's range wraps (`CAST(300 AS TINYINT)` is 44), after a
 /// decimal's fraction is dropped; a floating-point number first saturates at `INT`'s (or
 /// `BIGINT`'s) bounds, as Java's `(int)` does. A date cast to any number or a boolean is
-/// NULL, as in Spark. An analyzer rule, run after type coercion,
+/// NULL, and a timestamp to a boolean or a decimal Spark's answer. An analyzer rule, run after type coercion,
 /// since the answer depends on `x`'s type.
 pub const HIVE_INTEGER_CASTS: ExpressionRewrite =
     ExpressionRewrite::new("hive_integer_casts", hive_integer_cast);
@@ -325,6 +325,25 @@ fn hive_integer_cast(expr: LogicalExpr, schema: &DFSchema) -> Result<Transformed
         )
     {
         return Ok(Transformed::yes(lit(ScalarValue::try_from(data_type)?)));
+    }
+    // A timestamp as a boolean or a decimal is Spark's: whether it is not 1970's first
+    // microsecond, and its seconds to the microsecond, rounded to the decimal's scale (NULL
+    // beyond its precision); DataFusion refused both casts.
+    if matches!(value.get_type(schema), Ok(DataType::Timestamp(..))) {
+        let micros = || crate::hive_functions::epochs::count_of(value.as_ref().clone(), 1_000);
+        match data_type {
+            DataType::Boolean => {
+                return Ok(Transformed::yes(micros().not_eq(lit(0i64))));
+            }
+            DataType::Decimal128(..) => {
+                // Times a millionth, a DECIMAL(38, 6): exact, where a division's scale
+                // dropped digits.
+                let seconds = try_cast(micros(), DataType::Decimal128(38, 0))
+                    * lit(ScalarValue::Decimal128(Some(1), 7, 6));
+                return Ok(Transformed::yes(try_cast(seconds, data_type.clone())));
+            }
+            _ => {}
+        }
     }
     let bits = match data_type {
         DataType::Int8 => 8,

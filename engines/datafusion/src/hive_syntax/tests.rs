@@ -1145,6 +1145,23 @@ async fn a_double_or_timestamp_cast_to_an_integer_is_javas_long() {
         .await,
         ["true,true,true,true,true,int"]
     );
+    // A timestamp as a decimal is its seconds (rounded half up to the scale, NULL beyond
+    // the precision), and as a boolean whether it is not 1970's start: Spark 4.3's answers.
+    assert_eq!(
+        rows(
+            &engine,
+            &session,
+            "SELECT CAST(TIMESTAMP '2024-05-17 10:11:12.345678' AS DECIMAL(20, 6)), \
+             CAST(TIMESTAMP '2024-05-17 10:11:12.345678' AS DECIMAL(12, 1)), \
+             CAST(TIMESTAMP '2024-05-17 10:11:12.35' AS DECIMAL(12, 1)), \
+             CAST(TIMESTAMP '1969-12-31 23:59:59.5' AS DECIMAL(10, 1)), \
+             CAST(TIMESTAMP '2024-05-17 00:00:00' AS DECIMAL(5, 0)) IS NULL, \
+             CAST(TIMESTAMP '1970-01-01 00:00:00' AS BOOLEAN), \
+             CAST(TIMESTAMP '1970-01-01 00:00:00.000001' AS BOOLEAN)"
+        )
+        .await,
+        ["1715940672.345678,1715940672.3,1715940672.4,-0.5,true,false,true"]
+    );
 }
 
 /// The rows of `sql`, each as its values joined by a space.
