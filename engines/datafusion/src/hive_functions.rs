@@ -657,6 +657,13 @@ fn is_string(t: &DataType) -> bool {
     matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View)
 }
 
+fn is_binary(t: &DataType) -> bool {
+    matches!(
+        t,
+        DataType::Binary | DataType::LargeBinary | DataType::BinaryView
+    )
+}
+
 fn is_integer(t: &DataType) -> bool {
     t.is_integer() || matches!(t, DataType::Null)
 }

@@ -245,9 +245,9 @@ pub(crate) fn integer_divide(
 /// (`CAST('1.5' AS INT)` is 1; `' 2 '` is 2; a string out of the type's range stays NULL),
 /// and a number out of the type's range wraps (`CAST(300 AS TINYINT)` is 44), after a
 /// decimal's fraction is dropped; a floating-point number first saturates at `INT`'s (or
-/// `BIGINT`'s) bounds, as Java's `(int)` does. A date cast to any number or a boolean is
-/// NULL, and a timestamp to a boolean or a decimal Spark's answer. An analyzer rule, run after type coercion,
-/// since the answer depends on `x`'s type.
+/// `BIGINT`'s) bounds, as Java's `(int)` does; and Spark's casts of dates and timestamps
+/// that DataFusion answers otherwise ([`temporal_cast`]). An analyzer rule, run after type
+/// coercion, since the answer depends on `x`'s type.
 pub const HIVE_INTEGER_CASTS: ExpressionRewrite =
     ExpressionRewrite::new("hive_integer_casts", hive_integer_cast);
 
@@ -316,34 +316,11 @@ fn hive_integer_cast(expr: LogicalExpr, schema: &DFSchema) -> Result<Transformed
         field: field.clone(),
     });
     let data_type = field.data_type();
-    // A date is no number and no boolean: Spark's cast gives NULL, where DataFusion's
-    // counted days or refused the cast.
-    if (data_type.is_numeric() || *data_type == DataType::Boolean)
-        && matches!(
-            value.get_type(schema),
-            Ok(DataType::Date32 | DataType::Date64)
-        )
-    {
-        return Ok(Transformed::yes(lit(ScalarValue::try_from(data_type)?)));
-    }
-    // A timestamp as a boolean or a decimal is Spark's: whether it is not 1970's first
-    // microsecond, and its seconds to the microsecond, rounded to the decimal's scale (NULL
-    // beyond its precision); DataFusion refused both casts.
-    if matches!(value.get_type(schema), Ok(DataType::Timestamp(..))) {
-        let micros = || crate::hive_functions::epochs::count_of(value.as_ref().clone(), 1_000);
-        match data_type {
-            DataType::Boolean => {
-                return Ok(Transformed::yes(micros().not_eq(lit(0i64))));
-            }
-            DataType::Decimal128(..) => {
-                // Times a millionth, a DECIMAL(38, 6): exact, where a division's scale
-                // dropped digits.
-                let seconds = try_cast(micros(), DataType::Decimal128(38, 0))
-                    * lit(ScalarValue::Decimal128(Some(1), 7, 6));
-                return Ok(Transformed::yes(try_cast(seconds, data_type.clone())));
-            }
-            _ => {}
-        }
+    let Ok(source) = value.get_type(schema) else {
+        return Ok(Transformed::no(expr));
+    };
+    if let Some(spark) = temporal_cast(&value, &source, data_type)? {
+        return Ok(Transformed::yes(spark));
     }
     let bits = match data_type {
         DataType::Int8 => 8,
@@ -351,9 +328,6 @@ fn hive_integer_cast(expr: LogicalExpr, schema: &DFSchema) -> Result<Transformed
         DataType::Int32 => 32,
         DataType::Int64 => 64,
         _ => return Ok(Transformed::no(expr)),
-    };
-    let Ok(source) = value.get_type(schema) else {
-        return Ok(Transformed::no(expr));
     };
     let value = value.as_ref().clone();
     let long = match &source {
@@ -417,6 +391,34 @@ fn hive_integer_cast(expr: LogicalExpr, schema: &DFSchema) -> Result<Transformed
         ))
     };
     Ok(Transformed::yes(cast(wrapped, data_type.clone())))
+}
+
+/// Spark's cast of a date or a timestamp `value` (of type `source`) to `target` where
+/// DataFusion's answers otherwise: a date is no number and no boolean (NULL, where DataFusion
+/// counted days or refused the cast); a timestamp as a decimal is its seconds to the
+/// microsecond, rounded to the decimal's scale (NULL beyond its precision), and as a boolean
+/// whether it is not 1970's first microsecond (DataFusion refused both). `None` for any
+/// other cast.
+fn temporal_cast(
+    value: &LogicalExpr,
+    source: &DataType,
+    target: &DataType,
+) -> Result<Option<LogicalExpr>> {
+    let micros = || crate::hive_functions::epochs::count_of(value.clone(), 1_000);
+    Ok(match (source, target) {
+        (DataType::Date32 | DataType::Date64, t) if t.is_numeric() || *t == DataType::Boolean => {
+            Some(lit(ScalarValue::try_from(t)?))
+        }
+        (DataType::Timestamp(..), DataType::Boolean) => Some(micros().not_eq(lit(0i64))),
+        (DataType::Timestamp(..), DataType::Decimal128(..)) => {
+            // Times a millionth, a DECIMAL(38, 6): exact, where a division's scale dropped
+            // digits.
+            let seconds = try_cast(micros(), DataType::Decimal128(38, 0))
+                * lit(ScalarValue::Decimal128(Some(1), 7, 6));
+            Some(try_cast(seconds, target.clone()))
+        }
+        _ => None,
+    })
 }
 
 /// Whether `call` is of a function that casts its arguments as Spark does

@@ -18,7 +18,7 @@ use datafusion::logical_expr::{
 };
 
 use super::encoding::bytes_of;
-use super::{bad_arguments, is_integer, HiveFunction};
+use super::{bad_arguments, is_binary, is_integer, HiveFunction};
 
 /// A bitmap's bytes, as Spark's `BitmapExpressionUtils.NUM_BYTES`.
 const BITMAP_BYTES: usize = 4096;
@@ -54,7 +54,7 @@ pub fn functions() -> Vec<ScalarUDF> {
         HiveFunction::computed(
             "bitmap_count",
             |name, types| match types {
-                [t] if is_binary(t) => Ok(vec![DataType::Binary]),
+                [t] if is_bitmap(t) => Ok(vec![DataType::Binary]),
                 _ => Err(bad_arguments(name, "a bitmap (BINARY)", types)),
             },
             bigint,
@@ -80,11 +80,9 @@ fn bigint(_: &[DataType]) -> Result<DataType> {
     Ok(DataType::Int64)
 }
 
-fn is_binary(t: &DataType) -> bool {
-    matches!(
-        t,
-        DataType::Binary | DataType::LargeBinary | DataType::BinaryView | DataType::Null
-    )
+/// A bitmap's type: binary, or NULL.
+fn is_bitmap(t: &DataType) -> bool {
+    is_binary(t) || t.is_null()
 }
 
 /// `bitmap_count(bitmap)`: the bits set, a `BIGINT`.
@@ -141,7 +139,7 @@ impl AggregateUDFImpl for BitmapAggregate {
     fn coerce_types(&self, types: &[DataType]) -> Result<Vec<DataType>> {
         match (self.combine, types) {
             (Combine::Construct, [t]) if is_integer(t) => Ok(vec![DataType::Int64]),
-            (Combine::Or | Combine::And, [t]) if is_binary(t) => Ok(vec![DataType::Binary]),
+            (Combine::Or | Combine::And, [t]) if is_bitmap(t) => Ok(vec![DataType::Binary]),
             (Combine::Construct, _) => Err(bad_arguments(self.name(), "a bit position", types)),
             _ => Err(bad_arguments(self.name(), "a bitmap (BINARY)", types)),
         }

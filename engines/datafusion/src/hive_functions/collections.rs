@@ -328,10 +328,7 @@ impl AggregateUDFImpl for Collect {
     }
 
     fn accumulator(&self, args: AccumulatorArgs) -> Result<Box<dyn Accumulator>> {
-        let data_type = match args.return_field.data_type() {
-            DataType::List(item) => item.data_type().clone(),
-            other => other.clone(),
-        };
+        let data_type = element_type(args.return_field.data_type());
         Ok(Box::new(CollectAccumulator {
             data_type,
             values: Vec::new(),
@@ -340,10 +337,7 @@ impl AggregateUDFImpl for Collect {
     }
 
     fn default_value(&self, data_type: &DataType) -> Result<ScalarValue> {
-        let item = match data_type {
-            DataType::List(item) => item.data_type().clone(),
-            other => other.clone(),
-        };
+        let item = element_type(data_type);
         Ok(ScalarValue::List(ScalarValue::new_list_nullable(
             &[],
             &item,
@@ -353,15 +347,20 @@ impl AggregateUDFImpl for Collect {
     /// Over a window frame that slides (`ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING`), the
     /// frame's values, which rows leave as others enter.
     fn create_sliding_accumulator(&self, args: AccumulatorArgs) -> Result<Box<dyn Accumulator>> {
-        let data_type = match args.return_field.data_type() {
-            DataType::List(item) => item.data_type().clone(),
-            other => other.clone(),
-        };
+        let data_type = element_type(args.return_field.data_type());
         Ok(Box::new(SlidingCollect {
             data_type,
             values: VecDeque::new(),
             distinct: self.distinct,
         }))
+    }
+}
+
+/// The type of the elements of the collected array `data_type`.
+fn element_type(data_type: &DataType) -> DataType {
+    match data_type {
+        DataType::List(item) => item.data_type().clone(),
+        other => other.clone(),
     }
 }
 

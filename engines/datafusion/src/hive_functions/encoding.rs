@@ -13,7 +13,7 @@ use datafusion::arrow::datatypes::{DataType, Int64Type};
 use datafusion::error::{DataFusionError, Result};
 use datafusion::logical_expr::ScalarUDF;
 
-use super::{bad_arguments, is_integer, is_string, HiveFunction};
+use super::{bad_arguments, is_binary, is_integer, is_string, HiveFunction};
 
 pub fn functions() -> Vec<ScalarUDF> {
     vec![
@@ -74,13 +74,6 @@ pub fn functions() -> Vec<ScalarUDF> {
 
 fn string_like(t: &DataType) -> bool {
     is_string(t) || t.is_null()
-}
-
-fn is_binary(t: &DataType) -> bool {
-    matches!(
-        t,
-        DataType::Binary | DataType::LargeBinary | DataType::BinaryView
-    )
 }
 
 fn one_string(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {

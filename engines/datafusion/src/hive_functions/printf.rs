@@ -186,23 +186,13 @@ pub fn java_format(format: &str, values: &[ScalarValue]) -> Result<String> {
                     )))
                 }
             },
-            'f' => match value()? {
-                ScalarValue::Float64(Some(x)) => fixed(*x, spec.precision.unwrap_or(6), &spec),
-                v if v.is_null() => "null".to_owned(),
-                other => {
-                    return Err(bad(format!(
-                        "%f takes a floating-point number, not {}",
-                        other.data_type()
-                    )))
-                }
-            },
-            'e' | 'E' => match value()? {
+            'f' | 'e' | 'E' => match value()? {
                 ScalarValue::Float64(Some(x)) => {
-                    let text = scientific(*x, spec.precision.unwrap_or(6), &spec);
-                    if conversion == 'E' {
-                        text.to_uppercase()
-                    } else {
-                        text
+                    let precision = spec.precision.unwrap_or(6);
+                    match conversion {
+                        'f' => fixed(*x, precision, &spec),
+                        'e' => scientific(*x, precision, &spec),
+                        _ => scientific(*x, precision, &spec).to_uppercase(),
                     }
                 }
                 v if v.is_null() => "null".to_owned(),

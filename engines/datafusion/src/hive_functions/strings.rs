@@ -17,7 +17,7 @@ use datafusion::logical_expr::{
 };
 
 use super::encoding::{integers_of, string_result, strings_of};
-use super::{bad_arguments, is_integer, is_string, HiveFunction};
+use super::{bad_arguments, is_binary, is_integer, is_string, HiveFunction};
 
 pub fn functions() -> Vec<ScalarUDF> {
     vec![
@@ -375,15 +375,9 @@ fn byte_substr(args: &[ArrayRef]) -> Result<ArrayRef> {
 }
 
 fn substr_types(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
-    let binary = |t: &DataType| {
-        matches!(
-            t,
-            DataType::Binary | DataType::LargeBinary | DataType::BinaryView
-        )
-    };
     match types {
-        [b, p] if binary(b) && is_integer(p) => Ok(vec![DataType::Binary, DataType::Int64]),
-        [b, p, l] if binary(b) && is_integer(p) && is_integer(l) => {
+        [b, p] if is_binary(b) && is_integer(p) => Ok(vec![DataType::Binary, DataType::Int64]),
+        [b, p, l] if is_binary(b) && is_integer(p) && is_integer(l) => {
             Ok(vec![DataType::Binary, DataType::Int64, DataType::Int64])
         }
         [s, p] if string_like(s) && is_integer(p) => Ok(vec![DataType::Utf8, DataType::Int64]),
