@@ -153,7 +153,6 @@ pub mod reflect;
 pub mod row_ids;
 pub mod sentences;
 pub mod sequences;
-pub mod sliding_frames;
 pub mod strings;
 pub mod timestamp_units;
 pub mod try_aggregates;

@@ -16,6 +16,8 @@
 //!   (`if`, `year`, `date_format` with Java patterns, `collect_list`, ...).
 //! - [`hive_syntax`]: Hive's 0-based array subscripts, `RLIKE`, `LATERAL VIEW explode`, and
 //!   result columns named by their SQL.
+//! - [`spark_aggregates`]: every aggregate computed again over a sliding window frame where
+//!   it cannot take rows back, and reading strings as numbers where Spark does.
 //! - [`spark_casts`]: conversions Spark makes that DataFusion refuses or makes otherwise
 //!   (a value cast to a string, a string in arithmetic).
 //! - [`time_zones`]: the session's zone, in which timestamps are wall-clock times, and Java's
@@ -46,6 +48,7 @@ pub mod operation;
 pub mod rowset;
 pub mod service;
 pub mod session;
+pub mod spark_aggregates;
 pub mod spark_casts;
 pub mod statement;
 pub mod time_zones;

@@ -27,6 +27,7 @@ use crate::functions;
 use crate::hive_functions;
 use crate::hive_syntax;
 use crate::object_stores::SchemeObjectStoreRegistry;
+use crate::spark_aggregates;
 use crate::spark_casts;
 use crate::time_zones;
 use crate::variables;
@@ -596,6 +597,7 @@ fn session_template(
     }
     spark_casts::argument_casts::register(&ctx);
     spark_casts::integer_ranks::register(&ctx);
+    spark_aggregates::register(&ctx);
     ctx.state()
 }
 

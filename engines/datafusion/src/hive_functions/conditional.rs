@@ -2,8 +2,6 @@
 //! `isnottrue`, `isnotfalse`, and `field`, a search among its arguments; and Spark's
 //! `equal_null` and aggregate `count_if`.
 
-use std::sync::Arc;
-
 use datafusion::arrow::array::{ArrayRef, AsArray};
 use datafusion::arrow::datatypes::{DataType, FieldRef, Int64Type};
 use datafusion::common::ScalarValue;
@@ -150,11 +148,6 @@ struct CountIf {
 }
 
 impl AggregateUDFImpl for CountIf {
-    /// Over a sliding window frame, computed again over the frame's rows as it moves.
-    fn create_sliding_accumulator(&self, args: AccumulatorArgs) -> Result<Box<dyn Accumulator>> {
-        super::sliding_frames::recomputed(Arc::new(self.clone()), args)
-    }
-
     fn name(&self) -> &str {
         "count_if"
     }

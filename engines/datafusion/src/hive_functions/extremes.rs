@@ -38,11 +38,6 @@ struct ExtremeBy {
 }
 
 impl AggregateUDFImpl for ExtremeBy {
-    /// Over a sliding window frame, computed again over the frame's rows as it moves.
-    fn create_sliding_accumulator(&self, args: AccumulatorArgs) -> Result<Box<dyn Accumulator>> {
-        super::sliding_frames::recomputed(Arc::new(self.clone()), args)
-    }
-
     fn name(&self) -> &str {
         if self.greatest {
             "max_by"

@@ -43,11 +43,6 @@ struct CentralMoment {
 }
 
 impl AggregateUDFImpl for CentralMoment {
-    /// Over a sliding window frame, computed again over the frame's rows as it moves.
-    fn create_sliding_accumulator(&self, args: AccumulatorArgs) -> Result<Box<dyn Accumulator>> {
-        super::sliding_frames::recomputed(Arc::new(self.clone()), args)
-    }
-
     fn name(&self) -> &str {
         match self.shape {
             Shape::Skewness => "skewness",

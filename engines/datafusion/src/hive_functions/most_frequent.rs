@@ -31,11 +31,6 @@ struct Mode {
 }
 
 impl AggregateUDFImpl for Mode {
-    /// Over a sliding window frame, computed again over the frame's rows as it moves.
-    fn create_sliding_accumulator(&self, args: AccumulatorArgs) -> Result<Box<dyn Accumulator>> {
-        super::sliding_frames::recomputed(Arc::new(self.clone()), args)
-    }
-
     fn name(&self) -> &str {
         "mode"
     }

@@ -57,11 +57,6 @@ fn takes(t: &DataType) -> bool {
 }
 
 impl AggregateUDFImpl for PercentileApprox {
-    /// Over a sliding window frame, computed again over the frame's rows as it moves.
-    fn create_sliding_accumulator(&self, args: AccumulatorArgs) -> Result<Box<dyn Accumulator>> {
-        super::sliding_frames::recomputed(Arc::new(self.clone()), args)
-    }
-
     fn name(&self) -> &str {
         "percentile_approx"
     }

@@ -106,11 +106,6 @@ fn sum_precision(precision: u8) -> u8 {
 }
 
 impl AggregateUDFImpl for TryTotal {
-    /// Over a sliding window frame, computed again over the frame's rows as it moves.
-    fn create_sliding_accumulator(&self, args: AccumulatorArgs) -> Result<Box<dyn Accumulator>> {
-        super::sliding_frames::recomputed(Arc::new(self.clone()), args)
-    }
-
     fn name(&self) -> &str {
         self.name
     }

@@ -14,8 +14,8 @@
 //! - a string where such a function takes an integer is one (`'12.5'` is 12, as Hive's
 //!   and Spark's casts read it): `repeat('x', s)`, `substr(t, s)`, `lpad(t, s, '0')`.
 //!
-//! Each such function is wrapped ([`ImplicitCasts`], [`AggregateImplicitCasts`]) under its own
-//! name: the wrapper asks the function for its argument types first, and only when the
+//! Each such scalar function is wrapped ([`ImplicitCasts`]) under its own name, each such
+//! aggregate by [`crate::spark_aggregates`] through [`strings_as_numbers`]: the wrapper asks the function for its argument types first, and only when the
 //! function refuses them asks again with arguments cast as Spark casts them ([`Reading`]),
 //! which DataFusion then casts (`' 3 '` is 3.0 and `'abc'` NULL through
 //! [`super::SPARK_DOUBLE_CASTS`]). Everything else is the function's own, so a call that
@@ -26,23 +26,14 @@ use std::sync::Arc;
 use datafusion::arrow::datatypes::{DataType, Field, FieldRef};
 use datafusion::common::{Result, ScalarValue};
 use datafusion::config::ConfigOptions;
-use datafusion::logical_expr::expr::{
-    AggregateFunction, AggregateFunctionParams, WindowFunctionParams,
-};
-use datafusion::logical_expr::function::{
-    AccumulatorArgs, AggregateFunctionSimplification, StateFieldsArgs,
-};
 use datafusion::logical_expr::interval_arithmetic::Interval;
 use datafusion::logical_expr::preimage::PreimageResult;
 use datafusion::logical_expr::simplify::{ExprSimplifyResult, SimplifyContext};
 use datafusion::logical_expr::sort_properties::{ExprProperties, SortProperties};
 use datafusion::logical_expr::type_coercion::functions::{fields_with_udf, UDFCoercionExt};
-use datafusion::logical_expr::utils::AggregateOrderSensitivity;
 use datafusion::logical_expr::{
-    Accumulator, AggregateUDF, AggregateUDFImpl, ColumnarValue, Documentation, Expr,
-    ExpressionPlacement, GroupsAccumulator, Operator, ReturnFieldArgs, ReversedUDAF,
-    ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, SetMonotonicity, Signature, StatisticsArgs,
-    StructFieldMapping,
+    AggregateUDF, ColumnarValue, Documentation, Expr, ExpressionPlacement, ReturnFieldArgs,
+    ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, StructFieldMapping,
 };
 use datafusion::prelude::SessionContext;
 
@@ -180,8 +171,8 @@ pub const NUMBER_AGGREGATES: &[&str] = &[
     "regr_sxy",
 ];
 
-/// Replaces each function of [`NUMBER_FUNCTIONS`], [`STRING_FUNCTIONS`] and
-/// [`NUMBER_AGGREGATES`] registered in `ctx` by its wrapper. Called once all of the engine's
+/// Replaces each function of [`NUMBER_FUNCTIONS`] and [`STRING_FUNCTIONS`] registered in `ctx`
+/// by its wrapper ([`NUMBER_AGGREGATES`] are [`crate::spark_aggregates`]'s). Called once all of the engine's
 /// functions are registered.
 pub fn register(ctx: &SessionContext) {
     let state = ctx.state();
@@ -205,17 +196,6 @@ pub fn register(ctx: &SessionContext) {
             ctx.register_udf(ScalarUDF::new_from_impl(ImplicitCasts::new(
                 udf.as_ref().clone(),
                 reading,
-            )));
-        }
-    }
-    for name in NUMBER_AGGREGATES {
-        let Some(udaf) = state.aggregate_functions().get(*name) else {
-            continue;
-        };
-        if !wrapped.iter().any(|done| done == udaf.name()) {
-            wrapped.push(udaf.name().to_owned());
-            ctx.register_udaf(AggregateUDF::new_from_impl(AggregateImplicitCasts::new(
-                udaf.as_ref().clone(),
             )));
         }
     }
@@ -445,161 +425,8 @@ impl ScalarUDFImpl for ImplicitCasts {
     }
 }
 
-/// An aggregate that reads strings as numbers ([`coerced_types`]) and is otherwise the
-/// wrapped aggregate.
-#[derive(Debug, PartialEq, Eq, Hash)]
-pub struct AggregateImplicitCasts {
-    aggregate: AggregateUDF,
-    signature: Signature,
-}
-
-impl AggregateImplicitCasts {
-    pub fn new(aggregate: AggregateUDF) -> Self {
-        let signature = Signature::user_defined(aggregate.signature().volatility);
-        Self {
-            aggregate,
-            signature,
-        }
-    }
-
-    fn inner(&self) -> &dyn AggregateUDFImpl {
-        self.aggregate.inner().as_ref()
-    }
-}
-
-impl AggregateUDFImpl for AggregateImplicitCasts {
-    fn name(&self) -> &str {
-        self.aggregate.name()
-    }
-
-    fn aliases(&self) -> &[String] {
-        self.aggregate.aliases()
-    }
-
-    fn schema_name(&self, params: &AggregateFunctionParams) -> Result<String> {
-        self.inner().schema_name(params)
-    }
-
-    fn human_display(&self, params: &AggregateFunctionParams) -> Result<String> {
-        self.inner().human_display(params)
-    }
-
-    fn display_name(&self, params: &AggregateFunctionParams) -> Result<String> {
-        self.inner().display_name(params)
-    }
-
-    fn window_function_schema_name(&self, params: &WindowFunctionParams) -> Result<String> {
-        self.inner().window_function_schema_name(params)
-    }
-
-    fn window_function_display_name(&self, params: &WindowFunctionParams) -> Result<String> {
-        self.inner().window_function_display_name(params)
-    }
-
-    fn signature(&self) -> &Signature {
-        &self.signature
-    }
-
-    fn coerce_types(&self, types: &[DataType]) -> Result<Vec<DataType>> {
-        coerced_types(&self.aggregate, types, Reading::StringsAsNumbers)
-    }
-
-    fn return_type(&self, types: &[DataType]) -> Result<DataType> {
-        self.inner().return_type(types)
-    }
-
-    fn return_field(&self, fields: &[FieldRef]) -> Result<FieldRef> {
-        self.inner().return_field(fields)
-    }
-
-    fn is_nullable(&self) -> bool {
-        self.inner().is_nullable()
-    }
-
-    fn accumulator(&self, args: AccumulatorArgs) -> Result<Box<dyn Accumulator>> {
-        self.inner().accumulator(args)
-    }
-
-    fn state_fields(&self, args: StateFieldsArgs) -> Result<Vec<FieldRef>> {
-        self.inner().state_fields(args)
-    }
-
-    fn groups_accumulator_supported(&self, args: AccumulatorArgs) -> bool {
-        self.inner().groups_accumulator_supported(args)
-    }
-
-    fn create_groups_accumulator(
-        &self,
-        args: AccumulatorArgs,
-    ) -> Result<Box<dyn GroupsAccumulator>> {
-        self.inner().create_groups_accumulator(args)
-    }
-
-    fn create_sliding_accumulator(&self, args: AccumulatorArgs) -> Result<Box<dyn Accumulator>> {
-        self.inner().create_sliding_accumulator(args)
-    }
-
-    fn with_beneficial_ordering(
-        self: Arc<Self>,
-        beneficial_ordering: bool,
-    ) -> Result<Option<Arc<dyn AggregateUDFImpl>>> {
-        let ordered =
-            Arc::clone(self.aggregate.inner()).with_beneficial_ordering(beneficial_ordering)?;
-        Ok(ordered.map(|inner| {
-            Arc::new(Self::new(AggregateUDF::new_from_shared_impl(inner)))
-                as Arc<dyn AggregateUDFImpl>
-        }))
-    }
-
-    fn order_sensitivity(&self) -> AggregateOrderSensitivity {
-        self.inner().order_sensitivity()
-    }
-
-    fn simplify(&self) -> Option<AggregateFunctionSimplification> {
-        self.inner().simplify()
-    }
-
-    fn simplify_expr_op_literal(
-        &self,
-        aggregate: &AggregateFunction,
-        argument: &Expr,
-        op: Operator,
-        literal: &Expr,
-        argument_is_left: bool,
-    ) -> Result<Option<Expr>> {
-        self.inner()
-            .simplify_expr_op_literal(aggregate, argument, op, literal, argument_is_left)
-    }
-
-    fn reverse_expr(&self) -> ReversedUDAF {
-        self.inner().reverse_expr()
-    }
-
-    fn is_descending(&self) -> Option<bool> {
-        self.inner().is_descending()
-    }
-
-    fn value_from_stats(&self, statistics_args: &StatisticsArgs) -> Option<ScalarValue> {
-        self.inner().value_from_stats(statistics_args)
-    }
-
-    fn default_value(&self, data_type: &DataType) -> Result<ScalarValue> {
-        self.inner().default_value(data_type)
-    }
-
-    fn supports_null_handling_clause(&self) -> bool {
-        self.inner().supports_null_handling_clause()
-    }
-
-    fn supports_within_group_clause(&self) -> bool {
-        self.inner().supports_within_group_clause()
-    }
-
-    fn documentation(&self) -> Option<&Documentation> {
-        self.inner().documentation()
-    }
-
-    fn set_monotonicity(&self, data_type: &DataType) -> SetMonotonicity {
-        self.inner().set_monotonicity(data_type)
-    }
+/// The argument types `aggregate` takes for `types`, a string read as a `DOUBLE` where it
+/// refuses one: the aggregates of [`NUMBER_AGGREGATES`].
+pub fn strings_as_numbers(aggregate: &AggregateUDF, types: &[DataType]) -> Result<Vec<DataType>> {
+    coerced_types(aggregate, types, Reading::StringsAsNumbers)
 }

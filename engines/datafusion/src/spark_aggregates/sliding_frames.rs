@@ -1,9 +1,9 @@
-//! The engine's aggregates over a window frame that slides (`max_by(x, t) OVER (ORDER BY t
-//! ROWS BETWEEN 2 PRECEDING AND CURRENT ROW)`), where rows leave the frame as others enter.
-//! DataFusion asks such an aggregate to take rows back, which a mode, a skewness or a
-//! quantile summary cannot; it refused the query. Spark computes such an aggregate again
-//! over the frame's rows each time the frame moves, and so does [`Recomputed`]: it keeps the
-//! frame's rows and feeds them to a fresh accumulator when the frame's value is asked for.
+//! An aggregate over a window frame that slides (`max_by(x, t) OVER (ORDER BY t ROWS BETWEEN
+//! 2 PRECEDING AND CURRENT ROW)`), where rows leave the frame as others enter. DataFusion asks
+//! such an aggregate to take rows back, which a mode, a skewness, a quantile summary or a
+//! `bool_and` cannot; it refused the query. Spark computes such an aggregate again over the
+//! frame's rows each time the frame moves, and so does [`Recomputed`]: it keeps the frame's
+//! rows and feeds them to a fresh accumulator when the frame's value is asked for.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -18,7 +18,7 @@ use datafusion::physical_expr::PhysicalSortExpr;
 use datafusion::physical_plan::PhysicalExpr;
 
 /// An accumulator for a sliding frame of `aggregate`, whose own accumulators cannot take rows
-/// back: `AggregateUDFImpl::create_sliding_accumulator` of each such aggregate of the engine.
+/// back.
 pub(super) fn recomputed(
     aggregate: Arc<dyn AggregateUDFImpl>,
     args: AccumulatorArgs,
