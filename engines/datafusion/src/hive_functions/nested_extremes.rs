@@ -11,11 +11,13 @@ use datafusion::common::{DFSchema, Result};
 use datafusion::logical_expr::expr::{AggregateFunction, WindowFunction};
 use datafusion::logical_expr::{AggregateUDF, Expr, ExprSchemable, WindowFunctionDefinition};
 
+use crate::spark_aggregates::SparkAggregate;
+
 /// Makes each `max(x)` and `min(x)` of a struct or an array `max_by(x, x)` and
 /// `min_by(x, x)` ([`super::extremes`]), which order by Arrow's comparator with NULLs
-/// first, as Spark orders, and skip a NULL `x`, as `max` does; over a window too, unless
-/// its frame slides (`max_by` takes no row back out, so DataFusion's `max` stays). The
-/// column keeps its name. An analyzer rule placed after type coercion, which has given the
+/// first, as Spark orders, and skip a NULL `x`, as `max` does; over a window too (over a
+/// frame that slides, computed again as it moves: [`SparkAggregate`]). The column keeps its
+/// name. An analyzer rule placed after type coercion, which has given the
 /// arguments their types.
 pub const NESTED_EXTREMES: crate::hive_syntax::ExpressionRewrite =
     crate::hive_syntax::ExpressionRewrite::new("nested_extremes", nested_extreme);
@@ -35,7 +37,7 @@ fn replacement(name: &str, t: &DataType) -> Option<Arc<AggregateUDF>> {
     let by = BY.get_or_init(|| {
         super::extremes::aggregates()
             .into_iter()
-            .map(Arc::new)
+            .map(|by| Arc::new(AggregateUDF::new_from_impl(SparkAggregate::new(by, false))))
             .collect()
     });
     let wanted = match name {
@@ -65,10 +67,7 @@ fn nested_extreme(expr: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
         Expr::WindowFunction(mut window) => {
             let WindowFunction { fun, params } = window.as_mut();
             let by = match fun {
-                // max_by takes nothing back: a frame that slides keeps DataFusion's max.
-                WindowFunctionDefinition::AggregateUDF(f)
-                    if params.args.len() == 1 && params.window_frame.start_bound.is_unbounded() =>
-                {
+                WindowFunctionDefinition::AggregateUDF(f) if params.args.len() == 1 => {
                     replacement(f.name(), &params.args[0].get_type(schema)?)
                 }
                 _ => None,

@@ -83,7 +83,7 @@ async fn an_array_is_compared_element_by_element_a_null_element_smallest() {
 }
 
 #[tokio::test]
-async fn over_a_window_from_the_partitions_start() {
+async fn over_a_window_from_the_partitions_start_or_sliding() {
     // Spark: Alice on every row.
     assert_eq!(
         rows("SELECT id, max(struct(salary, name)) OVER (ORDER BY id) AS m FROM emp ORDER BY id")
@@ -95,12 +95,18 @@ async fn over_a_window_from_the_partitions_start() {
             ["5", "{salary: 120000.0, name: Alice}"]
         ]
     );
-    // A frame that slides is DataFusion's max: it runs (Spark's last row is Eve's, a NULL
-    // salary the smallest; DataFusion's is Carol's).
-    let sliding = rows(
-        "SELECT id, min(struct(salary, name)) OVER (ORDER BY id ROWS BETWEEN 1 PRECEDING AND \
-         CURRENT ROW) AS m FROM emp ORDER BY id",
-    )
-    .await;
-    assert_eq!(sliding[1], ["2", "{salary: 95000.5, name: bob}"]);
+    // Over a frame that slides, as well (Spark: Eve's row last, a NULL salary the smallest).
+    assert_eq!(
+        rows(
+            "SELECT id, min(struct(salary, name)) OVER (ORDER BY id ROWS BETWEEN 1 PRECEDING \
+             AND CURRENT ROW) AS m FROM emp ORDER BY id",
+        )
+        .await,
+        [
+            ["1", "{salary: 120000.0, name: Alice}"],
+            ["2", "{salary: 95000.5, name: bob}"],
+            ["3", "{salary: 70000.0, name: Carol}"],
+            ["5", "{salary: NULL, name: Eve}"]
+        ]
+    );
 }
