@@ -3,8 +3,9 @@
 //! expression Int64 + Utf8") and fails a comparison on a string that is not a number.
 //!
 //! - `+`, `-`, `*`, `/`, `%`: a string operand is a `DOUBLE` (`1 + '2'` is 3.0, `'3' * '4'`
-//!   12.0), NULL when it is not a number (`'abc' + 1`); beside an interval, a date or a
-//!   timestamp it is left to DataFusion.
+//!   12.0), NULL when it is not a number (`'abc' + 1`); beside a day-time interval it is a
+//!   moment, moved and written back as text ([`moment_text`]); beside a date or a timestamp it
+//!   is left to DataFusion.
 //! - `=`, `<>`, `<`, `<=`, `>`, `>=`, `<=>`: a string is read as the other side's type
 //!   (`'10' > 9` compares 10 with 9; `'5.5' = 5` reads `'5.5'` as an `INT`, 5), NULL when it
 //!   does not convert; beside a decimal both sides are `DOUBLE`s; beside a boolean `'t'`,
@@ -13,12 +14,14 @@
 //! - `BETWEEN` and `IN` with strings beside numbers, as Spark reads them
 //!   ([`STRING_RANGES_AND_LISTS`]).
 
-use datafusion::arrow::datatypes::DataType;
+use datafusion::arrow::datatypes::{DataType, IntervalUnit, TimeUnit};
 use datafusion::common::tree_node::Transformed;
-use datafusion::common::{DFSchema, Result, ScalarValue};
+use datafusion::common::{plan_err, DFSchema, Result, ScalarValue};
 use datafusion::logical_expr::expr::{Between, InList};
 use datafusion::logical_expr::planner::{ExprPlanner, PlannerResult, RawBinaryExpr};
-use datafusion::logical_expr::{cast, lit, try_cast, when, Expr, ExprSchemable};
+use datafusion::logical_expr::{
+    binary_expr, cast, lit, try_cast, when, Expr, ExprSchemable, Operator,
+};
 use datafusion::sql::sqlparser::ast::BinaryOperator;
 
 use super::string_to_double::spark_double;
@@ -42,6 +45,9 @@ impl ExprPlanner for StringOperands {
         };
         if !(is_string(&left) || is_string(&right)) {
             return Ok(PlannerResult::Original(expr));
+        }
+        if let Some(moment) = moment_text(&expr, &left, &right)? {
+            return Ok(PlannerResult::Planned(moment));
         }
         match expr.op {
             BinaryOperator::Plus
@@ -72,6 +78,51 @@ impl ExprPlanner for StringOperands {
         }
         Ok(PlannerResult::Original(expr))
     }
+}
+
+/// `string + interval`, `interval + string` or `string - interval` of a day-time interval:
+/// the string read as a timestamp, moved, and written back as text, as Spark answers
+/// (`'2024-01-02' + INTERVAL 1 DAY` is the STRING `'2024-01-03 00:00:00'`; `'abc' + INTERVAL
+/// 1 DAY` is NULL). Spark refuses months beside a string, and so does this, saying how to
+/// write it.
+fn moment_text(expr: &RawBinaryExpr, left: &DataType, right: &DataType) -> Result<Option<Expr>> {
+    let op = match expr.op {
+        BinaryOperator::Plus => Operator::Plus,
+        BinaryOperator::Minus => Operator::Minus,
+        _ => return Ok(None),
+    };
+    let (string, string_type, interval, interval_type) = if is_string(left) {
+        (&expr.left, left, &expr.right, right)
+    } else if op == Operator::Plus && is_string(right) {
+        (&expr.right, right, &expr.left, left)
+    } else {
+        return Ok(None);
+    };
+    let months = match (interval_type, interval) {
+        (DataType::Interval(IntervalUnit::YearMonth), _) => true,
+        (
+            DataType::Interval(_),
+            Expr::Literal(ScalarValue::IntervalMonthDayNano(Some(value)), _),
+        ) => value.months != 0,
+        (DataType::Interval(_), _) => false,
+        _ => return Ok(None),
+    };
+    if months {
+        return plan_err!(
+            "a string cannot be moved by months or years: cast it to a DATE or a TIMESTAMP \
+             first (CAST(s AS DATE) + INTERVAL 1 MONTH)"
+        );
+    }
+    let moment = cast(
+        plain(string.clone(), string_type),
+        DataType::Timestamp(TimeUnit::Nanosecond, None),
+    );
+    let moved = if std::ptr::eq(string, &expr.left) {
+        binary_expr(moment, op, interval.clone())
+    } else {
+        binary_expr(interval.clone(), op, moment)
+    };
+    Ok(Some(cast(moved, DataType::Utf8)))
 }
 
 /// Whether the type is a string's, a dictionary of strings (a partition's column) too.

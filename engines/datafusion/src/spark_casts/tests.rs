@@ -3,7 +3,7 @@
 
 use crate::engine::Engine;
 use crate::session::Session;
-use crate::test_util::{engine, lines, open, value_rows};
+use crate::test_util::{engine, error, lines, open, value_rows};
 
 /// The one value of a one-row, one-column query.
 async fn value(engine: &Engine, session: &Session, sql: &str) -> String {
@@ -313,8 +313,39 @@ async fn dates_and_intervals_keep_their_arithmetic() {
         ("DATE '2024-01-02' + INTERVAL 1 DAY", "2024-01-03"),
         ("DATE '2024-01-02' - DATE '2024-01-01'", "1"),
         ("DATE '2024-01-02' + 1", "2024-01-03"),
+        // A string beside a day-time interval is a moment, and the answer its text (Spark 4.3).
+        ("'2024-01-02' + INTERVAL 1 DAY", "2024-01-03 00:00:00"),
+        ("typeof('2024-01-02' + INTERVAL 1 DAY)", "string"),
+        ("INTERVAL 1 DAY + '2024-01-02'", "2024-01-03 00:00:00"),
+        (
+            "'2024-01-02 10:00:00' - INTERVAL 2 HOURS",
+            "2024-01-02 08:00:00",
+        ),
+        (
+            "'2024-01-02' + INTERVAL '1 2:03' DAY TO MINUTE",
+            "2024-01-03 02:03:00",
+        ),
+        ("('abc' + INTERVAL 1 DAY) IS NULL", "true"),
+        ("(CAST(NULL AS STRING) + INTERVAL 1 DAY) IS NULL", "true"),
     ];
     answers(&engine, &session, &cases).await;
+    // A column of strings alike; months beside a string are refused, as Spark refuses them.
+    assert_eq!(
+        value(
+            &engine,
+            &session,
+            "SELECT s + INTERVAL 3 DAYS FROM VALUES ('2024-03-05') AS t(s)"
+        )
+        .await,
+        "2024-03-08 00:00:00"
+    );
+    let months = error(&engine, &session, "SELECT '2024-01-31' + INTERVAL 1 MONTH").await;
+    assert!(
+        months
+            .to_string()
+            .contains("cast it to a DATE or a TIMESTAMP first"),
+        "{months}"
+    );
 }
 
 #[tokio::test]
