@@ -32,6 +32,7 @@ use datafusion::logical_expr::expr::{
 };
 use datafusion::logical_expr::expr_rewriter::NamePreserver;
 use datafusion::logical_expr::logical_plan::{DmlStatement, Subquery, Union, Values};
+use datafusion::logical_expr::type_coercion::binary::type_union_resolution;
 use datafusion::logical_expr::type_coercion::functions::{fields_with_udf, UDFCoercionExt};
 use datafusion::logical_expr::utils::merge_schema;
 use datafusion::logical_expr::{
@@ -548,30 +549,28 @@ fn outer_references_retyped(expr: Expr, outer: &DFSchema) -> Result<Expr> {
     .map(|expr| expr.data)
 }
 
-/// A `VALUES` list with each column narrowed whose every value is a `BIGINT` literal that
-/// fits an `INT`, or NULL.
+/// A `VALUES` list with its columns narrowed: each value narrowed as an expression is
+/// (`VALUES (1), (2)` and `VALUES (array(10, 20)), (array())` are `INT`s), and the column
+/// typed as the values' common type, as DataFusion typed it when it was planned. A column
+/// of a value that needs a `BIGINT` (`VALUES (1), (3000000000)`) stays one.
 fn narrow_values(values: Values) -> Result<LogicalPlan> {
     let Values { schema, mut values } = values;
-    let columns = schema.fields().len();
-    let mut fields = Vec::with_capacity(columns);
+    let empty = DFSchema::empty();
+    let mut fields = Vec::with_capacity(schema.fields().len());
     for (j, field) in schema.fields().iter().enumerate() {
-        let narrowable = field.data_type() == &DataType::Int64
-            && values.iter().all(|row| {
-                as_int(&row[j]).is_some()
-                    || matches!(&row[j], Expr::Literal(ScalarValue::Int64(None), _))
-            });
-        if narrowable {
-            for row in &mut values {
-                row[j] = match as_int(&row[j]) {
-                    Some(value) => int_literal(&row[j], value),
-                    None => Expr::Literal(ScalarValue::Int32(None), None),
-                };
+        let planned = field.data_type();
+        let column = holds_bigint(planned)
+            .then(|| narrowed_column(values.iter().map(|row| &row[j]), planned, &empty))
+            .transpose()?
+            .flatten();
+        match column {
+            Some((data_type, narrowed)) => {
+                for (row, value) in values.iter_mut().zip(narrowed) {
+                    row[j] = value;
+                }
+                fields.push(Arc::new(field.as_ref().clone().with_data_type(data_type)));
             }
-            fields.push(Arc::new(
-                field.as_ref().clone().with_data_type(DataType::Int32),
-            ));
-        } else {
-            fields.push(Arc::clone(field));
+            None => fields.push(Arc::clone(field)),
         }
     }
     let qualified = schema
@@ -584,6 +583,68 @@ fn narrow_values(values: Values) -> Result<LogicalPlan> {
         schema: Arc::new(schema),
         values,
     }))
+}
+
+/// The common type of a `VALUES` column's values once narrowed, and the values cast to it;
+/// `None` where that is the type it was planned with. A cast DataFusion wrapped a value in
+/// to reach the `planned` type (`array()` beside `array(1)`) is taken off first: one the
+/// query wrote (`CAST(1 AS BIGINT)`) is of a value already of its type, and stays.
+fn narrowed_column<'a>(
+    column: impl Iterator<Item = &'a Expr>,
+    planned: &DataType,
+    empty: &DFSchema,
+) -> Result<Option<(DataType, Vec<Expr>)>> {
+    let mut narrowed = Vec::new();
+    let mut common: Option<DataType> = None;
+    for value in column {
+        let value = match value {
+            Expr::Cast(cast)
+                if cast.field.data_type() == planned && cast.expr.get_type(empty)? != *planned =>
+            {
+                cast.expr.as_ref().clone()
+            }
+            value => value.clone(),
+        };
+        let value = match value {
+            Expr::Literal(ref scalar, _) if scalar.is_null() => None,
+            value => Some(narrow(value, empty)?.data),
+        };
+        if let Some(value) = &value {
+            let data_type = value.get_type(empty)?;
+            common = match common {
+                None => Some(data_type),
+                Some(before) => match type_union_resolution(&[before, data_type]) {
+                    Some(union) => Some(union),
+                    None => return Ok(None),
+                },
+            };
+        }
+        narrowed.push(value);
+    }
+    let Some(common) = common.filter(|common| common != planned) else {
+        return Ok(None);
+    };
+    let values = narrowed
+        .into_iter()
+        .map(|value| match value {
+            Some(value) => value.cast_to(&common, empty),
+            None => Ok(Expr::Literal(ScalarValue::try_from(&common)?, None)),
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Some((common, values)))
+}
+
+/// Whether a value of this type may hold a `BIGINT` that narrowing makes an `INT`.
+fn holds_bigint(data_type: &DataType) -> bool {
+    match data_type {
+        DataType::Int64 => true,
+        DataType::List(item) | DataType::LargeList(item) | DataType::FixedSizeList(item, _) => {
+            holds_bigint(item.data_type())
+        }
+        DataType::Struct(fields) => fields.iter().any(|f| holds_bigint(f.data_type())),
+        DataType::Map(entries, _) => holds_bigint(entries.data_type()),
+        _ => false,
+    }
 }
 
 #[cfg(test)]

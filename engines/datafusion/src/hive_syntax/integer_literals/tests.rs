@@ -82,6 +82,34 @@ async fn unions_and_values_lists_take_the_type_every_row_fits() {
         rows("SELECT typeof(a), typeof(b) FROM VALUES (1, 3000000000), (NULL, 1) AS t(a, b)").await,
         [["int", "bigint"], ["int", "bigint"]]
     );
+    // Values that are expressions, arrays and structs of literals alike; a cast the query
+    // wrote stays (Spark 4.3's types).
+    assert_eq!(
+        rows(
+            "SELECT typeof(arr), typeof(e), typeof(s), typeof(c), typeof(m), arr FROM VALUES \
+             (array(10, 20), 1 + 1, named_struct('a', 1), CAST(1 AS BIGINT), map(1, 'a')), \
+             (array(), 2, named_struct('a', 2), 2, map(2, 'b')) AS t(arr, e, s, c, m)"
+        )
+        .await,
+        [
+            [
+                "array<int>",
+                "int",
+                "struct<a:int>",
+                "bigint",
+                "map<int,string>",
+                "[10, 20]"
+            ],
+            [
+                "array<int>",
+                "int",
+                "struct<a:int>",
+                "bigint",
+                "map<int,string>",
+                "[]"
+            ]
+        ]
+    );
     // A subquery reading an outer column that was a literal.
     assert_eq!(
         rows(
