@@ -170,17 +170,19 @@ pub fn functions() -> Vec<ScalarUDF> {
 /// A wall-clock time of the session's zone written with a strftime pattern; a pattern that
 /// writes the zone (Java's `z`, `Z`, `X`) writes the session's.
 fn formatted(wall_clock: Expr, pattern: String) -> Expr {
-    if !pattern.contains(QUARTER_MARK) {
+    if !pattern.contains(FIELD_MARK) {
         return formatted_piece(wall_clock, pattern);
     }
-    // strftime has no quarter: the pattern's pieces around each one, joined. Pieces
-    // alternate between strftime text and a quarter's letter count ([`java_pattern`]).
+    // strftime has no quarter, nor a fraction of 1, 2, 4, 5, 7 or 8 digits: the pattern's
+    // pieces around each such field, joined. Pieces alternate between strftime text and a
+    // field's letters ([`java_pattern`]).
     let pieces = pattern
-        .split(QUARTER_MARK)
+        .split(FIELD_MARK)
         .enumerate()
         .filter(|(_, piece)| !piece.is_empty())
         .map(|(i, piece)| match i % 2 {
             0 => formatted_piece(wall_clock.clone(), piece.to_owned()),
+            _ if piece.starts_with('S') => fraction_text(wall_clock.clone(), piece.len()),
             _ => quarter_text(wall_clock.clone(), piece),
         })
         .collect();
@@ -189,9 +191,17 @@ fn formatted(wall_clock: Expr, pattern: String) -> Expr {
         .expect("a CASE of one branch and an ELSE")
 }
 
-/// Stands around a quarter in the strftime text of [`java_pattern`]: a character no
+/// Stands around a field strftime has no letter for (a quarter, a fraction of a second of
+/// other than 3, 6 or 9 digits) in the strftime text of [`java_pattern`]: a character no
 /// pattern holds.
-const QUARTER_MARK: char = '\u{0}';
+const FIELD_MARK: char = '\u{0}';
+
+/// The fraction of a second in `digits` digits, cut (not rounded) as Java writes `S`, `SS`,
+/// ... (`15:06:07.089` with `s.S` is `7.0`).
+fn fraction_text(wall_clock: Expr, digits: usize) -> Expr {
+    let nanoseconds = to_char(wall_clock, lit("%9f"));
+    datafusion::functions::unicode::expr_fn::left(nanoseconds, lit(digits as i64))
+}
 
 /// The quarter of a wall-clock time as Java writes `Q` (`2`), `QQ` (`02`), `QQQ` (`Q2`) and
 /// `QQQQ` (`2nd quarter`).
@@ -861,11 +871,18 @@ fn pattern(name: &str, expr: &Expr) -> Result<String> {
 /// A pattern that reads text: one a quarter (`Q`) cannot be, as it names no day.
 fn parsing_pattern(name: &str, expr: &Expr) -> Result<String> {
     let pattern = pattern(name, expr)?;
-    if pattern.contains(QUARTER_MARK) {
-        return Err(DataFusionError::Plan(format!(
-            "{name}: a quarter (Q) names no day, so a pattern holding one cannot read a date; \
-             date_format writes it"
-        )));
+    if let Some(field) = pattern.split(FIELD_MARK).nth(1) {
+        return Err(DataFusionError::Plan(if field.starts_with('S') {
+            format!(
+                "{name}: a fraction of a second is read in 3, 6 or 9 digits (SSS, SSSSSS, \
+                 SSSSSSSSS); date_format writes other counts"
+            )
+        } else {
+            format!(
+                "{name}: a quarter (Q) names no day, so a pattern holding one cannot read a \
+                 date; date_format writes it"
+            )
+        }));
     }
     Ok(pattern)
 }
@@ -958,17 +975,17 @@ pub fn java_pattern(name: &str, pattern: String) -> Result<String> {
             'S' if run == 3 => "%3f",
             'S' if run == 6 => "%6f",
             'S' if run == 9 => "%9f",
+            // Other counts, written by [`formatted`]: the letters between marks.
+            'S' | 'Q' | 'q' if run <= 9 && (c == 'S' || run <= 4) => {
+                out.push(FIELD_MARK);
+                out.extend(std::iter::repeat_n(c.to_ascii_uppercase(), run));
+                out.push(FIELD_MARK);
+                continue;
+            }
             'z' => "%Z",
             'Z' => "%z",
             'X' if run >= 3 => "%:z",
             'X' => "%z",
-            // The quarter, written by [`formatted`]: its letter count between marks.
-            'Q' | 'q' if run <= 4 => {
-                out.push(QUARTER_MARK);
-                out.extend(std::iter::repeat_n('Q', run));
-                out.push(QUARTER_MARK);
-                continue;
-            }
             _ => return Err(unsupported(c)),
         });
     }

@@ -273,7 +273,7 @@ fn java_patterns_become_strftime() {
 }
 
 #[tokio::test]
-async fn date_format_writes_quarters_as_java() {
+async fn date_format_writes_quarters_and_fractions_as_java() {
     // Spark 4.3's answers.
     let engine = engine().await;
     let session = open(&engine);
@@ -290,6 +290,25 @@ async fn date_format_writes_quarters_as_java() {
         .await
         .to_string();
     assert!(refused.contains("quarter"), "{refused}");
+    // A fraction of a second in any count of digits, cut as Java cuts it.
+    check(
+        &engine,
+        &session,
+        "SELECT date_format(TIMESTAMP '2024-07-04 15:06:07.089', 's.S'), \
+         date_format(TIMESTAMP '2024-07-04 15:06:07.089', 'ss.SS'), \
+         date_format(TIMESTAMP '2024-07-04 15:06:07.089123', 'SSSSS|SSSSSSS|SSSSSSSS'), \
+         date_format(TIMESTAMP '2024-07-04 15:06:07', 'SS Q')",
+        &["7.0", "07.08", "08912|0891230|08912300", "00 3"],
+    )
+    .await;
+    let refused = error(
+        &engine,
+        &session,
+        "SELECT to_timestamp('2024-07-04 15:06:07.1', 'yyyy-MM-dd HH:mm:ss.S')",
+    )
+    .await
+    .to_string();
+    assert!(refused.contains("3, 6 or 9 digits"), "{refused}");
 }
 
 #[tokio::test]
