@@ -260,7 +260,7 @@ impl Reading {
 }
 
 /// Whether Spark casts a value of this type to a string where a string is taken.
-fn has_text(data_type: &DataType) -> bool {
+pub(super) fn has_text(data_type: &DataType) -> bool {
     data_type.is_numeric()
         || matches!(
             data_type,

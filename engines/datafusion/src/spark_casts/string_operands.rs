@@ -11,6 +11,7 @@
 //!   does not convert; beside a decimal both sides are `DOUBLE`s; beside a boolean `'t'`,
 //!   `'yes'`, `'1'` ... are true. Dates and timestamps stay DataFusion's (the string read as
 //!   one, as Spark reads it).
+//! - `||` of numbers, booleans, dates and timestamps joins their text ([`concatenated`]).
 //! - `BETWEEN` and `IN` with strings beside numbers, as Spark reads them
 //!   ([`STRING_RANGES_AND_LISTS`]).
 
@@ -24,6 +25,7 @@ use datafusion::logical_expr::{
 };
 use datafusion::sql::sqlparser::ast::BinaryOperator;
 
+use super::argument_casts::has_text;
 use super::string_to_double::spark_double;
 
 /// Converts the string operands of arithmetic and comparisons, then leaves the operator to
@@ -43,6 +45,9 @@ impl ExprPlanner for StringOperands {
         else {
             return Ok(PlannerResult::Original(expr));
         };
+        if expr.op == BinaryOperator::StringConcat {
+            return Ok(PlannerResult::Original(concatenated(expr, &left, &right)));
+        }
         if !(is_string(&left) || is_string(&right)) {
             return Ok(PlannerResult::Original(expr));
         }
@@ -123,6 +128,22 @@ fn moment_text(expr: &RawBinaryExpr, left: &DataType, right: &DataType) -> Resul
         binary_expr(interval.clone(), op, moment)
     };
     Ok(Some(cast(moved, DataType::Utf8)))
+}
+
+/// `a || b` of numbers, booleans, dates or timestamps, each side that is not a string cast
+/// to its text, as Spark's `concat` takes them (`1 || TRUE` is `'1true'`), where DataFusion
+/// refused such a pair ("Cannot infer common string type"). Arrays are left to DataFusion,
+/// which joins them.
+fn concatenated(mut expr: RawBinaryExpr, left: &DataType, right: &DataType) -> RawBinaryExpr {
+    let text = |t: &DataType| is_string(t) || t.is_null() || has_text(t);
+    if text(left) && text(right) && !(is_string(left) && is_string(right)) {
+        for (side, t) in [(&mut expr.left, left), (&mut expr.right, right)] {
+            if has_text(t) {
+                *side = cast(std::mem::take(side), DataType::Utf8);
+            }
+        }
+    }
+    expr
 }
 
 /// Whether the type is a string's, a dictionary of strings (a partition's column) too.

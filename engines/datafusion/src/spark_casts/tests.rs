@@ -136,6 +136,12 @@ async fn numbers_and_timestamps_cast_to_sparks_text() {
         // The casts a string function's argument takes, as Spark's implicit ones.
         ("concat('a', 1e20D)", "a1.0E20"),
         ("'x' || 1e7D", "x1.0E7"),
+        // `||` of values none of which is a string, as Spark's `concat`.
+        ("1 || TRUE", "1true"),
+        ("1 || 2", "12"),
+        ("1.5D || DATE '2024-01-02'", "1.52024-01-02"),
+        ("typeof(1 || 2)", "string"),
+        ("(NULL || 1) IS NULL", "true"),
         (
             "concat('t', TIMESTAMP '2024-01-02 03:04:05')",
             "t2024-01-02 03:04:05",
