@@ -12,6 +12,7 @@ use std::sync::{Arc, Mutex};
 
 use dashmap::DashMap;
 use datafusion::catalog::CatalogProviderList;
+use datafusion::config::ConfigOptions;
 use datafusion::datasource::ViewTable;
 use datafusion::error::DataFusionError;
 use datafusion::execution::cache::cache_manager::CacheManagerConfig;
@@ -60,6 +61,15 @@ pub struct Session {
     /// `ADD JAR|FILE|ARCHIVE` resources as `(kind, path)`, for `LIST JARS`: listed, never
     /// loaded ([`crate::statement`]). Never held across an await.
     resources: Mutex<Vec<(String, String)>>,
+    /// DataFusion's settings as the session was opened (its configuration applied), which
+    /// `RESET` returns to.
+    opened_options: Arc<ConfigOptions>,
+    /// The other settings as the session was opened.
+    opened_settings: BTreeMap<String, String>,
+    /// Each key `SET` since the session opened, with its last value, in the order last set:
+    /// what `RESET key` replays after returning to the opened settings. As many entries as
+    /// keys. Never held across an await.
+    set_since_open: Mutex<Vec<(String, String)>>,
 }
 
 /// Why a session could not be opened or changed: the client's request was wrong.
@@ -170,10 +180,51 @@ impl Session {
         self.views.names()
     }
 
+    /// `SET key=value`: [`Session::apply`]ed, and remembered for `RESET`.
+    pub fn set(&self, key: &str, value: &str) -> Result<(), SessionError> {
+        self.apply(key, value)?;
+        let mut set = self.lock_set_since_open();
+        set.retain(|(k, _)| k != key);
+        set.push((key.to_owned(), value.to_owned()));
+        Ok(())
+    }
+
+    /// `RESET` (every setting) or `RESET key`, as Spark's and Hive's: the settings go back to
+    /// those the session was opened with (its client's configuration, a JDBC URL's or
+    /// beeline's `--hiveconf`), those `SET` since replayed but for `key`. The current
+    /// database stays.
+    pub fn reset(&self, key: Option<&str>) -> Result<(), SessionError> {
+        let replayed = {
+            let mut set = self.lock_set_since_open();
+            match key {
+                Some(key) => set.retain(|(k, _)| k != key),
+                None => set.clear(),
+            }
+            set.clone()
+        };
+        {
+            let state = self.ctx.state_ref();
+            let mut state = state.write();
+            let database = state.config().options().catalog.default_schema.clone();
+            *state.config_mut().options_mut() = ConfigOptions::clone(&self.opened_options);
+            state.config_mut().options_mut().catalog.default_schema = database;
+            remake_configured_functions(&mut state).map_err(|reason| SessionError::BadSetting {
+                key: key.unwrap_or("RESET").to_owned(),
+                reason,
+            })?;
+            self.bind_views(&mut state);
+        }
+        *self.lock_settings() = self.opened_settings.clone();
+        for (key, value) in replayed {
+            self.apply(&key, &value)?;
+        }
+        Ok(())
+    }
+
     /// Sets a value: `datafusion.*` keys change DataFusion's settings (a bad value is an
     /// error), the session's time zone under any of its keys too
     /// ([`time_zones::SESSION_ZONE_KEYS`]); any other key is kept for `SET` to show.
-    pub fn set(&self, key: &str, value: &str) -> Result<(), SessionError> {
+    fn apply(&self, key: &str, value: &str) -> Result<(), SessionError> {
         if let Some((datafusion_key, datafusion_value)) = datafusion_setting(key, value)? {
             let state = self.ctx.state_ref();
             let mut state = state.write();
@@ -297,6 +348,12 @@ impl Session {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
+    fn lock_set_since_open(&self) -> std::sync::MutexGuard<'_, Vec<(String, String)>> {
+        self.set_since_open
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
     fn lock_operations(&self) -> std::sync::MutexGuard<'_, HashSet<HandleId>> {
         self.operations
             .lock()
@@ -404,7 +461,7 @@ impl SessionManager {
         let views = Arc::new(TemporaryViews::default());
         let engine_catalogs = Arc::clone(self.template.catalog_list());
         bind_views(&mut state, &engine_catalogs, &views);
-        let session = Session {
+        let mut session = Session {
             id: HandleId::new(),
             user,
             connection_id,
@@ -414,13 +471,19 @@ impl SessionManager {
             views,
             engine_catalogs,
             resources: Mutex::new(Vec::new()),
+            opened_options: Arc::default(),
+            opened_settings: BTreeMap::new(),
+            set_since_open: Mutex::new(Vec::new()),
         };
         for (key, value) in &conf.settings {
-            session.set(key, value)?;
+            session.apply(key, value)?;
         }
         if let Some(database) = &conf.database {
             session.use_database(database)?;
         }
+        session.opened_options = Arc::clone(session.ctx.state_ref().read().config().options());
+        let opened_settings = session.lock_settings().clone();
+        session.opened_settings = opened_settings;
         let session = Arc::new(session);
         self.sessions.insert(session.id, Arc::clone(&session));
         Ok(session)
@@ -522,6 +585,12 @@ fn set_datafusion(
         .options_mut()
         .set(datafusion_key, value)
         .map_err(|e| bad(e.strip_backtrace()))?;
+    remake_configured_functions(state).map_err(bad)
+}
+
+/// Makes again the functions that read a setting when they are made, after `state`'s
+/// settings changed.
+fn remake_configured_functions(state: &mut SessionState) -> Result<(), String> {
     let options = state.config().options();
     let remade: Vec<_> = state
         .scalar_functions()
@@ -531,7 +600,7 @@ fn set_datafusion(
     for udf in remade {
         state
             .register_udf(Arc::new(udf))
-            .map_err(|e| bad(e.strip_backtrace()))?;
+            .map_err(|e| e.strip_backtrace())?;
     }
     Ok(())
 }

@@ -60,6 +60,9 @@ pub enum HiveCommand {
     },
     /// `SET` (every value), `SET k` (one value), `SET k=v`.
     Set(SetCommand),
+    /// `RESET` (every setting) or `RESET k`: back to the settings the session was opened
+    /// with ([`Session::reset`]).
+    Reset(Option<String>),
     /// `CREATE DATABASE|SCHEMA [IF NOT EXISTS] db ...` (comments and locations ignored).
     CreateDatabase { name: String, if_not_exists: bool },
     /// `DESCRIBE|DESC [EXTENDED|FORMATTED] [TABLE] [[catalog.]db.]table`: Hive's columns
@@ -191,7 +194,8 @@ impl Planned {
             | Planned::Command(HiveCommand::JavaFunction { .. })
             | Planned::Command(HiveCommand::DropFunction(_))
             | Planned::Command(HiveCommand::Cache(_))
-            | Planned::Command(HiveCommand::Set(SetCommand::Assign(..))) => false,
+            | Planned::Command(HiveCommand::Set(SetCommand::Assign(..)))
+            | Planned::Command(HiveCommand::Reset(_)) => false,
             Planned::Command(_) => true,
             Planned::Plan(plan) => !is_side_effect(plan),
         }
@@ -370,6 +374,12 @@ pub async fn run_command(session: &Session, command: &HiveCommand) -> Result<Exe
         HiveCommand::Set(SetCommand::Assign(key, value)) => {
             session
                 .set(key, value)
+                .map_err(|e| DataFusionError::Plan(e.to_string()))?;
+            Ok(Executed::NoResult)
+        }
+        HiveCommand::Reset(key) => {
+            session
+                .reset(key.as_deref())
                 .map_err(|e| DataFusionError::Plan(e.to_string()))?;
             Ok(Executed::NoResult)
         }
@@ -805,6 +815,9 @@ fn recognise(sql: &str) -> Result<Option<Recognised>> {
     if let Some(value) = set_value(sql) {
         return Ok(recognise_set(value.trim()).map(Recognised::Command));
     }
+    if let Some(reset) = recognise_reset(sql) {
+        return Ok(Some(Recognised::Command(reset)));
+    }
     // So are ADD JAR's paths.
     if let Some(command) = resources::recognise(sql) {
         return Ok(Some(Recognised::Command(command)));
@@ -824,6 +837,19 @@ fn set_value(sql: &str) -> Option<&str> {
     first_word
         .eq_ignore_ascii_case("set")
         .then(|| &sql[first_word.len()..])
+}
+
+/// `RESET` or `RESET key` (a key as `SET` takes it: one word of any characters).
+fn recognise_reset(sql: &str) -> Option<HiveCommand> {
+    let mut words = sql.split_whitespace();
+    if !words.next()?.eq_ignore_ascii_case("reset") {
+        return None;
+    }
+    match (words.next(), words.next()) {
+        (None, _) => Some(HiveCommand::Reset(None)),
+        (Some(key), None) => Some(HiveCommand::Reset(Some(key.to_owned()))),
+        _ => None,
+    }
 }
 
 fn recognise_set(rest: &str) -> Option<HiveCommand> {

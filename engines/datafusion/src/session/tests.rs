@@ -270,3 +270,69 @@ async fn nulls_sort_first_ascending_and_last_descending_as_in_hive_and_spark() {
         "1"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reset_returns_to_the_settings_the_session_was_opened_with() {
+    let engine = engine().await;
+    let opened_with = BTreeMap::from([
+        ("set:hiveconf:hive.opened".to_owned(), "yes".to_owned()),
+        (
+            "set:hiveconf:spark.sql.session.timeZone".to_owned(),
+            "Asia/Seoul".to_owned(),
+        ),
+    ]);
+    let session = engine
+        .open_session("alice".into(), 1, &opened_with)
+        .expect("the session opens");
+    ok(&engine, &session, "USE tpch").await;
+    ok(&engine, &session, "SET hive.opened=changed").await;
+    ok(&engine, &session, "SET hive.mine=1").await;
+    ok(&engine, &session, "SET spark.sql.session.timeZone=PST").await;
+    ok(
+        &engine,
+        &session,
+        "SET datafusion.execution.batch_size=1234",
+    )
+    .await;
+
+    // One key: the others SET since stay.
+    ok(&engine, &session, "RESET datafusion.execution.batch_size").await;
+    assert_eq!(
+        value(&engine, &session, "SET datafusion.execution.batch_size").await,
+        "datafusion.execution.batch_size=8192"
+    );
+    assert_eq!(
+        value(&engine, &session, "SET hive.mine").await,
+        "hive.mine=1"
+    );
+    assert_eq!(
+        value(&engine, &session, "SELECT current_timezone() AS z").await,
+        "PST"
+    );
+    ok(&engine, &session, "RESET spark.sql.session.timeZone").await;
+    assert_eq!(
+        value(&engine, &session, "SELECT current_timezone() AS z").await,
+        "Asia/Seoul"
+    );
+
+    // Every key: back to the opened settings; the database stays.
+    ok(&engine, &session, "reset").await;
+    assert_eq!(
+        value(&engine, &session, "SET hive.opened").await,
+        "hive.opened=yes"
+    );
+    assert_eq!(
+        value(&engine, &session, "SET hive.mine").await,
+        "hive.mine is undefined"
+    );
+    assert_eq!(
+        value(&engine, &session, "SELECT current_database() AS d").await,
+        "tpch"
+    );
+    assert_eq!(
+        value(&engine, &session, "SELECT current_user() AS u").await,
+        "alice"
+    );
+    // Nothing to reset is not an error, as in Spark.
+    ok(&engine, &session, "RESET hive.never.set").await;
+}

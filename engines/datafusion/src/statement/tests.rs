@@ -106,6 +106,11 @@ fn show_columns_and_functions_in_hive_form() {
 
 #[test]
 fn set_takes_raw_text_values() {
+    assert_eq!(command("RESET"), HiveCommand::Reset(None));
+    assert_eq!(
+        command("reset spark.sql.shuffle.partitions"),
+        HiveCommand::Reset(Some("spark.sql.shuffle.partitions".into()))
+    );
     assert_eq!(command("set"), HiveCommand::Set(SetCommand::ShowAll));
     assert_eq!(command("SET -v"), HiveCommand::Set(SetCommand::ShowAll));
     assert_eq!(
