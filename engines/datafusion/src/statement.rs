@@ -53,6 +53,9 @@ pub enum HiveCommand {
     Use(String),
     /// `SHOW DATABASES|SCHEMAS [[LIKE] 'pattern']`.
     ShowDatabases(Option<String>),
+    /// `SHOW CATALOGS [[LIKE] 'pattern']`: Spark's one column `catalog`, the engine's one
+    /// catalog (as GetCatalogs lists it).
+    ShowCatalogs(Option<String>),
     /// `SHOW TABLES [IN|FROM db] [[LIKE] 'pattern']`.
     ShowTables {
         database: Option<String>,
@@ -319,6 +322,11 @@ pub async fn run_command(session: &Session, command: &HiveCommand) -> Result<Exe
                 .use_database(database)
                 .map_err(|e| DataFusionError::Plan(e.to_string()))?;
             Ok(Executed::NoResult)
+        }
+        HiveCommand::ShowCatalogs(pattern) => {
+            let mut names = session.context().catalog_names();
+            names.sort();
+            string_rows("catalog", matching(names, pattern))
         }
         HiveCommand::ShowDatabases(pattern) => {
             let catalogs = session.context().state().catalog_list().clone();
@@ -969,12 +977,16 @@ impl Words {
                 .then_some(Recognised::Command(HiveCommand::Use(database)));
         }
         if self.eat("show") {
-            if self.eat_any(&["databases", "schemas"]) {
+            if self.eat_any(&["databases", "schemas", "catalogs"]) {
+                let catalogs = self.said("catalogs");
                 self.eat("like");
                 let pattern = self.string();
-                return self
-                    .done()
-                    .then_some(Recognised::Command(HiveCommand::ShowDatabases(pattern)));
+                let command = if catalogs {
+                    HiveCommand::ShowCatalogs(pattern)
+                } else {
+                    HiveCommand::ShowDatabases(pattern)
+                };
+                return self.done().then_some(Recognised::Command(command));
             }
             if self.eat("table") {
                 // SHOW TABLE EXTENDED [IN|FROM db] LIKE 'pattern' [PARTITION (...)].

@@ -279,6 +279,16 @@ async fn hive_commands_work_end_to_end() {
         ]
     );
     assert_eq!(
+        lines(&engine, &s, "SHOW CATALOGS").await,
+        [
+            "+------------+",
+            "| catalog    |",
+            "+------------+",
+            "| datafusion |",
+            "+------------+"
+        ]
+    );
+    assert_eq!(
         lines(&engine, &s, "show tables in tpch like 'n*|r*'").await,
         [
             "+----------+",

@@ -30,6 +30,10 @@ fn use_lowercases_unquoted_names_and_keeps_quoted_ones() {
 fn show_databases_and_tables() {
     assert_eq!(command("SHOW DATABASES"), HiveCommand::ShowDatabases(None));
     assert_eq!(
+        command("SHOW CATALOGS LIKE 'data*'"),
+        HiveCommand::ShowCatalogs(Some("data*".into()))
+    );
+    assert_eq!(
         command("show schemas like 'tp*'"),
         HiveCommand::ShowDatabases(Some("tp*".into()))
     );
