@@ -11,8 +11,8 @@
 //!   as a setting stays a literal of the type it is read as;
 //! - `count(1)`, which is DataFusion's `count(*)`, and every literal of an aggregate that
 //!   calls `grouping()`, which finds its argument among the grouping set's keys as planned;
-//! - a literal value of a higher-order function (`aggregate(a, 0, ...)`'s start), and a
-//!   lambda nested in another; a lambda's parameters are typed again from its values;
+//! - a lambda nested in another; a lambda's parameters are typed again from the
+//!   function's values (`aggregate(a, 0, ...)`'s start among them);
 //! - a `LIMIT`, a `VALUES` column with a value that needs a `BIGINT` (`VALUES (1),
 //!   (3000000000)`), and a statement with a recursive query, whose working table was typed
 //!   with the `BIGINT`s.
@@ -321,8 +321,9 @@ fn narrow(expr: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
     }
 }
 
-/// `transform(array(1, 2), x -> x + 1)` narrowed: its values (a literal one, such as
-/// `aggregate`'s start, left as it is), then its lambdas' parameters typed again from them
+/// `transform(array(1, 2), x -> x + 1)` narrowed: its values (`aggregate`'s start too, so
+/// that `aggregate(array(1, 2), 0, (acc, x) -> acc + x)` is an `INT`, as Spark's), then its
+/// lambdas' parameters typed again from them
 /// (they were typed when the query was planned) and, where no lambda is nested in another,
 /// the lambdas' bodies.
 fn narrow_higher_order(function: HigherOrderFunction, schema: &DFSchema) -> Result<Expr> {
@@ -331,7 +332,6 @@ fn narrow_higher_order(function: HigherOrderFunction, schema: &DFSchema) -> Resu
         .into_iter()
         .map(|arg| match arg {
             Expr::Lambda(_) => Ok(arg),
-            arg if as_int(&arg).is_some() => Ok(arg),
             arg => narrow(arg, schema).map(|arg| arg.data),
         })
         .collect::<Result<Vec<_>>>()?;

@@ -82,6 +82,16 @@ async fn unions_and_values_lists_take_the_type_every_row_fits() {
         rows("SELECT typeof(a), typeof(b) FROM VALUES (1, 3000000000), (NULL, 1) AS t(a, b)").await,
         [["int", "bigint"], ["int", "bigint"]]
     );
+    // `aggregate`'s start, and so its accumulator and result (Spark 4.3: int, wrapping).
+    assert_eq!(
+        rows(
+            "SELECT typeof(aggregate(array(1, 2, 3), 0, (acc, x) -> acc + x)), \
+             aggregate(array(2147483647, 1), 0, (acc, x) -> acc + x), \
+             typeof(aggregate(array(1L, 2L), 0, (acc, x) -> acc + x))"
+        )
+        .await,
+        [["int", "-2147483648", "bigint"]]
+    );
     // Values that are expressions, arrays and structs of literals alike; a cast the query
     // wrote stays (Spark 4.3's types).
     assert_eq!(
