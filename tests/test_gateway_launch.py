@@ -132,3 +132,33 @@ def test_engines_survive_kill_9_of_the_gateway_and_a_new_gateway_reuses_them(sta
     assert again.wait_launched()["engine.ref.id"] == result["engine.ref.id"]
     assert again.query("select 3")[0] == [3]
     again.close()
+
+
+def test_kyuubis_own_statements_describe_the_session_and_its_engine(kumiho):
+    run = run_beeline(binary_url(kumiho.port), [
+        "KYUUBI DESC SESSION",
+        "kyuubi describe engine",
+        "select 'still here' as a",
+        "KYUUBI RESTART ENGINE",
+    ], user="kyle")
+    sets = run.result_sets()
+    assert len(sets) >= 3, run.describe()
+    session, engine, after = sets[0], sets[1], sets[2]
+    assert session[0] == ["id", "user", "type"], run.describe()
+    assert session[1][1:] == ["kyle", "INTERACTIVE"], run.describe()
+    assert engine[0] == ["ENGINE_ID", "ENGINE_NAME", "ENGINE_URL"], run.describe()
+    engine_id, engine_name, engine_url = engine[1]
+    assert engine_name == "USER-DATAFUSION-kyle-default", run.describe()
+    # The engine the registry holds for kyle: its launch's id, and where it listens.
+    spaces = [path.parent for path in (kumiho.work_dir / "registry").rglob("serviceUri=*")
+              if "kyle" in path.parent.parts]
+    assert len(set(spaces)) == 1, spaces
+    space = str(spaces[0].relative_to(kumiho.work_dir / "registry"))
+    registrations = live_registrations(kumiho.work_dir, space)
+    assert [ref_id_of(r) for r in registrations] == [engine_id], registrations
+    assert registrations[0].startswith(f"serviceUri={engine_url};"), registrations
+    assert after == [["a"], ["still here"]], run.describe()
+    # RESTART is refused, saying what to do instead; beeline stops there.
+    assert run.returncode != 0, run.describe()
+    assert "KYUUBI RESTART ENGINE is not taken here" in run.stderr, run.describe()
+    assert "DELETE /api/v1/admin/engine" in run.stderr, run.describe()

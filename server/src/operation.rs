@@ -1,8 +1,10 @@
-//! Operations the gateway answers itself: LaunchEngine, and statements failed by their launch.
+//! Operations the gateway answers itself: LaunchEngine, statements failed by their launch,
+//! and Kyuubi's own statements (`KYUUBI DESC ENGINE`).
 //!
 //! Every other operation belongs to an engine and is forwarded; these exist before (or
 //! instead of) an engine. Their results are small string tables built here.
 
+pub mod kyuubi_commands;
 pub mod launch_engine;
 pub mod observed;
 

@@ -39,6 +39,7 @@ use thrift::protocol::TSerializable;
 
 use crate::cluster::InfoProvider;
 use crate::errors::GatewayError;
+use crate::operation::kyuubi_commands::{self, Answered, KyuubiCommand};
 use crate::operation::launch_engine::LaunchState;
 use crate::operation::observed::ObservedState;
 use crate::operation::{log_reply, FETCH_TYPE_LOG};
@@ -344,6 +345,44 @@ impl Gateway {
         }
     }
 
+    /// One of Kyuubi's own statements ([`kyuubi_commands`]), answered here as a finished
+    /// operation of the session; `KYUUBI DESC ENGINE` waits for the launch, as a statement
+    /// does.
+    async fn kyuubi_command(
+        &self,
+        session: &Arc<GatewaySession>,
+        command: KyuubiCommand,
+        statement: &str,
+    ) -> Reply<TExecuteStatementResp> {
+        let answered = match command {
+            KyuubiCommand::DescribeSession => Answered::session(statement, session),
+            KyuubiCommand::DescribeEngine => {
+                match session.launch.wait(self.sessions.launch_wait).await {
+                    Ok(engine) => Answered::engine(statement, &engine),
+                    Err(GatewayError::Launch { .. }) => {
+                        return Reply::Typed(self.launch_failed_statement(session))
+                    }
+                    Err(error) => return self.reply_error::<TExecuteStatementReq>(error),
+                }
+            }
+            KyuubiCommand::RestartEngine => {
+                return self.reply_error::<TExecuteStatementReq>(kyuubi_commands::restart_refused())
+            }
+        };
+        let handle = HandleId::new();
+        self.sessions.record_operation(
+            handle,
+            session,
+            OperationKind::Answered(Arc::new(answered)),
+        );
+        Reply::Typed(TExecuteStatementResp {
+            status: status::ok(),
+            operation_handle: Some(
+                handle.operation_handle(TOperationType::EXECUTE_STATEMENT, true),
+            ),
+        })
+    }
+
     /// A statement that cannot run because the launch failed: an operation in ERROR whose
     /// log is the launch log, so that beeline prints both.
     fn launch_failed_statement(&self, session: &Arc<GatewaySession>) -> TExecuteStatementResp {
@@ -435,6 +474,9 @@ impl CliService for Gateway {
             Ok(session) => session,
             Err(error) => return self.reply_error::<TExecuteStatementReq>(error),
         };
+        if let Some(command) = kyuubi_commands::recognise(&req.statement) {
+            return self.kyuubi_command(&session, command, &req.statement).await;
+        }
         match self.wait_for_engine(&session).await {
             Err(GatewayError::Launch { .. }) => {
                 Reply::Typed(self.launch_failed_statement(&session))
@@ -549,6 +591,7 @@ impl CliService for Gateway {
             Ok(entry) => match entry.kind {
                 OperationKind::Launch => Reply::Typed(entry.session.launch.status()),
                 OperationKind::LaunchFailed { .. } => Reply::Typed(entry.session.launch.status()),
+                OperationKind::Answered(answered) => Reply::Typed(answered.status()),
                 OperationKind::Engine {
                     prefetched, state, ..
                 } => {
@@ -598,8 +641,12 @@ impl CliService for Gateway {
         match self.sessions.operation(&req.operation_handle) {
             Err(error) => self.reply_error::<TCancelOperationReq>(error),
             // A launch serves every session of its engine; it is not cancelled for one.
+            // A statement the gateway answered finished as it was made.
             Ok(OperationEntry {
-                kind: OperationKind::Launch | OperationKind::LaunchFailed { .. },
+                kind:
+                    OperationKind::Launch
+                    | OperationKind::LaunchFailed { .. }
+                    | OperationKind::Answered(_),
                 ..
             }) => Reply::Typed(TCancelOperationResp {
                 status: status::ok(),
@@ -674,6 +721,7 @@ impl CliService for Gateway {
                 OperationKind::LaunchFailed { .. } => {
                     self.reply_error::<TGetResultSetMetadataReq>(launch_error(&entry.session))
                 }
+                OperationKind::Answered(answered) => Reply::Typed(answered.result_set_metadata()),
                 OperationKind::Engine { prefetched, .. } => {
                     match prefetched.metadata(&entry.session).await {
                         Some(Ok(bytes)) => Reply::Encoded(bytes),
@@ -697,6 +745,7 @@ impl CliService for Gateway {
         let wants_log = req.fetch_type == Some(FETCH_TYPE_LOG);
         match entry.kind {
             OperationKind::Launch => Reply::Typed(entry.session.launch.fetch(&req)),
+            OperationKind::Answered(answered) => Reply::Typed(answered.fetch(&req)),
             OperationKind::LaunchFailed { log_served } if wants_log => {
                 let again = req.orientation == TFetchOrientation::FETCH_FIRST;
                 let unseen = !log_served.swap(true, Ordering::AcqRel);

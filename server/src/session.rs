@@ -33,6 +33,7 @@ pub mod admission;
 
 use crate::errors::GatewayError;
 use crate::metrics::Metrics;
+use crate::operation::kyuubi_commands::Answered;
 use crate::operation::launch_engine::{LaunchEngine, LaunchedEngine};
 use crate::operation::observed::ObservedState;
 use crate::proxy::prefetch::Prefetched;
@@ -198,6 +199,8 @@ pub enum OperationKind {
     /// A statement that failed because the launch did; answered by the gateway.
     /// `log_served`: its log (the launch log) was sent once.
     LaunchFailed { log_served: Arc<AtomicBool> },
+    /// One of Kyuubi's own statements, answered by the gateway.
+    Answered(Arc<Answered>),
 }
 
 /// The owner and kind of an operation handle.

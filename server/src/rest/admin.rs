@@ -188,6 +188,7 @@ impl Admin<'_> {
                         statement: Some(statement),
                         ..
                     } => statement.to_string(),
+                    OperationKind::Answered(answered) => answered.statement.clone(),
                     _ => self.api.statement_of(&id.guid).unwrap_or_default().0,
                 };
                 let observed = observed_state(&entry);
@@ -504,6 +505,11 @@ fn registry_error(cluster: &Cluster, error: kumiho_engine_launcher::RegistryErro
 fn observed_state(entry: &OperationEntry) -> Observed {
     match &entry.kind {
         OperationKind::Engine { state, .. } => state.get(),
+        OperationKind::Answered(answered) => {
+            let finished = ObservedState::new(TOperationState::PENDING_STATE);
+            finished.note_status(&answered.status());
+            finished.get()
+        }
         OperationKind::Launch | OperationKind::LaunchFailed { .. } => {
             let mut status = entry.session.launch.status();
             // A statement failed by its launch ended as it was made.
