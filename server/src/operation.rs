@@ -9,13 +9,45 @@ pub mod launch_engine;
 pub mod observed;
 
 use kumiho_thrift::cli::{
-    TColumn, TColumnDesc, TFetchResultsResp, TPrimitiveTypeEntry, TRowSet, TStringColumn,
-    TTableSchema, TTypeDesc, TTypeEntry, TTypeId,
+    TColumn, TColumnDesc, TFetchResultsResp, TGetOperationStatusResp, TGetResultSetMetadataResp,
+    TOperationState, TPrimitiveTypeEntry, TRowSet, TStatus, TStringColumn, TTableSchema, TTypeDesc,
+    TTypeEntry, TTypeId,
 };
 use kumiho_thrift::status;
 
 /// `fetchType` of FetchResults that asks for the operation log instead of results.
 pub const FETCH_TYPE_LOG: i16 = 1;
+
+/// GetOperationStatus of an operation the gateway answers, with a result set: `state`, and
+/// the error when it failed.
+pub fn operation_status(
+    state: TOperationState,
+    error: Option<TStatus>,
+    started_ms: i64,
+    completed_ms: Option<i64>,
+) -> TGetOperationStatusResp {
+    TGetOperationStatusResp {
+        status: status::ok(),
+        operation_state: Some(state),
+        sql_state: error.as_ref().and_then(|s| s.sql_state.clone()),
+        error_code: error.as_ref().and_then(|s| s.error_code),
+        error_message: error.and_then(|s| s.error_message),
+        task_status: None,
+        operation_started: Some(started_ms),
+        operation_completed: completed_ms,
+        has_result_set: Some(true),
+        progress_update_response: None,
+        num_modified_rows: None,
+    }
+}
+
+/// GetResultSetMetadata of string columns with these names.
+pub fn string_metadata(names: &[&str]) -> TGetResultSetMetadataResp {
+    TGetResultSetMetadataResp {
+        status: status::ok(),
+        schema: Some(string_schema(names)),
+    }
+}
 
 /// A schema of string columns with these names.
 pub fn string_schema(names: &[&str]) -> TTableSchema {

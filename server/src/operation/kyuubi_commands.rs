@@ -13,7 +13,7 @@ use kumiho_thrift::cli::{
 use kumiho_thrift::status;
 
 use super::launch_engine::LaunchedEngine;
-use super::{log_reply, string_rows, string_schema, FETCH_TYPE_LOG};
+use super::{log_reply, operation_status, string_metadata, string_rows, FETCH_TYPE_LOG};
 use crate::errors::GatewayError;
 use crate::session::GatewaySession;
 
@@ -110,26 +110,12 @@ impl Answered {
 
     /// GetOperationStatus: finished when it was made.
     pub fn status(&self) -> TGetOperationStatusResp {
-        TGetOperationStatusResp {
-            status: status::ok(),
-            operation_state: Some(TOperationState::FINISHED_STATE),
-            sql_state: None,
-            error_code: None,
-            error_message: None,
-            task_status: None,
-            operation_started: Some(self.created_ms),
-            operation_completed: Some(self.created_ms),
-            has_result_set: Some(true),
-            progress_update_response: None,
-            num_modified_rows: None,
-        }
+        let finished = TOperationState::FINISHED_STATE;
+        operation_status(finished, None, self.created_ms, Some(self.created_ms))
     }
 
     pub fn result_set_metadata(&self) -> TGetResultSetMetadataResp {
-        TGetResultSetMetadataResp {
-            status: status::ok(),
-            schema: Some(string_schema(self.columns)),
-        }
+        string_metadata(self.columns)
     }
 
     /// FetchResults: the row, once (again after FETCH_FIRST); an empty log.

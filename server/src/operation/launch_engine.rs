@@ -16,7 +16,7 @@ use kumiho_thrift::handle::HandleId;
 use kumiho_thrift::status;
 use tokio::sync::watch;
 
-use super::{log_reply, string_rows, string_schema, FETCH_TYPE_LOG};
+use super::{log_reply, operation_status, string_metadata, string_rows, FETCH_TYPE_LOG};
 use crate::errors::{GatewayError, LAUNCH_LOG_TAIL};
 
 /// Where a launch stands.
@@ -136,28 +136,13 @@ impl LaunchEngine {
             LaunchState::Finished(_) => (TOperationState::FINISHED_STATE, None),
             LaunchState::Failed(error) => (TOperationState::ERROR_STATE, Some(error)),
         };
-        let error_status = error.as_ref().map(GatewayError::to_status);
-        TGetOperationStatusResp {
-            status: status::ok(),
-            operation_state: Some(state),
-            sql_state: error_status.as_ref().and_then(|s| s.sql_state.clone()),
-            error_code: error_status.as_ref().and_then(|s| s.error_code),
-            error_message: error_status.and_then(|s| s.error_message),
-            task_status: None,
-            operation_started: Some(self.started_millis),
-            operation_completed: None,
-            has_result_set: Some(true),
-            progress_update_response: None,
-            num_modified_rows: None,
-        }
+        let error = error.as_ref().map(GatewayError::to_status);
+        operation_status(state, error, self.started_millis, None)
     }
 
     /// GetResultSetMetadata: two string columns, `key` and `value`.
     pub fn result_set_metadata(&self) -> TGetResultSetMetadataResp {
-        TGetResultSetMetadataResp {
-            status: status::ok(),
-            schema: Some(string_schema(&["key", "value"])),
-        }
+        string_metadata(&["key", "value"])
     }
 
     /// FetchResults: the log lines written since the last fetch (fetchType=1), or the
