@@ -156,6 +156,11 @@ SPARK_ANSWERS = [
     "SELECT typeof(1) AS a, typeof(3000000000) AS b, 2147483647 + 1 AS c, typeof(coalesce(col1, 0)) AS d, typeof(col1 + 1) AS e, col2 AS f FROM VALUES (CAST(5 AS INT), 'x')",
     # Number formats, read and written; regexp_count counts Java's matches.
     "SELECT to_number('$1,234.50', '$9,999.99') AS n, to_char(-12454.8, '99G999D9S') AS c, to_char(5, '000') AS z, to_char(1234.5, '9,999.99') AS g, try_to_number('abc', '999') AS t, regexp_count('aaa', 'a*') AS r",
+    # Intervals of fields, a string moved by an interval, || of values, an aggregate's INT
+    # accumulator, a one-digit fraction of a second.
+    "SELECT make_dt_interval(1, 2, 3, 4.5) AS dt, make_ym_interval(1, 2) AS ym, TIMESTAMP '2024-01-01 00:00:00' + make_dt_interval(1, 2) AS t, DATE '2024-01-31' + make_interval(0, 1) AS d, '2024-01-02' + INTERVAL 1 DAY AS s, 1 || TRUE AS c, typeof(aggregate(array(1, 2), 0, (acc, x) -> acc + x)) AS a, date_format(TIMESTAMP '2024-07-04 15:06:07.089', 's.S') AS f",
+    # Aggregates that take no rows back, over a frame that slides; a VALUES column of arrays.
+    "SELECT a, bool_and(a > 1) OVER w AS ba, string_agg(b, ',') OVER w AS sa, typeof(arr) AS ta FROM VALUES (1, 'x', array(1)), (2, 'y', array()), (4, 'z', array(2, 3)) AS t(a, b, arr) WINDOW w AS (ORDER BY a ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) ORDER BY a",
     # A sample's inferred schema, as text and as what from_json and from_csv read by; CSV
     # written and read; AES in ECB and, with a given IV, GCM; the smallest INT's abs.
     "SELECT schema_of_json('{\"id\": 1, \"tags\": [\"x\"], \"w\": 1.5}') AS s, from_json('{\"id\": 7, \"tags\": [\"p\"]}', schema_of_json('{\"id\": 1, \"tags\": [\"x\"]}')).id AS i, schema_of_csv('1,abc,2024-01-02') AS c, to_csv(named_struct('a', 1, 'b', 'x,y', 'c', CAST(NULL AS STRING), 'd', DATE'2024-01-02')) AS t, from_csv('5,\"p,q\",x', 'a INT, b STRING, c INT').b AS f, base64(aes_encrypt('ABC', '1234567890123456', 'ECB')) AS e, hex(aes_encrypt('Spark SQL', '0000111122223333', 'GCM', 'DEFAULT', unhex('000000000000000000000000'))) AS g, CAST(aes_decrypt(unbase64('y6Ss+zCYObpCbgfWfyNWTw=='), '1234567890123456', 'ECB') AS STRING) AS d, abs(-2147483648) AS m, length(X'00FF') AS l",

@@ -58,6 +58,7 @@
 //! - `epochs`: Spark's `timestamp_seconds`, `timestamp_millis`, `timestamp_micros`,
 //!   `unix_seconds`, `unix_millis` (Hive's `to_epoch_milli`), `unix_micros`, `unix_date`.
 //! - `make_timestamp`: Spark's `make_timestamp` of a date's and time's fields.
+//! - `intervals`: Spark's `make_interval`, `make_dt_interval` and `make_ym_interval`.
 //! - `types_of`: Spark's `typeof`, its names of types.
 //! - `hashes`: Spark's `xxhash64` and Hive's `murmur_hash`.
 //! - `higher_order`: Spark's lambda functions `transform`, `filter`, `exists`, `forall`,
@@ -131,6 +132,7 @@ pub mod generators;
 pub mod hashes;
 pub mod higher_order;
 pub mod histogram;
+pub mod intervals;
 pub mod java_regex;
 pub mod json;
 pub mod json_arrays;
@@ -243,6 +245,7 @@ pub fn register(ctx: &SessionContext) {
         .chain(calendar_names::functions())
         .chain(epochs::functions())
         .chain(make_timestamp::functions())
+        .chain(intervals::functions())
         .chain(types_of::functions())
         .chain(hashes::functions())
         .chain(assertions::functions())
