@@ -1,10 +1,15 @@
 """A cluster's session-conf rules: restricted keys refuse the session, ignored keys never reach the engine."""
 
+import time
+
 import pytest
+from pyhive import hive
+from TCLIService.ttypes import TOperationState
 
 from gateway_fixtures import *  # noqa: F401,F403 (fixtures)
 from gateway_fixtures import DEFAULT_CLUSTER, SessionRefused, engine_pids, open_session
 from harness.beeline import binary_url, run_beeline
+from harness.engine import HOST
 
 RULED_CLUSTER = DEFAULT_CLUSTER + """\
 super-users: [etl]
@@ -69,3 +74,36 @@ def test_rule_edits_apply_to_the_next_session_and_bad_entries_are_reported_with_
     # The last good rules stay in force.
     with pytest.raises(SessionRefused):
         open_session(kumiho, "alice", configuration={"spark.files": "/tmp/f"})
+
+
+ENDLESS_QUERY = "SELECT sum(value % 7) AS s FROM generate_series(1, 1000000000000)"
+
+
+def test_a_statement_past_the_query_timeout_ends_timed_out_and_a_session_cannot_lengthen_it(gateway_dirs, start_kumiho):
+    _, cluster_dir = gateway_dirs
+    (cluster_dir / "default.yaml").write_text(DEFAULT_CLUSTER + "limits:\n  query-timeout: 2s\n")
+    gateway = start_kumiho()
+    # Asking for an hour in the JDBC URL does not lift the cluster's two seconds.
+    url = binary_url(gateway.port, options="?kyuubi.operation.query.timeout=PT1H")
+    run = run_beeline(url, ["select 'before' as b", ENDLESS_QUERY, "select 'after' as a"])
+    assert run.result_sets()[0] == [["b"], ["before"]], run.describe()
+    assert run.returncode != 0, run.describe()
+    assert "timed out" in (run.stdout + run.stderr).lower(), run.describe()
+    # The session's own shorter timeout, over PyHive; the session goes on after it.
+    connection = hive.connect(HOST, gateway.port, username="tim",
+                              configuration={"kyuubi.operation.query.timeout": "PT1S"})
+    try:
+        cursor = connection.cursor()
+        cursor.execute(ENDLESS_QUERY, async_=True)
+        deadline = time.monotonic() + 60
+        state = cursor.poll().operationState
+        while state in (TOperationState.INITIALIZED_STATE, TOperationState.PENDING_STATE,
+                        TOperationState.RUNNING_STATE):
+            assert time.monotonic() < deadline, "the statement never timed out"
+            time.sleep(0.2)
+            state = cursor.poll().operationState
+        assert state == TOperationState.TIMEDOUT_STATE, state
+        cursor.execute("select 1 as one")
+        assert cursor.fetchall() == [(1,)]
+    finally:
+        connection.close()

@@ -345,6 +345,11 @@ pub struct Limits {
     pub max_sessions_per_user_ip: Option<u32>,
     /// Users none of the three session caps applies to (service accounts, ETL schedulers).
     pub unlimited_users: Vec<String>,
+    /// Longest a statement may run before it is cancelled as timed out (Kyuubi's
+    /// `kyuubi.operation.query.timeout`): a cap on the client's own query timeout, which a
+    /// session may lower with that key. None: no cap.
+    #[serde(with = "duration::serde_optional_text")]
+    pub query_timeout: Option<Duration>,
 }
 
 /// A client address or network of a cluster's `deny-ips`.

@@ -84,19 +84,44 @@ pub mod serde_text {
     use serde::{Deserialize, Deserializer};
 
     pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Duration, D::Error> {
-        let text = DurationText::deserialize(deserializer)?;
-        match text {
-            DurationText::Millis(millis) => Ok(Duration::from_millis(millis)),
-            DurationText::Text(text) => super::parse(&text).map_err(serde::de::Error::custom),
-        }
+        DurationText::deserialize(deserializer)?
+            .duration()
+            .map_err(serde::de::Error::custom)
     }
 
     /// YAML reads `30000` as a number and `30s` as a string; both are durations.
     #[derive(Deserialize)]
     #[serde(untagged)]
-    enum DurationText {
+    pub(super) enum DurationText {
         Millis(u64),
         Text(String),
+    }
+
+    impl DurationText {
+        pub(super) fn duration(self) -> Result<Duration, String> {
+            match self {
+                DurationText::Millis(millis) => Ok(Duration::from_millis(millis)),
+                DurationText::Text(text) => super::parse(&text),
+            }
+        }
+    }
+}
+
+/// [`serde_text`] for a setting that may be absent (`None`: not set).
+pub mod serde_optional_text {
+    use std::time::Duration;
+
+    use serde::{Deserialize, Deserializer};
+
+    use super::serde_text::DurationText;
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Option<Duration>, D::Error> {
+        Option::<DurationText>::deserialize(deserializer)?
+            .map(DurationText::duration)
+            .transpose()
+            .map_err(serde::de::Error::custom)
     }
 }
 

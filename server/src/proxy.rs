@@ -477,6 +477,8 @@ impl CliService for Gateway {
         if let Some(command) = kyuubi_commands::recognise(&req.statement) {
             return self.kyuubi_command(&session, command, &req.statement).await;
         }
+        let mut req = req;
+        req.query_timeout = session.route.capped_query_timeout(req.query_timeout);
         match self.wait_for_engine(&session).await {
             Err(GatewayError::Launch { .. }) => {
                 Reply::Typed(self.launch_failed_statement(&session))

@@ -38,6 +38,7 @@ pub mod keys {
     pub const LOGIN_TIMEOUT: &str = "kyuubi.session.engine.login.timeout";
     pub const LAUNCH_ASYNC: &str = "kyuubi.session.engine.launch.async";
     pub const INFO_PROVIDER: &str = "kyuubi.server.info.provider";
+    pub const QUERY_TIMEOUT: &str = "kyuubi.operation.query.timeout";
     /// Proxy-user keys, in order of precedence.
     pub const PROXY_USER: [&str; 2] = ["hive.server2.proxy.user", "kyuubi.session.proxy.user"];
 }
@@ -69,6 +70,24 @@ pub struct Route {
     pub conf: SessionConf,
     /// Keys the cluster's `session-conf.ignore` dropped from the session's settings.
     pub ignored_keys: Vec<String>,
+    /// Longest a statement runs before it ends as timed out: the cluster's cap or the
+    /// session's `kyuubi.operation.query.timeout`, the shorter ([`Route::capped_query_timeout`]).
+    pub query_timeout: Option<Duration>,
+}
+
+impl Route {
+    /// An ExecuteStatement's `queryTimeout` (seconds, 0 for none) under the session's cap:
+    /// the client's when shorter, else the cap in whole seconds (at least 1).
+    pub fn capped_query_timeout(&self, client_seconds: Option<i64>) -> Option<i64> {
+        let client = client_seconds.filter(|&seconds| seconds > 0);
+        let Some(cap) = self.query_timeout else {
+            return client_seconds;
+        };
+        let cap = i64::try_from(cap.as_secs() + u64::from(cap.subsec_nanos() > 0))
+            .unwrap_or(i64::MAX)
+            .max(1);
+        Some(client.map_or(cap, |client| client.min(cap)))
+    }
 }
 
 /// Computes routes; shared by every session.
@@ -135,6 +154,15 @@ impl Router {
             config.engine.login_timeout,
         )?;
         let launch_async = parse_bool(get(keys::LAUNCH_ASYNC), keys::LAUNCH_ASYNC, true)?;
+        // A session may shorten the cluster's cap, never lengthen it.
+        let asked = get(keys::QUERY_TIMEOUT)
+            .map(|value| duration_or(Some(value), keys::QUERY_TIMEOUT, Duration::ZERO))
+            .transpose()?
+            .filter(|asked| !asked.is_zero());
+        let query_timeout = match (asked, config.limits.query_timeout) {
+            (Some(asked), Some(cap)) => Some(asked.min(cap)),
+            (asked, cap) => asked.or(cap),
+        };
         let info_provider = parse_or(
             get(keys::INFO_PROVIDER),
             keys::INFO_PROVIDER,
@@ -192,6 +220,7 @@ impl Router {
             login_timeout,
             conf: ruled.conf,
             ignored_keys: ruled.ignored,
+            query_timeout,
         })
     }
 }

@@ -27,7 +27,7 @@ fn fixture() -> Fixture {
     std::fs::write(clusters.path().join("default.yaml"), "super-users: [etl]\n").unwrap();
     std::fs::write(
         clusters.path().join("second.yaml"),
-        "registry: {embedded: {namespace: second}}\nengine: {share-level: SERVER, idle-timeout: 5s}\nallowed-users: [alice]\n",
+        "registry: {embedded: {namespace: second}}\nengine: {share-level: SERVER, idle-timeout: 5s}\nallowed-users: [alice]\nlimits: {query-timeout: 10m}\n",
     )
     .unwrap();
     let (registry, _) = ClusterRegistry::load(clusters.path()).unwrap();
@@ -275,4 +275,34 @@ async fn ignored_keys_are_dropped_before_routing_reads_them() {
     assert_eq!(route.engine_ref.share_level, ShareLevel::User);
     assert!(!route.conf.settings.contains_key("spark.ui.enabled"));
     assert_eq!(route.conf.settings["spark.sql.shuffle.partitions"], "3");
+}
+
+#[tokio::test]
+async fn a_statements_query_timeout_is_capped_by_the_cluster_and_the_session() {
+    let f = fixture();
+    let route = |pairs: &'static [(&'static str, &'static str)]| {
+        let mut pairs = pairs.to_vec();
+        pairs.push(("kyuubi.session.cluster", "second"));
+        let router = &f.router;
+        async move { router.route("alice", &conf(&pairs), "s").await }
+    };
+    // The cluster's cap: a client's longer timeout, or none, is cut to it.
+    let capped = route(&[]).await.unwrap();
+    assert_eq!(capped.query_timeout, Some(Duration::from_secs(600)));
+    assert_eq!(capped.capped_query_timeout(None), Some(600));
+    assert_eq!(capped.capped_query_timeout(Some(0)), Some(600));
+    assert_eq!(capped.capped_query_timeout(Some(3600)), Some(600));
+    assert_eq!(capped.capped_query_timeout(Some(5)), Some(5));
+    // A session shortens it (to at least a second), and cannot lengthen it.
+    let shorter = route(&[(keys::QUERY_TIMEOUT, "PT0.5S")]).await.unwrap();
+    assert_eq!(shorter.capped_query_timeout(Some(30)), Some(1));
+    let longer = route(&[(keys::QUERY_TIMEOUT, "2h")]).await.unwrap();
+    assert_eq!(longer.query_timeout, Some(Duration::from_secs(600)));
+    // Without a cap, the client's own timeout stands.
+    let free = f.router.route("bob", &conf(&[]), "s").await.unwrap();
+    assert_eq!(free.query_timeout, None);
+    assert_eq!(free.capped_query_timeout(Some(7)), Some(7));
+    assert_eq!(free.capped_query_timeout(None), None);
+    let bad = route(&[(keys::QUERY_TIMEOUT, "soon")]).await.unwrap_err();
+    assert!(bad.to_string().contains(keys::QUERY_TIMEOUT), "{bad}");
 }
