@@ -22,6 +22,21 @@ pub fn functions() -> Vec<ScalarUDF> {
         HiveFunction::computed("unhex", one_string, |_| Ok(DataType::Binary), unhex).udf(),
         HiveFunction::computed("unbase64", one_string, |_| Ok(DataType::Binary), unbase64).udf(),
         HiveFunction::computed(
+            "to_base32",
+            string_or_binary,
+            |_| Ok(DataType::Utf8),
+            to_base32,
+        )
+        .udf(),
+        HiveFunction::computed(
+            "from_base32",
+            one_string,
+            |_| Ok(DataType::Binary),
+            from_base32,
+        )
+        .udf(),
+        HiveFunction::computed("hmac", hmac_types, |_| Ok(DataType::Binary), hmac).udf(),
+        HiveFunction::computed(
             "to_binary",
             text_and_format,
             |_| Ok(DataType::Binary),
@@ -314,7 +329,7 @@ fn unbase64(args: &[ArrayRef]) -> Result<ArrayRef> {
 }
 
 pub fn base64_decode(text: &str) -> Vec<u8> {
-    let sextet = |c: u8| -> Option<u32> {
+    lenient_decode(text, 6, |c| {
         Some(match c {
             b'A'..=b'Z' => c - b'A',
             b'a'..=b'z' => c - b'a' + 26,
@@ -322,17 +337,48 @@ pub fn base64_decode(text: &str) -> Vec<u8> {
             b'+' | b'-' => 62,
             b'/' | b'_' => 63,
             _ => return None,
-        } as u32)
-    };
-    let mut out = Vec::with_capacity(text.len() * 3 / 4);
+        })
+    })
+}
+
+/// `to_base32(x)`: RFC 4648's base 32 of a string's UTF-8 or a binary's bytes, padded with
+/// `=` (`Spark SQL` is `KNYGC4TLEBJVCTA=`).
+fn to_base32(args: &[ArrayRef]) -> Result<ArrayRef> {
+    let values = bytes_of(&args[0])?;
+    Ok(string_result(values.into_iter().map(|v| {
+        v.map(|bytes| data_encoding::BASE32.encode(bytes))
+    })))
+}
+
+/// `from_base32(s)`: the bytes, read as Spark reads them: letters in either case, characters
+/// outside the alphabet passed over, `=` the end.
+fn from_base32(args: &[ArrayRef]) -> Result<ArrayRef> {
+    let decoded = strings_of(&args[0]).into_iter().map(|s| {
+        s.map(|text| {
+            lenient_decode(text, 5, |c| match c {
+                b'A'..=b'Z' => Some(c - b'A'),
+                b'a'..=b'z' => Some(c - b'a'),
+                b'2'..=b'7' => Some(c - b'2' + 26),
+                _ => None,
+            })
+        })
+    });
+    Ok(binary_result(decoded))
+}
+
+/// The bytes of a text whose characters carry `width` bits each (`value_of`'s), read as
+/// Java's lenient decoders read them: a character outside the alphabet is passed over and
+/// `=` ends the text; bits short of a byte at the end are dropped.
+fn lenient_decode(text: &str, width: u32, value_of: impl Fn(u8) -> Option<u8>) -> Vec<u8> {
+    let mut out = Vec::with_capacity(text.len() * width as usize / 8);
     let (mut bits, mut count) = (0u32, 0u32);
     for c in text.bytes() {
         if c == b'=' {
             break;
         }
-        let Some(value) = sextet(c) else { continue };
-        bits = bits << 6 | value;
-        count += 6;
+        let Some(value) = value_of(c) else { continue };
+        bits = bits << width | u32::from(value);
+        count += width;
         if count >= 8 {
             count -= 8;
             out.push((bits >> count) as u8);
@@ -340,6 +386,82 @@ pub fn base64_decode(text: &str) -> Vec<u8> {
         }
     }
     out
+}
+
+/// `hmac(key, message[, algorithm])`: strings (as UTF-8) or binaries, the algorithm a string.
+fn hmac_types(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
+    let bytes = |t: &DataType| {
+        if is_binary(t) {
+            Some(DataType::Binary)
+        } else if string_like(t) {
+            Some(DataType::Utf8)
+        } else {
+            None
+        }
+    };
+    let takes = "(key, message[, algorithm]): strings or binaries, and SHA-256 (the default), SHA-224, SHA-384, SHA-512 or MD5";
+    match types {
+        [key, message] | [key, message, _] => {
+            let mut coerced = vec![
+                bytes(key).ok_or_else(|| bad_arguments(name, takes, types))?,
+                bytes(message).ok_or_else(|| bad_arguments(name, takes, types))?,
+            ];
+            if let Some(algorithm) = types.get(2) {
+                if !string_like(algorithm) {
+                    return Err(bad_arguments(name, takes, types));
+                }
+                coerced.push(DataType::Utf8);
+            }
+            Ok(coerced)
+        }
+        _ => Err(bad_arguments(name, takes, types)),
+    }
+}
+
+/// `hmac(key, message[, algorithm])`: Spark's HMAC of the message under the key, as Java's
+/// `Mac` of `Hmac` and the algorithm's name without its `-` (`SHA-256`, the default, or
+/// `sha256`); an empty key or an unknown algorithm fails the query, as in Spark.
+fn hmac(args: &[ArrayRef]) -> Result<ArrayRef> {
+    use hmac::{Hmac, KeyInit, Mac};
+    fn digest<M: Mac + KeyInit>(key: &[u8], message: &[u8]) -> Vec<u8> {
+        let mut mac =
+            <M as KeyInit>::new_from_slice(key).expect("an HMAC takes a key of any length");
+        mac.update(message);
+        mac.finalize().into_bytes().to_vec()
+    }
+    let keys = bytes_of(&args[0])?;
+    let messages = bytes_of(&args[1])?;
+    let algorithms = match args.get(2) {
+        Some(a) => strings_of(a),
+        None => vec![Some("SHA-256"); keys.len()],
+    };
+    let mut out = Vec::with_capacity(keys.len());
+    for ((key, message), algorithm) in keys.into_iter().zip(messages).zip(algorithms) {
+        let (Some(key), Some(message), Some(algorithm)) = (key, message, algorithm) else {
+            out.push(None);
+            continue;
+        };
+        if key.is_empty() {
+            return Err(DataFusionError::Execution(
+                "hmac: the key is empty; give a key of at least one byte".to_owned(),
+            ));
+        }
+        let mac = match algorithm.replace('-', "").to_ascii_uppercase().as_str() {
+            "SHA256" => digest::<Hmac<sha2::Sha256>>(key, message),
+            "SHA224" => digest::<Hmac<sha2::Sha224>>(key, message),
+            "SHA384" => digest::<Hmac<sha2::Sha384>>(key, message),
+            "SHA512" => digest::<Hmac<sha2::Sha512>>(key, message),
+            "MD5" => digest::<Hmac<md5::Md5>>(key, message),
+            _ => {
+                return Err(DataFusionError::Execution(format!(
+                    "hmac: '{algorithm}' is not an HMAC algorithm the engine has; use SHA-256, \
+                     SHA-224, SHA-384, SHA-512 or MD5"
+                )))
+            }
+        };
+        out.push(Some(mac));
+    }
+    Ok(binary_result(out.into_iter()))
 }
 
 /// `bin(n)`: the binary digits of a `BIGINT`, a negative one's two's complement

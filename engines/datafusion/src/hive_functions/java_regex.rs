@@ -1,6 +1,6 @@
 //! Hive's and Spark's regex functions, `regexp_replace`, `regexp_extract`,
-//! `regexp_extract_all`, `split`, `rlike` (`regexp`, `regexp_like`), `regexp_count` and
-//! `regexp_instr`, with regexes read and
+//! `regexp_extract_all`, `regexp_substr`, `split`, `rlike` (`regexp`, `regexp_like`),
+//! `regexp_count` and `regexp_instr`, with regexes read and
 //! applied as Java's `java.util.regex` reads and applies them, where DataFusion's use Rust's
 //! `regex` crate:
 //!
@@ -41,6 +41,13 @@ pub fn functions() -> Vec<ScalarUDF> {
         HiveFunction::computed("regexp_replace", replace_types, text, regexp_replace).udf(),
         HiveFunction::computed("regexp_extract", group_types, text, regexp_extract).udf(),
         HiveFunction::computed("regexp_extract_all", group_types, texts, regexp_extract_all).udf(),
+        HiveFunction::computed(
+            "regexp_substr",
+            |name, types| strings(name, types, 2, "(text, regex)"),
+            text,
+            regexp_substr,
+        )
+        .udf(),
         HiveFunction::computed("split", split_types, texts, split).udf(),
         HiveFunction::computed(
             "regexp_like",
@@ -386,6 +393,24 @@ fn regexp_extract(args: &[ArrayRef]) -> Result<ArrayRef> {
         }
         Ok(())
     })?;
+    Ok(Arc::new(out.finish()))
+}
+
+/// `regexp_substr(text, regex)` (Spark's): the first match, NULL without one, or when it is
+/// empty (Spark's is `regexp_extract(text, regex, 0)` with `''` made NULL).
+fn regexp_substr(args: &[ArrayRef]) -> Result<ArrayRef> {
+    let (texts, patterns) = (strings_of(&args[0]), strings_of(&args[1]));
+    let mut compiled = Compiled::new("regexp_substr");
+    let mut out = StringBuilder::new();
+    for (text, pattern) in texts.into_iter().zip(patterns) {
+        let (Some(text), Some(pattern)) = (text, pattern) else {
+            out.append_null();
+            continue;
+        };
+        let first = compiled.get(pattern)?.matches(text).next().transpose()?;
+        let matched = first.as_ref().and_then(|m| m.get(0)).map(|m| m.as_str());
+        out.append_option(matched.filter(|m| !m.is_empty()));
+    }
     Ok(Arc::new(out.finish()))
 }
 

@@ -1015,6 +1015,60 @@ async fn number_and_byte_conversions_follow_hive() {
         &["Hi", "true", "true", "Hi", "Hi", "abc"],
     )
     .await;
+    // Spark 4.3's base 32 and HMACs.
+    check(
+        &engine,
+        &s,
+        "SELECT to_base32('Spark SQL'), CAST(from_base32('KNYGC4TLEBJVCTA=') AS STRING), \
+         CAST(from_base32('knyg C4TL') AS STRING), to_base32(X'00'), to_base32(''), \
+         hex(from_base32('!!')), to_base32(NULL) IS NULL",
+        &[
+            "KNYGC4TLEBJVCTA=",
+            "Spark SQL",
+            "Spark",
+            "AA======",
+            "",
+            "",
+            "true",
+        ],
+    )
+    .await;
+    check(
+        &engine,
+        &s,
+        "SELECT hex(hmac('key', 'msg')), hex(hmac('key', 'msg', 'sha-256')) = hex(hmac('key', \
+         'msg', 'SHA256')), hex(hmac('key', 'msg', 'SHA-224')), hex(hmac('key', 'msg', 'MD5')), \
+         hex(hmac(X'00ff', X'0102')), hmac(NULL, 'msg') IS NULL, hmac('k', 'm', NULL) IS NULL, \
+         typeof(hmac('k', 'm'))",
+        &[
+            "2D93CBC1BE167BCB1637A4A23CBFF01A7878F0C50EE833954EA5221BB1B8C628",
+            "true",
+            "AFEA596463272CDA5A2A49FF64D8E2B7AFE35B3604E09A14793041FE",
+            "18E3548C59AD40DD03907B7AEEE71D67",
+            "2EA122EB2890AC45344D5C3F215FF94AFB34241C379FB06B32ED5B56DEEB70E4",
+            "true",
+            "true",
+            "binary",
+        ],
+    )
+    .await;
+    check(
+        &engine,
+        &s,
+        "SELECT hex(hmac('key', 'msg', 'SHA-512'))",
+        &["1E4B55B925CCC28ED90D9D18FC2393FCBE164C0D84E67E173CC5AA486B7AFC106633C66BDC309076F5F8D9FDBBB62456F894F2C23377FBCC12F4AB2940EB6D70"],
+    )
+    .await;
+    for (sql, says) in [
+        ("SELECT hmac('', 'msg')", "the key is empty"),
+        (
+            "SELECT hmac('k', 'msg', 'SHA-3')",
+            "'SHA-3' is not an HMAC algorithm",
+        ),
+    ] {
+        let refused = error(&engine, &s, sql).await.to_string();
+        assert!(refused.contains(says), "{sql}: {refused}");
+    }
     check(
         &engine,
         &s,

@@ -48,6 +48,16 @@ async fn matches_follow_one_another_as_javas_find_steps() {
         &["2", "2", "NULL", "4", "int"],
     )
     .await;
+    // regexp_substr: the first match, NULL without one or for an empty one.
+    check(
+        &engine,
+        &s,
+        "SELECT regexp_substr('Steven Jones and Stephen Smith', 'Ste(v|ph)en'), \
+         regexp_substr('abc', 'x'), regexp_substr(NULL, 'a'), regexp_substr('abc', ''), \
+         typeof(regexp_substr('a', 'a'))",
+        &["Steven", "NULL", "NULL", "NULL", "string"],
+    )
+    .await;
 }
 
 #[tokio::test]
