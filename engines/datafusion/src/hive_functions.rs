@@ -59,6 +59,7 @@
 //!   `unix_seconds`, `unix_millis` (Hive's `to_epoch_milli`), `unix_micros`, `unix_date`.
 //! - `make_timestamp`: Spark's `make_timestamp` of a date's and time's fields.
 //! - `intervals`: Spark's `make_interval`, `make_dt_interval` and `make_ym_interval`.
+//! - `vectors`: Spark's measures of vectors (`vector_cosine_similarity`, `vector_norm`, ...).
 //! - `types_of`: Spark's `typeof`, its names of types.
 //! - `hashes`: Spark's `xxhash64` and Hive's `murmur_hash`.
 //! - `higher_order`: Spark's lambda functions `transform`, `filter`, `exists`, `forall`,
@@ -162,6 +163,7 @@ pub mod try_arithmetic;
 pub mod types_of;
 pub mod url_coding;
 mod usage;
+pub mod vectors;
 pub mod xpath;
 
 /// Hive's (and Spark's) names for functions DataFusion has under another name, with the
@@ -246,6 +248,7 @@ pub fn register(ctx: &SessionContext) {
         .chain(epochs::functions())
         .chain(make_timestamp::functions())
         .chain(intervals::functions())
+        .chain(vectors::functions())
         .chain(types_of::functions())
         .chain(hashes::functions())
         .chain(assertions::functions())
