@@ -203,6 +203,7 @@ pub const ALIASES: &[(&str, &str)] = &[
     ("to_timestamp", "try_to_timestamp"),
     ("to_date", "try_to_date"),
     ("make_timestamp", "try_make_timestamp"),
+    ("make_interval", "try_make_interval"),
     // Spark's timestamps with and without a local zone: one type here, a wall-clock time in
     // the session's zone, which both are shown as.
     ("to_timestamp", "to_timestamp_ltz"),

@@ -25,6 +25,42 @@ use datafusion::logical_expr::{
 use super::{bad_arguments, is_integer, is_string, literal_string, HiveFunction};
 use crate::time_zones::{session_to_utc, utc_to_session, utc_to_zone, zone_to_utc};
 
+/// `window_time(w)`: takes the struct `window(ts, ...)` makes (`{start, end}`).
+fn window_struct(name: &str, types: &[DataType]) -> Result<Vec<DataType>> {
+    match types {
+        [t] if window_end(types).is_ok() => Ok(vec![t.clone()]),
+        _ => Err(bad_arguments(
+            name,
+            "a time window, the struct window(ts, length) makes",
+            types,
+        )),
+    }
+}
+
+/// The type of a time window's `end`.
+fn window_end(types: &[DataType]) -> Result<DataType> {
+    match types {
+        [DataType::Struct(fields)] => fields
+            .iter()
+            .find(|f| f.name() == "end" && matches!(f.data_type(), DataType::Timestamp(..)))
+            .map(|f| f.data_type().clone())
+            .ok_or_else(|| DataFusionError::Plan("window_time: no timestamp `end`".to_owned())),
+        _ => Err(DataFusionError::Plan(
+            "window_time takes a time window".to_owned(),
+        )),
+    }
+}
+
+/// `window_time(w)` (Spark's): the last moment of a time window, a microsecond before its end,
+/// the time Spark gives the window's rows when it groups by it again.
+fn window_time(args: Vec<Expr>, _: &[DataType]) -> Result<Expr> {
+    let end = datafusion::functions::core::expr_fn::get_field(args[0].clone(), "end");
+    let microsecond = ScalarValue::IntervalMonthDayNano(Some(
+        datafusion::arrow::datatypes::IntervalMonthDayNano::new(0, 0, 1_000),
+    ));
+    Ok(end - Expr::Literal(microsecond, None))
+}
+
 /// Hive's default pattern of `from_unixtime` and `unix_timestamp`.
 const DEFAULT_PATTERN: &str = "yyyy-MM-dd HH:mm:ss";
 
@@ -33,6 +69,7 @@ pub fn functions() -> Vec<ScalarUDF> {
     let date = |_: &[DataType]| Ok(DataType::Date32);
     let string = |_: &[DataType]| Ok(DataType::Utf8);
     vec![
+        HiveFunction::rewrite("window_time", window_struct, window_end, window_time).udf(),
         HiveFunction::rewrite("year", one_date, int, |a, t| date_field("year", a, t)).udf(),
         HiveFunction::rewrite("quarter", one_date, int, |a, t| date_field("quarter", a, t)).udf(),
         HiveFunction::rewrite("month", one_date, int, |a, t| date_field("month", a, t)).udf(),

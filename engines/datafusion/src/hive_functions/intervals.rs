@@ -205,8 +205,9 @@ mod tests {
         check(
             &engine,
             &s,
-            "SELECT make_interval(178956970, 8) IS NULL",
-            &["true"],
+            "SELECT make_interval(178956970, 8) IS NULL, try_make_interval(178956970, 8) IS NULL, \
+             TIMESTAMP '2024-01-01 00:00:00' + try_make_interval(0, 0, 0, 1)",
+            &["true", "true", "2024-01-02T00:00:00"],
         )
         .await;
     }

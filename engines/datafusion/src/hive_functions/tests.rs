@@ -2367,3 +2367,22 @@ async fn ltrim_rtrim_and_trim_of_two_arguments_take_the_characters_first_as_in_s
     )
     .await;
 }
+
+#[tokio::test]
+async fn window_time_is_a_windows_last_microsecond() {
+    // Spark 4.3's answers.
+    let engine = engine().await;
+    let s = open(&engine);
+    check(
+        &engine,
+        &s,
+        "SELECT window_time(window(TIMESTAMP '2024-01-01 10:07:00', '5 minutes')), \
+         typeof(window_time(window(TIMESTAMP '2024-01-01 10:07:00', '5 minutes')))",
+        &["2024-01-01T10:09:59.999999", "timestamp"],
+    )
+    .await;
+    let refused = error(&engine, &s, "SELECT window_time(1)")
+        .await
+        .to_string();
+    assert!(refused.contains("a time window"), "{refused}");
+}

@@ -175,6 +175,7 @@ const USAGE: &[(&str, &str, &str)] = &[
     ("unix_millis", "unix_millis(timestamp) or to_epoch_milli(timestamp)", "the whole milliseconds since 1970-01-01 00:00:00 UTC, rounded down"),
     ("unix_micros", "unix_micros(timestamp)", "the microseconds since 1970-01-01 00:00:00 UTC, rounded down"),
     ("unix_date", "unix_date(date)", "the days since 1970-01-01"),
+    ("window_time", "window_time(window)", "the last moment of a time window made by window(ts, length): a microsecond before its end"),
     ("make_dt_interval", "make_dt_interval([days[, hours[, mins[, secs]]]])", "the span of those days, hours, minutes and seconds (to the microsecond), to add to a timestamp; NULL for a NULL field"),
     ("make_ym_interval", "make_ym_interval([years[, months]])", "the interval of those years and months, to add to a date or timestamp; NULL for a NULL field"),
     ("make_interval", "make_interval([years[, months[, weeks[, days[, hours[, mins[, secs]]]]]]])", "the interval of those months, days and time, to add to a date or timestamp; NULL for a NULL field or one out of range"),
