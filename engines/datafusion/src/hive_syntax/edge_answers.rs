@@ -17,9 +17,7 @@
 //! and ignored it). `map()` is an empty `MAP<STRING, STRING>`, where DataFusion's `map`
 //! refused no entries.
 //!
-//! Spark's `regexp_substr(s, r)`, the first match or NULL, is `regexp_extract(s, r, 0)`
-//! with `''` for NULL, as Spark defines it; Spark's `array_prepend(array, x)` is
-//! DataFusion's with its arguments the other way round.
+//! Spark's `array_prepend(array, x)` is DataFusion's with its arguments the other way round.
 
 use datafusion::sql::sqlparser::ast::helpers::attached_token::AttachedToken;
 use datafusion::sql::sqlparser::ast::{
@@ -58,16 +56,6 @@ pub(super) fn as_spark(expr: &mut Expr) {
         ) => bigint(expr.clone()),
         ("grouping", [_]) => cast_to(expr.clone(), DataType::TinyInt(None)),
         ("cardinality", [value]) => super::function_call("size", vec![(*value).clone()]),
-        ("regexp_substr", [text, pattern]) => super::function_call(
-            "nullif",
-            vec![
-                super::function_call(
-                    "regexp_extract",
-                    vec![(*text).clone(), (*pattern).clone(), number("0")],
-                ),
-                Expr::value(Value::SingleQuotedString(String::new())),
-            ],
-        ),
         // DataFusion's other name, which this rewrite leaves as it is.
         ("array_prepend", [array, value]) => {
             super::function_call("array_push_front", vec![(*value).clone(), (*array).clone()])
