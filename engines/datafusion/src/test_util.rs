@@ -129,6 +129,14 @@ pub async fn error(engine: &Engine, session: &Session, sql: &str) -> EngineError
     }
 }
 
+/// Each statement fails with an error that says what is beside it.
+pub async fn refusals(engine: &Engine, session: &Session, cases: &[(&str, &str)]) {
+    for (sql, says) in cases {
+        let message = error(engine, session, sql).await.to_string();
+        assert!(message.contains(says), "{sql}: {message}");
+    }
+}
+
 /// Merges `partial`'s state into `total`, as the final step of a two-phase aggregation does
 /// with each partition's partial result.
 pub fn merge_partial(total: &mut dyn Accumulator, partial: &mut dyn Accumulator) {

@@ -197,7 +197,7 @@ fn each_vector(args: &[ArrayRef], mut each: impl FnMut(Option<Vec<f64>>, Degree)
 #[cfg(test)]
 mod tests {
     use crate::hive_functions::tests::check;
-    use crate::test_util::{engine, error, open};
+    use crate::test_util::{engine, open, refusals};
 
     // Every expected value is Spark 4.3's.
     #[tokio::test]
@@ -253,18 +253,20 @@ mod tests {
             ],
         )
         .await;
-        for (sql, says) in [
-            (
-                "SELECT vector_inner_product(array(1.0F), array(1.0F, 2.0F))",
-                "the same length; they have 1 and 2",
-            ),
-            (
-                "SELECT vector_norm(array(3.0F, 4.0F), 0.0F)",
-                "must be 1.0, 2.0 or float('inf')",
-            ),
-        ] {
-            let refused = error(&engine, &s, sql).await.to_string();
-            assert!(refused.contains(says), "{sql}: {refused}");
-        }
+        refusals(
+            &engine,
+            &s,
+            &[
+                (
+                    "SELECT vector_inner_product(array(1.0F), array(1.0F, 2.0F))",
+                    "the same length; they have 1 and 2",
+                ),
+                (
+                    "SELECT vector_norm(array(3.0F, 4.0F), 0.0F)",
+                    "must be 1.0, 2.0 or float('inf')",
+                ),
+            ],
+        )
+        .await;
     }
 }
