@@ -102,6 +102,7 @@ pub fn functions() -> Vec<ScalarUDF> {
         .udf(),
         ScalarUDF::new_from_impl(Rand::new(false)),
         ScalarUDF::new_from_impl(Rand::new(true)),
+        ScalarUDF::new_from_impl(Uniform::default()),
         HiveFunction::rewrite(
             "e",
             |name, types| match types {
@@ -860,6 +861,112 @@ impl ScalarUDFImpl for Rand {
             None => fill(&mut JavaRandom::new(seed)),
         };
         Ok(ColumnarValue::Array(Arc::new(values)))
+    }
+}
+
+/// `uniform(min, max[, seed])` (Spark's): a random number from `min` to `max` on each row,
+/// an integer when both bounds are (cut toward zero, as Spark's cast cuts it), else a
+/// `DOUBLE`; with a seed, [`Rand`]'s numbers of that seed, so a query draws the same ones
+/// on every run. Spark draws from another generator: the numbers are not Spark's. Planned
+/// as `min + rand(seed) * (max - min)`.
+#[derive(Debug, PartialEq, Eq, Hash)]
+struct Uniform {
+    signature: Signature,
+}
+
+impl Default for Uniform {
+    fn default() -> Self {
+        Self {
+            signature: Signature::user_defined(Volatility::Volatile),
+        }
+    }
+}
+
+impl ScalarUDFImpl for Uniform {
+    fn name(&self) -> &str {
+        "uniform"
+    }
+
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    fn documentation(&self) -> Option<&Documentation> {
+        super::usage::documentation(self.name())
+    }
+
+    fn coerce_types(&self, types: &[DataType]) -> Result<Vec<DataType>> {
+        let bounds = types.len() >= 2 && types[..2].iter().all(|t| t.is_numeric() || t.is_null());
+        match types.get(2) {
+            _ if !bounds || types.len() > 3 => Err(bad_arguments(
+                self.name(),
+                "(min, max[, seed]): two numbers and an integer seed",
+                types,
+            )),
+            Some(seed) if !is_integer(seed) => Err(bad_arguments(
+                self.name(),
+                "an integer seed as the third argument",
+                types,
+            )),
+            seed => {
+                let bound = self.return_type(&types[..2])?;
+                let mut coerced = vec![bound.clone(), bound];
+                coerced.extend(seed.map(|_| DataType::Int64));
+                Ok(coerced)
+            }
+        }
+    }
+
+    fn return_type(&self, types: &[DataType]) -> Result<DataType> {
+        Ok(match &types[..2.min(types.len())] {
+            [DataType::Int32 | DataType::Int16 | DataType::Int8, DataType::Int32 | DataType::Int16 | DataType::Int8] => {
+                DataType::Int32
+            }
+            [a, b] if is_integer(a) && is_integer(b) => DataType::Int64,
+            _ => DataType::Float64,
+        })
+    }
+
+    fn simplify(&self, mut args: Vec<Expr>, info: &SimplifyContext) -> Result<ExprSimplifyResult> {
+        let returns = info.get_data_type(&args[0])?;
+        let seed = args.split_off(2);
+        let [min, max]: [Expr; 2] = args.try_into().expect("two bounds, by coerce_types");
+        let double = |e: Expr| datafusion::logical_expr::cast(e, DataType::Float64);
+        let drawn = ScalarUDF::new_from_impl(Rand::new(false)).call(seed);
+        let number = double(min.clone()) + drawn * (double(max) - double(min));
+        Ok(ExprSimplifyResult::Simplified(
+            datafusion::logical_expr::cast(number, returns),
+        ))
+    }
+
+    /// Where the optimizer did not plan it as `rand`'s arithmetic (inside `typeof`), each
+    /// batch draws from the seed anew.
+    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
+        let rows = args.number_rows;
+        let arrays = ColumnarValue::values_to_arrays(&args.args)?;
+        let bound = |i: usize| datafusion::arrow::compute::cast(&arrays[i], &DataType::Float64);
+        let (min, max) = (bound(0)?, bound(1)?);
+        let (min, max) = (
+            min.as_primitive::<Float64Type>(),
+            max.as_primitive::<Float64Type>(),
+        );
+        let seed = match arrays.get(2) {
+            Some(seed) if seed.is_valid(0) => seed.as_primitive::<Int64Type>().value(0),
+            Some(_) => 0,
+            None => Rand::random_seed(),
+        };
+        let mut generator = JavaRandom::new(seed);
+        let drawn: Float64Array = (0..rows)
+            .map(|row| {
+                let fraction = generator.next_double();
+                (min.is_valid(row) && max.is_valid(row))
+                    .then(|| min.value(row) + fraction * (max.value(row) - min.value(row)))
+            })
+            .collect();
+        let returns = args.return_field.data_type();
+        Ok(ColumnarValue::Array(datafusion::arrow::compute::cast(
+            &drawn, returns,
+        )?))
     }
 }
 

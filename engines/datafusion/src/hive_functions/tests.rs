@@ -2388,3 +2388,39 @@ async fn window_time_is_a_windows_last_microsecond() {
         .to_string();
     assert!(refused.contains("a time window"), "{refused}");
 }
+
+#[tokio::test]
+async fn uniform_draws_within_its_bounds_the_same_numbers_for_a_seed() {
+    let engine = engine().await;
+    let s = open(&engine);
+    // Spark's types: an INT of INT bounds, a DOUBLE when a bound is one.
+    check(
+        &engine,
+        &s,
+        "SELECT typeof(uniform(1, 10, 0)), typeof(uniform(1, 10)), typeof(uniform(1.0D, 2.0D, 3)), \
+         typeof(uniform(1, 10.5D, 1)), typeof(uniform(1, 3000000000, 1))",
+        &["int", "int", "double", "double", "bigint"],
+    )
+    .await;
+    let draws = "SELECT min(u), max(u), count(DISTINCT u), sum(u) FROM (SELECT uniform(5, 15, 42) \
+                 AS u FROM generate_series(1, 2000)) t";
+    let first = value_rows(&engine, &s, draws).await;
+    let [min, max, distinct, _] = &first[0][..] else {
+        panic!("{first:?}")
+    };
+    assert!(
+        min.parse::<i32>().unwrap() >= 5 && max.parse::<i32>().unwrap() < 15,
+        "{first:?}"
+    );
+    assert_eq!(distinct, "10", "{first:?}");
+    // The seed's numbers again, in another run.
+    assert_eq!(value_rows(&engine, &s, draws).await, first);
+    let doubles = value_rows(
+        &engine,
+        &s,
+        "SELECT min(u) >= -1.0, max(u) < 1.0, count(DISTINCT u) > 1 FROM (SELECT \
+         uniform(-1.0D, 1.0D) AS u FROM generate_series(1, 100)) t",
+    )
+    .await;
+    assert_eq!(doubles, [["true", "true", "true"]]);
+}
