@@ -103,6 +103,7 @@ pub fn functions() -> Vec<ScalarUDF> {
         ScalarUDF::new_from_impl(Rand::new(false)),
         ScalarUDF::new_from_impl(Rand::new(true)),
         ScalarUDF::new_from_impl(Uniform::default()),
+        ScalarUDF::new_from_impl(RandStr::default()),
         HiveFunction::rewrite(
             "e",
             |name, types| match types {
@@ -725,8 +726,8 @@ pub struct Rand {
     signature: Signature,
     /// `randn`'s normal numbers, not `rand`'s uniform ones.
     gaussian: bool,
-    /// The generator of one call in one run; made when the first batch is computed.
-    generator: Option<Arc<Mutex<Option<JavaRandom>>>>,
+    /// The generator of one call in one run.
+    generator: Draws,
 }
 
 impl Rand {
@@ -740,7 +741,7 @@ impl Rand {
                 Volatility::Volatile,
             ),
             gaussian,
-            generator: None,
+            generator: Draws::default(),
         }
     }
 
@@ -750,17 +751,57 @@ impl Rand {
     }
 }
 
-// One call's function is itself alone.
-impl PartialEq for Rand {
-    fn eq(&self, other: &Self) -> bool {
-        if self.gaussian != other.gaussian {
-            return false;
+/// The generator of one seeded call (of `rand`, `randn`, `randstr`) in one run of a query,
+/// made when its first batch is computed, so that the numbers go on from batch to batch; none
+/// in the registered function, which the optimizer replaces by a call with its own
+/// ([`Draws::of_one_call`]). One call's function is equal to itself alone.
+#[derive(Debug, Default, Clone)]
+struct Draws(Option<Arc<Mutex<Option<JavaRandom>>>>);
+
+impl Draws {
+    fn of_one_call() -> Self {
+        Self(Some(Arc::new(Mutex::new(None))))
+    }
+
+    fn is_one_calls(&self) -> bool {
+        self.0.is_some()
+    }
+
+    /// `draw` with this call's generator (a fresh one of `seed` for a registered function,
+    /// which starts the sequence again on each batch).
+    fn with<T>(&self, seed: i64, draw: impl FnOnce(&mut JavaRandom) -> T) -> T {
+        match &self.0 {
+            // Never held across an await: a batch's numbers are drawn at once.
+            Some(generator) => {
+                let mut generator = generator.lock().unwrap_or_else(|e| e.into_inner());
+                draw(generator.get_or_insert_with(|| JavaRandom::new(seed)))
+            }
+            None => draw(&mut JavaRandom::new(seed)),
         }
-        match (&self.generator, &other.generator) {
+    }
+}
+
+impl PartialEq for Draws {
+    fn eq(&self, other: &Self) -> bool {
+        match (&self.0, &other.0) {
             (None, None) => true,
             (Some(a), Some(b)) => Arc::ptr_eq(a, b),
             _ => false,
         }
+    }
+}
+
+impl Eq for Draws {}
+
+impl Hash for Draws {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.0.as_ref().map(Arc::as_ptr).hash(state);
+    }
+}
+
+impl PartialEq for Rand {
+    fn eq(&self, other: &Self) -> bool {
+        self.gaussian == other.gaussian && self.generator == other.generator
     }
 }
 
@@ -769,7 +810,7 @@ impl Eq for Rand {}
 impl Hash for Rand {
     fn hash<H: Hasher>(&self, state: &mut H) {
         self.gaussian.hash(state);
-        self.generator.as_ref().map(Arc::as_ptr).hash(state);
+        self.generator.hash(state);
     }
 }
 
@@ -795,7 +836,7 @@ impl ScalarUDFImpl for Rand {
     }
 
     fn simplify(&self, args: Vec<Expr>, _: &SimplifyContext) -> Result<ExprSimplifyResult> {
-        if self.generator.is_some() {
+        if self.generator.is_one_calls() {
             return Ok(ExprSimplifyResult::Original(args));
         }
         if args.is_empty() && !self.gaussian {
@@ -811,7 +852,7 @@ impl ScalarUDFImpl for Rand {
         let seeded = Rand {
             signature: self.signature.clone(),
             gaussian: self.gaussian,
-            generator: Some(Arc::new(Mutex::new(None))),
+            generator: Draws::of_one_call(),
         };
         Ok(ExprSimplifyResult::Simplified(
             ScalarUDF::new_from_impl(seeded).call(args),
@@ -852,14 +893,7 @@ impl ScalarUDFImpl for Rand {
                 })
                 .collect::<Float64Array>()
         };
-        let values = match &self.generator {
-            // Never held across an await: a batch's numbers are drawn at once.
-            Some(generator) => {
-                let mut generator = generator.lock().unwrap_or_else(|e| e.into_inner());
-                fill(generator.get_or_insert_with(|| JavaRandom::new(seed)))
-            }
-            None => fill(&mut JavaRandom::new(seed)),
-        };
+        let values = self.generator.with(seed, fill);
         Ok(ColumnarValue::Array(Arc::new(values)))
     }
 }
@@ -943,7 +977,9 @@ impl ScalarUDFImpl for Uniform {
     /// batch draws from the seed anew.
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
         let rows = args.number_rows;
-        let arrays = ColumnarValue::values_to_arrays(&args.args)?;
+        let arrays = (args.args.iter())
+            .map(|arg| arg.to_array(rows))
+            .collect::<Result<Vec<_>>>()?;
         let bound = |i: usize| datafusion::arrow::compute::cast(&arrays[i], &DataType::Float64);
         let (min, max) = (bound(0)?, bound(1)?);
         let (min, max) = (
@@ -967,6 +1003,111 @@ impl ScalarUDFImpl for Uniform {
         Ok(ColumnarValue::Array(datafusion::arrow::compute::cast(
             &drawn, returns,
         )?))
+    }
+}
+
+/// `randstr(length[, seed])` (Spark's): a random string of `length` letters and digits on
+/// each row; with a seed the same strings on every run, as [`Rand`] draws them (Spark's
+/// generator is another: the strings are not Spark's). A NULL length gives `''`, a negative
+/// one fails the query, as in Spark.
+#[derive(Debug, PartialEq, Eq, Hash)]
+struct RandStr {
+    signature: Signature,
+    generator: Draws,
+}
+
+impl Default for RandStr {
+    fn default() -> Self {
+        Self {
+            signature: Signature::user_defined(Volatility::Volatile),
+            generator: Draws::default(),
+        }
+    }
+}
+
+/// The characters of `randstr`.
+const ALPHANUMERIC: &[u8] = b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+
+impl ScalarUDFImpl for RandStr {
+    fn name(&self) -> &str {
+        "randstr"
+    }
+
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    fn documentation(&self) -> Option<&Documentation> {
+        super::usage::documentation(self.name())
+    }
+
+    fn coerce_types(&self, types: &[DataType]) -> Result<Vec<DataType>> {
+        match types {
+            [length] | [length, _] if types.iter().all(is_integer) && is_integer(length) => {
+                Ok(vec![DataType::Int64; types.len()])
+            }
+            _ => Err(bad_arguments(
+                self.name(),
+                "(length[, seed]): integers",
+                types,
+            )),
+        }
+    }
+
+    fn return_type(&self, _: &[DataType]) -> Result<DataType> {
+        Ok(DataType::Utf8)
+    }
+
+    /// Each call its own generator, seeded at random without a seed.
+    fn simplify(&self, mut args: Vec<Expr>, _: &SimplifyContext) -> Result<ExprSimplifyResult> {
+        if self.generator.is_one_calls() {
+            return Ok(ExprSimplifyResult::Original(args));
+        }
+        if args.len() == 1 {
+            args.push(lit(Rand::random_seed()));
+        }
+        let seeded = RandStr {
+            signature: self.signature.clone(),
+            generator: Draws::of_one_call(),
+        };
+        Ok(ExprSimplifyResult::Simplified(
+            ScalarUDF::new_from_impl(seeded).call(args),
+        ))
+    }
+
+    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
+        let rows = args.number_rows;
+        let arrays = (args.args.iter())
+            .map(|arg| arg.to_array(rows))
+            .collect::<Result<Vec<_>>>()?;
+        let lengths = arrays[0].as_primitive::<Int64Type>();
+        let seed = match arrays.get(1) {
+            Some(seed) if seed.is_valid(0) => seed.as_primitive::<Int64Type>().value(0),
+            Some(_) => 0,
+            None => Rand::random_seed(),
+        };
+        let strings = self.generator.with(seed, |generator| {
+            (0..rows)
+                .map(|row| {
+                    let length = if lengths.is_valid(row) {
+                        lengths.value(row)
+                    } else {
+                        0
+                    };
+                    let length = usize::try_from(length).map_err(|_| {
+                        DataFusionError::Execution(format!(
+                            "randstr: the length must be 0 or more; it is {length}"
+                        ))
+                    })?;
+                    Ok(Some(
+                        (0..length)
+                            .map(|_| char::from(ALPHANUMERIC[generator.next_int(62) as usize]))
+                            .collect::<String>(),
+                    ))
+                })
+                .collect::<Result<Vec<_>>>()
+        })?;
+        Ok(ColumnarValue::Array(string_result(strings.into_iter())))
     }
 }
 
@@ -998,6 +1139,22 @@ impl JavaRandom {
             .wrapping_add(Self::ADDEND)
             & Self::MASK;
         self.state >> (48 - bits)
+    }
+
+    /// `Random.nextInt(bound)`: a number from 0 to `bound` (exclusive), each as likely.
+    pub fn next_int(&mut self, bound: u32) -> u32 {
+        let bound = u64::from(bound);
+        if bound.is_power_of_two() {
+            return ((bound * self.next(31)) >> 31) as u32;
+        }
+        loop {
+            let drawn = self.next(31);
+            let value = drawn % bound;
+            // Java's `u - r + m < 0`: a draw from the last, partial run of `bound` is drawn again.
+            if drawn - value + (bound - 1) < (1 << 31) {
+                return value as u32;
+            }
+        }
     }
 
     /// `Random.nextDouble`: 53 random bits as a fraction.

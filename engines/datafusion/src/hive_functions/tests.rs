@@ -2424,3 +2424,34 @@ async fn uniform_draws_within_its_bounds_the_same_numbers_for_a_seed() {
     .await;
     assert_eq!(doubles, [["true", "true", "true"]]);
 }
+
+#[tokio::test]
+async fn randstr_draws_letters_and_digits_the_same_strings_for_a_seed() {
+    let engine = engine().await;
+    let s = open(&engine);
+    // Spark's shapes: the length asked for, '' of 0 or NULL, a STRING.
+    check(
+        &engine,
+        &s,
+        "SELECT length(randstr(5, 0)), randstr(5, 0) RLIKE '^[0-9a-zA-Z]{5}$', randstr(0, 1), \
+         randstr(NULL, 0), typeof(randstr(3)), length(randstr(10))",
+        &["5", "true", "", "", "string", "10"],
+    )
+    .await;
+    // Over more rows than a batch holds, the seed's sequence goes on: no string repeats, and
+    // another run draws the same ones.
+    let draws = "SELECT count(DISTINCT r), min(length(r)), max(r) FROM (SELECT randstr(8, 7) r \
+                 FROM generate_series(1, 20000)) t";
+    let first = value_rows(&engine, &s, draws).await;
+    assert_eq!(first[0][..2], ["20000", "8"], "{first:?}");
+    assert_eq!(value_rows(&engine, &s, draws).await, first);
+    refusals(
+        &engine,
+        &s,
+        &[(
+            "SELECT randstr(-1, 0)",
+            "the length must be 0 or more; it is -1",
+        )],
+    )
+    .await;
+}

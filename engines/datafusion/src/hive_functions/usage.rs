@@ -235,6 +235,7 @@ const USAGE: &[(&str, &str, &str)] = &[
     ("nullifzero", "nullifzero(x)", "x, or NULL when x is 0"),
     ("shiftleft", "shiftleft(a, b)", "the INT or BIGINT a shifted left by b bits"),
     ("shiftright", "shiftright(a, b)", "the INT or BIGINT a shifted right by b bits, its sign kept"),
+    ("randstr", "randstr(length[, seed])", "a random string of length letters and digits on each row; with a seed, the same strings on every run"),
     ("uniform", "uniform(min, max[, seed])", "a random number from min to max on each row, an integer when both are; with a seed, the same numbers on every run"),
     ("rand", "rand([seed])", "a random DOUBLE from 0 to 1; with a seed, the numbers of java.util.Random(seed), one per row, as Hive's"),
     ("randn", "randn([seed])", "a random DOUBLE of the standard normal distribution; with a seed, the numbers of java.util.Random(seed).nextGaussian(), one per row"),
