@@ -276,6 +276,7 @@ pub fn register(ctx: &SessionContext) {
         .chain(quantile_summaries::aggregates())
         .chain(decimal_average::aggregates())
         .chain(try_aggregates::aggregates())
+        .chain(vectors::aggregates())
     {
         ctx.register_udaf(udaf);
     }

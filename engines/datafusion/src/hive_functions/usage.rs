@@ -45,6 +45,8 @@ const USAGE: &[(&str, &str, &str)] = &[
     ("substr", "substr(s, pos[, len])", "the len characters of s from pos (from 1; negative counts from the end)"),
     ("split", "split(s, regex[, limit])", "the array of the pieces of s between matches of regex (its characters for the empty regex); at most limit pieces for a positive limit, the last the rest"),
     ("chr", "chr(n), char(n)", "the character of code n % 256; '' for a negative n"),
+    ("vector_sum", "vector_sum(v)", "the element-wise sum of a group's arrays of FLOATs of one length"),
+    ("vector_avg", "vector_avg(v)", "the element-wise mean of a group's arrays of FLOATs of one length"),
     ("vector_inner_product", "vector_inner_product(a, b)", "the dot product of two arrays of FLOATs of one length"),
     ("vector_cosine_similarity", "vector_cosine_similarity(a, b)", "the cosine of the angle between two arrays of FLOATs of one length, NULL for a zero vector"),
     ("vector_l2_distance", "vector_l2_distance(a, b)", "the Euclidean distance between two arrays of FLOATs of one length"),
