@@ -468,7 +468,7 @@ impl CliService for Gateway {
     async fn execute_statement(
         &self,
         ctx: &CallContext,
-        req: TExecuteStatementReq,
+        mut req: TExecuteStatementReq,
     ) -> Reply<TExecuteStatementResp> {
         let session = match self.sessions.session(&req.session_handle) {
             Ok(session) => session,
@@ -477,7 +477,6 @@ impl CliService for Gateway {
         if let Some(command) = kyuubi_commands::recognise(&req.statement) {
             return self.kyuubi_command(&session, command, &req.statement).await;
         }
-        let mut req = req;
         req.query_timeout = session.route.capped_query_timeout(req.query_timeout);
         match self.wait_for_engine(&session).await {
             Err(GatewayError::Launch { .. }) => {

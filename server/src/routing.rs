@@ -155,14 +155,16 @@ impl Router {
         )?;
         let launch_async = parse_bool(get(keys::LAUNCH_ASYNC), keys::LAUNCH_ASYNC, true)?;
         // A session may shorten the cluster's cap, never lengthen it.
-        let asked = get(keys::QUERY_TIMEOUT)
-            .map(|value| duration_or(Some(value), keys::QUERY_TIMEOUT, Duration::ZERO))
-            .transpose()?
-            .filter(|asked| !asked.is_zero());
-        let query_timeout = match (asked, config.limits.query_timeout) {
-            (Some(asked), Some(cap)) => Some(asked.min(cap)),
-            (asked, cap) => asked.or(cap),
-        };
+        let asked = duration_or(
+            get(keys::QUERY_TIMEOUT),
+            keys::QUERY_TIMEOUT,
+            Duration::ZERO,
+        )?;
+        let query_timeout = (!asked.is_zero())
+            .then_some(asked)
+            .into_iter()
+            .chain(config.limits.query_timeout)
+            .min();
         let info_provider = parse_or(
             get(keys::INFO_PROVIDER),
             keys::INFO_PROVIDER,

@@ -37,11 +37,11 @@ pub fn recognise(statement: &str) -> Option<KyuubiCommand> {
     {
         return None;
     }
-    let words: Vec<String> = words.map(str::to_ascii_lowercase).collect();
-    match words.iter().map(String::as_str).collect::<Vec<_>>()[..] {
-        ["desc" | "describe", "session"] => Some(KyuubiCommand::DescribeSession),
-        ["desc" | "describe", "engine"] => Some(KyuubiCommand::DescribeEngine),
-        ["restart", "engine"] => Some(KyuubiCommand::RestartEngine),
+    let command = words.collect::<Vec<_>>().join(" ").to_ascii_lowercase();
+    match command.as_str() {
+        "desc session" | "describe session" => Some(KyuubiCommand::DescribeSession),
+        "desc engine" | "describe engine" => Some(KyuubiCommand::DescribeEngine),
+        "restart engine" => Some(KyuubiCommand::RestartEngine),
         _ => None,
     }
 }

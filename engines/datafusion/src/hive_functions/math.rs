@@ -763,7 +763,7 @@ impl Draws {
         Self(Some(Arc::new(Mutex::new(None))))
     }
 
-    fn is_one_calls(&self) -> bool {
+    fn belongs_to_one_call(&self) -> bool {
         self.0.is_some()
     }
 
@@ -836,7 +836,7 @@ impl ScalarUDFImpl for Rand {
     }
 
     fn simplify(&self, args: Vec<Expr>, _: &SimplifyContext) -> Result<ExprSimplifyResult> {
-        if self.generator.is_one_calls() {
+        if self.generator.belongs_to_one_call() {
             return Ok(ExprSimplifyResult::Original(args));
         }
         if args.is_empty() && !self.gaussian {
@@ -965,12 +965,10 @@ impl ScalarUDFImpl for Uniform {
         let returns = info.get_data_type(&args[0])?;
         let seed = args.split_off(2);
         let [min, max]: [Expr; 2] = args.try_into().expect("two bounds, by coerce_types");
-        let double = |e: Expr| datafusion::logical_expr::cast(e, DataType::Float64);
+        let double = |e: Expr| cast(e, DataType::Float64);
         let drawn = ScalarUDF::new_from_impl(Rand::new(false)).call(seed);
         let number = double(min.clone()) + drawn * (double(max) - double(min));
-        Ok(ExprSimplifyResult::Simplified(
-            datafusion::logical_expr::cast(number, returns),
-        ))
+        Ok(ExprSimplifyResult::Simplified(cast(number, returns)))
     }
 
     /// Where the optimizer did not plan it as `rand`'s arithmetic (inside `typeof`), each
@@ -986,12 +984,7 @@ impl ScalarUDFImpl for Uniform {
             min.as_primitive::<Float64Type>(),
             max.as_primitive::<Float64Type>(),
         );
-        let seed = match arrays.get(2) {
-            Some(seed) if seed.is_valid(0) => seed.as_primitive::<Int64Type>().value(0),
-            Some(_) => 0,
-            None => Rand::random_seed(),
-        };
-        let mut generator = JavaRandom::new(seed);
+        let mut generator = JavaRandom::new(seed_of(arrays.get(2)));
         let drawn: Float64Array = (0..rows)
             .map(|row| {
                 let fraction = generator.next_double();
@@ -1003,6 +996,16 @@ impl ScalarUDFImpl for Uniform {
         Ok(ColumnarValue::Array(datafusion::arrow::compute::cast(
             &drawn, returns,
         )?))
+    }
+}
+
+/// The seed of `uniform`'s and `randstr`'s draws: the argument's first value (NULL is 0, as
+/// for `rand`), or a random one without it.
+fn seed_of(seed: Option<&ArrayRef>) -> i64 {
+    match seed {
+        Some(seed) if seed.is_valid(0) => seed.as_primitive::<Int64Type>().value(0),
+        Some(_) => 0,
+        None => Rand::random_seed(),
     }
 }
 
@@ -1060,7 +1063,7 @@ impl ScalarUDFImpl for RandStr {
 
     /// Each call its own generator, seeded at random without a seed.
     fn simplify(&self, mut args: Vec<Expr>, _: &SimplifyContext) -> Result<ExprSimplifyResult> {
-        if self.generator.is_one_calls() {
+        if self.generator.belongs_to_one_call() {
             return Ok(ExprSimplifyResult::Original(args));
         }
         if args.len() == 1 {
@@ -1081,12 +1084,7 @@ impl ScalarUDFImpl for RandStr {
             .map(|arg| arg.to_array(rows))
             .collect::<Result<Vec<_>>>()?;
         let lengths = arrays[0].as_primitive::<Int64Type>();
-        let seed = match arrays.get(1) {
-            Some(seed) if seed.is_valid(0) => seed.as_primitive::<Int64Type>().value(0),
-            Some(_) => 0,
-            None => Rand::random_seed(),
-        };
-        let strings = self.generator.with(seed, |generator| {
+        let strings = self.generator.with(seed_of(arrays.get(1)), |generator| {
             (0..rows)
                 .map(|row| {
                     let length = if lengths.is_valid(row) {

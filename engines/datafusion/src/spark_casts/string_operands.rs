@@ -96,7 +96,8 @@ fn moment_text(expr: &RawBinaryExpr, left: &DataType, right: &DataType) -> Resul
         BinaryOperator::Minus => Operator::Minus,
         _ => return Ok(None),
     };
-    let (string, string_type, interval, interval_type) = if is_string(left) {
+    let string_first = is_string(left);
+    let (string, string_type, interval, interval_type) = if string_first {
         (&expr.left, left, &expr.right, right)
     } else if op == Operator::Plus && is_string(right) {
         (&expr.right, right, &expr.left, left)
@@ -122,7 +123,7 @@ fn moment_text(expr: &RawBinaryExpr, left: &DataType, right: &DataType) -> Resul
         plain(string.clone(), string_type),
         DataType::Timestamp(TimeUnit::Nanosecond, None),
     );
-    let moved = if std::ptr::eq(string, &expr.left) {
+    let moved = if string_first {
         binary_expr(moment, op, interval.clone())
     } else {
         binary_expr(interval.clone(), op, moment)
